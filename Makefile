@@ -1,0 +1,45 @@
+# The two commands of the README: `make serve` and `make test`.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 5000
+
+.PHONY: serve test lint format bench clean install install-test
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Stamp files: reinstall when pyproject.toml changes.
+$(VENV)/.installed: $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@ $(VENV)/.installed
+
+install: $(VENV)/.installed
+install-test: $(VENV)/.installed-test
+
+serve: install
+	$(BIN)/annotator serve --host $(HOST) --port $(PORT)
+
+lint: install-test
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: install-test
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+test: lint
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: install-test
+	$(BIN)/python benchmarks/import_export.py
+	$(BIN)/python benchmarks/metrics.py
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache

@@ -1,0 +1,426 @@
+"""Exports of a study's data: long, matrix, alt-test JSON and demographics.
+
+All exports identify raters by their pseudonymous code only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import func
+from sqlmodel import Session, select
+
+from .models import (
+    ROLE_RATER,
+    Benchmark,
+    Demographics,
+    Item,
+    LLMScore,
+    Rating,
+    RatingChange,
+    RatingSession,
+    Scale,
+    Study,
+    User,
+)
+from .studies import study_benchmarks, study_scales
+
+__all__ = [
+    "ExportError",
+    "MatrixExport",
+    "long_export",
+    "matrix_export",
+    "alttest_export",
+    "demographics_export",
+    "largest_complete_block",
+    "LLM_PREFIX",
+]
+
+LLM_PREFIX = "llm:"
+
+
+class ExportError(ValueError):
+    pass
+
+
+def _pick_scale(session: Session, study: Study, name: str | None) -> Scale:
+    scales = study_scales(session, study)
+    if name is None:
+        if len(scales) == 1:
+            return scales[0]
+        raise ExportError(
+            f"this export is for one scale; choose one with --scale ({', '.join(s.name for s in scales)})"
+        )
+    for scale in scales:
+        if scale.name == name:
+            return scale
+    raise ExportError(
+        f"unknown scale {name!r} (the study has: {', '.join(s.name for s in scales)})"
+    )
+
+
+def _pick_benchmark(session: Session, study: Study, name: str | None) -> Benchmark | None:
+    if name is None:
+        return None
+    benchmarks = study_benchmarks(session, study)
+    for bench in benchmarks:
+        if bench.name == name:
+            return bench
+    raise ExportError(
+        f"unknown benchmark {name!r} (the study has: {', '.join(b.name for b in benchmarks)})"
+    )
+
+
+def _items_frame(session: Session, study: Study, benchmark: Benchmark | None) -> pd.DataFrame:
+    query = (
+        select(Item.id, Item.external_id, Benchmark.name)
+        .join(Benchmark, Benchmark.id == Item.benchmark_id)
+        .where(Item.study_id == study.id)
+        .order_by(Item.id)
+    )
+    if benchmark is not None:
+        query = query.where(Item.benchmark_id == benchmark.id)
+    return pd.DataFrame(session.exec(query).all(), columns=["item_pk", "item_id", "benchmark"])
+
+
+# -------------------------------------------------------------------- matrix
+
+
+@dataclass
+class MatrixExport:
+    """A fully crossed items x raters matrix of one scale."""
+
+    frame: pd.DataFrame
+    scale: Scale
+    raters: list[str]
+    models: list[str]
+    dropped_items: int = 0
+    dropped_raters: int = 0
+
+    def missing_summary(self) -> str:
+        humans = self.frame[self.raters]
+        cells = humans.size
+        missing = int(humans.isna().sum().sum())
+        share = missing / cells if cells else 0.0
+        lines = [
+            f"scale {self.scale.name}: {len(self.frame)} item(s) x {len(self.raters)} rater(s), "
+            f"{missing} of {cells} human cell(s) missing ({share:.1%})"
+        ]
+        if missing:
+            per_rater = humans.isna().sum()
+            worst = per_rater[per_rater > 0].sort_values(ascending=False)
+            lines.append(
+                "missing per rater: " + ", ".join(f"{code} {n}" for code, n in worst.items())
+            )
+        for model in self.models:
+            gaps = int(self.frame[LLM_PREFIX + model].isna().sum())
+            if gaps:
+                lines.append(f"model {model}: {gaps} item(s) without a score")
+        if self.dropped_items or self.dropped_raters:
+            lines.append(
+                f"--complete dropped {self.dropped_items} item(s) and "
+                f"{self.dropped_raters} rater(s) to keep a complete crossed block"
+            )
+        return "\n".join(lines)
+
+
+def matrix_export(
+    session: Session,
+    study: Study,
+    *,
+    scale: str | None = None,
+    benchmark: str | None = None,
+    complete: bool = False,
+) -> MatrixExport:
+    """Items x raters of one scale, then one mean-over-runs column per model."""
+    the_scale = _pick_scale(session, study, scale)
+    bench = _pick_benchmark(session, study, benchmark)
+    items = _items_frame(session, study, bench)
+    ratings = pd.DataFrame(
+        session.exec(
+            select(Rating.item_id, User.rater_code, Rating.value)
+            .join(User, User.id == Rating.rater_id)
+            .join(Item, Item.id == Rating.item_id)
+            .where(
+                Rating.scale_id == the_scale.id,
+                Rating.is_repeat.is_(False),
+                Item.study_id == study.id,
+            )
+        ).all(),
+        columns=["item_pk", "rater", "value"],
+    )
+    ratings = ratings[ratings["item_pk"].isin(items["item_pk"])]
+    humans = ratings.pivot(index="item_pk", columns="rater", values="value")
+    raters = sorted(humans.columns)
+    llm = pd.DataFrame(
+        session.exec(
+            select(LLMScore.item_id, LLMScore.model, LLMScore.value)
+            .join(Item, Item.id == LLMScore.item_id)
+            .where(LLMScore.scale_id == the_scale.id, Item.study_id == study.id)
+        ).all(),
+        columns=["item_pk", "model", "value"],
+    )
+    llm = llm[llm["item_pk"].isin(items["item_pk"])]
+    # Several runs of one model are averaged: the mean of sampled scores is
+    # the estimate that agrees best with humans (paper 002 in shared/papers).
+    models_frame = llm.pivot_table(index="item_pk", columns="model", values="value", aggfunc="mean")
+    models = sorted(models_frame.columns)
+    frame = items.set_index("item_pk")
+    frame = frame.join(humans[raters]).join(
+        models_frame[models].rename(columns=lambda m: LLM_PREFIX + m)
+    )
+    dropped_items = dropped_raters = 0
+    if complete:
+        rows, columns = largest_complete_block(frame[raters].notna().to_numpy())
+        kept_raters = [raters[i] for i in columns]
+        dropped_items = len(frame) - len(rows)
+        dropped_raters = len(raters) - len(kept_raters)
+        frame = frame.iloc[rows]
+        frame = frame.drop(columns=[r for r in raters if r not in kept_raters])
+        raters = kept_raters
+    return MatrixExport(
+        frame=frame.reset_index(drop=True),
+        scale=the_scale,
+        raters=raters,
+        models=models,
+        dropped_items=dropped_items,
+        dropped_raters=dropped_raters,
+    )
+
+
+# Exact search over rater subsets up to this many raters (2**k subsets);
+# above it a greedy search is used.
+EXACT_COMPLETE_MAX_RATERS = 20
+
+
+def largest_complete_block(present: np.ndarray) -> tuple[np.ndarray, list[int]]:
+    """Rows and columns of the largest complete submatrix of ``present``.
+
+    The largest block is the set of raters ``R`` maximising ``|R| * n(R)``,
+    where ``n(R)`` counts the items every rater of ``R`` rated (ties: more
+    raters). Finding it is the maximum edge biclique problem, NP-hard in
+    general; with up to 20 raters every subset is tried, counting ``n(R)``
+    for all subsets at once with a superset-sum (zeta) transform over the
+    items' rater bitmasks. With more raters, raters are dropped greedily, the
+    one whose removal keeps the most cells first.
+    """
+    n_items, n_raters = present.shape
+    if n_items == 0 or n_raters == 0:
+        return np.arange(0), []
+    if n_raters <= EXACT_COMPLETE_MAX_RATERS:
+        weights = np.left_shift(1, np.arange(n_raters, dtype=np.int64))
+        masks = present.astype(np.int64) @ weights
+        counts = np.bincount(masks, minlength=1 << n_raters).astype(np.int64)
+        # counts[S] becomes the number of items whose rater set contains S.
+        for bit in range(n_raters):
+            step = 1 << bit
+            view = counts.reshape(-1, 2 * step)
+            view[:, :step] += view[:, step:]
+        sizes = np.array([bin(s).count("1") for s in range(1 << n_raters)])
+        cells = counts * sizes
+        best = max(range(1 << n_raters), key=lambda s: (cells[s], sizes[s]))
+        columns = [j for j in range(n_raters) if best >> j & 1]
+    else:
+        columns = list(range(n_raters))
+        best_cells = int(present.all(axis=1).sum()) * n_raters
+        while len(columns) > 1:
+            options = [
+                (
+                    int(present[:, [c for c in columns if c != drop]].all(axis=1).sum())
+                    * (len(columns) - 1),
+                    drop,
+                )
+                for drop in columns
+            ]
+            cells, drop = max(options)
+            if cells <= best_cells:
+                break
+            best_cells = cells
+            columns.remove(drop)
+    rows = np.flatnonzero(present[:, columns].all(axis=1)) if columns else np.arange(0)
+    return rows, columns
+
+
+# ------------------------------------------------------------------ alt-test
+
+
+def alttest_export(
+    session: Session, study: Study, *, scale: str | None = None, benchmark: str | None = None
+) -> dict:
+    """``{"humans": {rater: {item: score}}, "llm": {model: {item: score}}}``."""
+    matrix = matrix_export(session, study, scale=scale, benchmark=benchmark)
+    frame = matrix.frame.set_index("item_id")
+
+    def column_dict(column: str) -> dict[str, float]:
+        series = frame[column].dropna()
+        return {str(item): float(value) for item, value in series.items()}
+
+    return {
+        "humans": {code: column_dict(code) for code in matrix.raters},
+        "llm": {model: column_dict(LLM_PREFIX + model) for model in matrix.models},
+    }
+
+
+# ----------------------------------------------------------- demographics
+
+
+def _demographic_keys(study: Study, answers: list[dict]) -> list[str]:
+    keys = [q["key"] for q in study.demographics]
+    extra = sorted({k for a in answers for k in a} - set(keys))
+    return keys + extra
+
+
+def demographics_export(session: Session, study: Study) -> pd.DataFrame:
+    """One row per rater, keyed by rater code."""
+    rows = session.exec(
+        select(User, Demographics)
+        .join(Demographics, Demographics.user_id == User.id, isouter=True)
+        .where(User.study_id == study.id, User.role == ROLE_RATER)
+        .order_by(User.rater_code)
+    ).all()
+    answers = [d.answers if d else {} for _, d in rows]
+    keys = _demographic_keys(study, answers)
+    records = []
+    for (user, _), given in zip(rows, answers, strict=True):
+        record = {
+            "rater": user.rater_code,
+            "source": user.source,
+            "consented_at": user.consented_at,
+            "declined_at": user.declined_at,
+        }
+        record.update({key: given.get(key, "") for key in keys})
+        records.append(record)
+    return pd.DataFrame(records, columns=["rater", "source", "consented_at", "declined_at", *keys])
+
+
+# --------------------------------------------------------------------- long
+
+LONG_COLUMNS = [
+    "kind",
+    "study",
+    "item_id",
+    "benchmark",
+    "scale",
+    "rater",
+    "model",
+    "run",
+    "temperature",
+    "score",
+    "block_position",
+    "presentation_position",
+    "served_at",
+    "submitted_at",
+    "duration_seconds",
+    "is_repeat",
+    "is_attention_check",
+    "attention_passed",
+    "revisions",
+    "source",
+]
+
+
+def _attention_passed(value: float, scale: Scale, gold: float | None, tol: float | None):
+    if gold is None or tol is None:
+        return None
+    share = (value - scale.min) / (scale.max - scale.min)
+    return abs(share - gold) <= tol + 1e-9
+
+
+def long_export(
+    session: Session, study: Study, *, scale: str | None = None, benchmark: str | None = None
+) -> pd.DataFrame:
+    """One row per human rating (kind ``human``) and per LLM score (``llm``)."""
+    scales = study_scales(session, study)
+    if scale is not None:
+        scales = [_pick_scale(session, study, scale)]
+    bench = _pick_benchmark(session, study, benchmark)
+    scale_by_id = {s.id: s for s in scales}
+    bench_names = {b.id: b.name for b in study_benchmarks(session, study)}
+    changes = (
+        select(RatingChange.rating_id, func.count(RatingChange.id).label("n"))
+        .group_by(RatingChange.rating_id)
+        .subquery()
+    )
+    query = (
+        select(Rating, Item, User.rater_code, RatingSession.position, changes.c.n)
+        .join(Item, Item.id == Rating.item_id)
+        .join(User, User.id == Rating.rater_id)
+        .join(RatingSession, RatingSession.id == Rating.session_id, isouter=True)
+        .join(changes, changes.c.rating_id == Rating.id, isouter=True)
+        .where(Item.study_id == study.id, Rating.scale_id.in_(list(scale_by_id)))
+        .order_by(
+            User.rater_code, RatingSession.position, Rating.scale_id, Rating.position, Item.id
+        )
+    )
+    if bench is not None:
+        query = query.where(Item.benchmark_id == bench.id)
+    demographics = {
+        user_id: answers
+        for user_id, answers in session.exec(
+            select(Demographics.user_id, Demographics.answers)
+            .join(User, User.id == Demographics.user_id)
+            .where(User.study_id == study.id)
+        ).all()
+    }
+    keys = _demographic_keys(study, list(demographics.values()))
+    records = []
+    for rating, item, code, block, n_changes in session.exec(query).all():
+        the_scale = scale_by_id[rating.scale_id]
+        duration = None
+        if rating.served_at is not None:
+            duration = (rating.submitted_at - rating.served_at).total_seconds()
+        record = {
+            "kind": "human",
+            "study": study.slug,
+            "item_id": item.external_id,
+            "benchmark": bench_names[item.benchmark_id],
+            "scale": the_scale.name,
+            "rater": code,
+            "score": rating.value,
+            "block_position": block,
+            "presentation_position": rating.position,
+            "served_at": rating.served_at,
+            "submitted_at": rating.submitted_at,
+            "duration_seconds": duration,
+            "is_repeat": rating.is_repeat,
+            "is_attention_check": rating.is_attention_check,
+            "attention_passed": _attention_passed(
+                rating.value, the_scale, item.gold_score, item.gold_tolerance
+            )
+            if rating.is_attention_check
+            else None,
+            # Revisions after the first value.
+            "revisions": max((n_changes or 1) - 1, 0),
+            "source": rating.source,
+        }
+        answers = demographics.get(rating.rater_id, {})
+        record.update({key: answers.get(key, "") for key in keys})
+        records.append(record)
+    llm_query = (
+        select(LLMScore, Item)
+        .join(Item, Item.id == LLMScore.item_id)
+        .where(Item.study_id == study.id, LLMScore.scale_id.in_(list(scale_by_id)))
+        .order_by(LLMScore.model, LLMScore.scale_id, LLMScore.run, Item.id)
+    )
+    if bench is not None:
+        llm_query = llm_query.where(Item.benchmark_id == bench.id)
+    for score, item in session.exec(llm_query).all():
+        records.append(
+            {
+                "kind": "llm",
+                "study": study.slug,
+                "item_id": item.external_id,
+                "benchmark": bench_names[item.benchmark_id],
+                "scale": scale_by_id[score.scale_id].name,
+                "model": score.model,
+                "run": score.run,
+                "temperature": score.temperature,
+                "score": score.value,
+                "submitted_at": score.created_at,
+                "source": "import",
+            }
+        )
+    frame = pd.DataFrame(records, columns=LONG_COLUMNS + keys)
+    return frame

@@ -1,0 +1,35 @@
+"""Flask extensions shared by the blueprints."""
+
+from __future__ import annotations
+
+from flask import Flask
+from flask_limiter import Limiter
+from flask_limiter.util import get_remote_address
+from flask_login import LoginManager
+from flask_wtf.csrf import CSRFProtect
+
+__all__ = ["login_manager", "csrf", "limiter", "init_extensions"]
+
+login_manager = LoginManager()
+login_manager.login_view = "auth.login"
+login_manager.login_message_category = "info"
+csrf = CSRFProtect()
+# No default limits: only the routes that ask for one (login) are limited.
+limiter = Limiter(key_func=get_remote_address, default_limits=[])
+
+
+@login_manager.user_loader
+def _load_user(user_id: str):
+    from .db import get_session
+    from .models import User
+
+    try:
+        return get_session().get(User, int(user_id))
+    except ValueError:
+        return None
+
+
+def init_extensions(app: Flask) -> None:
+    login_manager.init_app(app)
+    csrf.init_app(app)
+    limiter.init_app(app)

@@ -1,0 +1,49 @@
+"""Input checks shared by the metrics functions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["as_ratings_matrix", "check_nan_policy", "check_probability"]
+
+
+def as_ratings_matrix(ratings: Any, *, name: str = "ratings") -> np.ndarray:
+    """Return ``ratings`` (items x raters, array or DataFrame) as a float64 2-D array.
+
+    Missing ratings (NaN, None, pandas NA) become NaN.
+    """
+    if hasattr(ratings, "to_numpy"):
+        # pandas nullable dtypes carry pd.NA, which numpy cannot cast to float directly.
+        try:
+            values = ratings.to_numpy(dtype=float, na_value=np.nan)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{name} must hold numbers (NaN for a missing rating)") from exc
+    else:
+        try:
+            values = np.asarray(ratings, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{name} must hold numbers (NaN for a missing rating)") from exc
+    if values.ndim != 2:
+        raise ValueError(
+            f"{name} must be a 2-D items x raters array, got {values.ndim} dimension(s)"
+        )
+    if np.isinf(values).any():
+        raise ValueError(f"{name} contains infinite values")
+    return values
+
+
+def check_nan_policy(nan_policy: str) -> None:
+    if nan_policy not in ("raise", "omit"):
+        raise ValueError(f"nan_policy must be 'raise' or 'omit', got {nan_policy!r}")
+
+
+def check_probability(value: float, *, name: str) -> float:
+    try:
+        value = float(value)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a number strictly between 0 and 1") from exc
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"{name} must be strictly between 0 and 1, got {value}")
+    return value

@@ -1,0 +1,229 @@
+"""All tables of the annotator.
+
+Times are naive UTC datetimes from :func:`annotator.clock.now`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+from .clock import now
+
+__all__ = [
+    "Study",
+    "Scale",
+    "Benchmark",
+    "Item",
+    "User",
+    "Invite",
+    "Demographics",
+    "RatingSession",
+    "Rating",
+    "RatingChange",
+    "LLMScore",
+    "AuditEvent",
+    "ROLE_LEAD",
+    "ROLE_RATER",
+]
+
+ROLE_LEAD = "lead"
+ROLE_RATER = "rater"
+
+
+class Study(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    slug: str = Field(index=True, unique=True, max_length=100)
+    name: str = Field(max_length=200)
+    session_gap_days: float = 7.0
+    scale_order: str = Field(default="balanced", max_length=20)
+    consent: str = Field(default="", sa_column=Column(Text, nullable=False))
+    completion_url: str | None = Field(default=None, max_length=2000)
+    completion_code: str | None = Field(default=None, max_length=200)
+    break_every: int | None = None
+    # Settings kept as the validated study file gave them: demographic
+    # questions, attention checks and test-retest (see studyfile.py).
+    demographics: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON))
+    attention_checks: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
+    test_retest: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
+    source_toml: str = Field(default="", sa_column=Column(Text, nullable=False))
+    created_at: datetime = Field(default_factory=now)
+
+
+class Scale(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("study_id", "name"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id", index=True)
+    name: str = Field(max_length=50)
+    min: float
+    max: float
+    step: float
+    position: int = 0
+
+
+class Benchmark(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("study_id", "name"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id", index=True)
+    name: str = Field(max_length=100)
+    instructions: str = Field(sa_column=Column(Text, nullable=False))
+    template: str = Field(sa_column=Column(Text, nullable=False))
+    position: int = 0
+
+
+class Item(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("study_id", "external_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id", index=True)
+    # The item id of the imported file; unique within its study.
+    external_id: str = Field(max_length=200)
+    benchmark_id: int = Field(foreign_key="benchmark.id", index=True)
+    fields: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
+    # Attention checks: the expected score as a share of the scale's range
+    # (0 = the minimum, 1 = the maximum), so one gold value serves every scale.
+    gold_score: float | None = None
+    gold_tolerance: float | None = None
+    created_at: datetime = Field(default_factory=now)
+
+
+class User(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    role: str = Field(max_length=10, index=True)
+    email: str | None = Field(default=None, unique=True, max_length=320)
+    password_hash: str | None = Field(default=None, max_length=300)
+    # The pseudonymous code is the only rater identifier in any export.
+    rater_code: str | None = Field(default=None, unique=True, max_length=100)
+    study_id: int | None = Field(default=None, foreign_key="study.id", index=True)
+    # "invite" for raters who came through the app, "import" for raters
+    # whose ratings were collected elsewhere.
+    source: str = Field(default="invite", max_length=20)
+    consented_at: datetime | None = None
+    declined_at: datetime | None = None
+    created_at: datetime = Field(default_factory=now)
+
+    # flask-login's protocol.
+    @property
+    def is_authenticated(self) -> bool:
+        return True
+
+    @property
+    def is_active(self) -> bool:
+        return True
+
+    @property
+    def is_anonymous(self) -> bool:
+        return False
+
+    def get_id(self) -> str:
+        return str(self.id)
+
+    @property
+    def is_lead(self) -> bool:
+        return self.role == ROLE_LEAD
+
+
+class Invite(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id", index=True)
+    token: str = Field(unique=True, max_length=100)
+    created_at: datetime = Field(default_factory=now)
+    used_at: datetime | None = None
+    user_id: int | None = Field(default=None, foreign_key="user.id")
+
+
+class Demographics(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="user.id", unique=True)
+    answers: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
+    submitted_at: datetime = Field(default_factory=now)
+
+
+class RatingSession(SQLModel, table=True):
+    """One block: a rater rates every item of the study on one scale."""
+
+    __table_args__ = (
+        UniqueConstraint("rater_id", "scale_id"),
+        UniqueConstraint("rater_id", "position"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    rater_id: int = Field(foreign_key="user.id", index=True)
+    scale_id: int = Field(foreign_key="scale.id", index=True)
+    # 1-based place of this block in the rater's block order.
+    position: int
+    seed: int
+    # The presentation order: a list of {"item": item id, "repeat": bool,
+    # "attention": bool} entries; stored so resuming keeps the order.
+    item_order: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON))
+    started_at: datetime | None = None
+    completed_at: datetime | None = None
+    created_at: datetime = Field(default_factory=now)
+
+
+class Rating(SQLModel, table=True):
+    __table_args__ = (
+        UniqueConstraint("rater_id", "item_id", "scale_id", "is_repeat"),
+        Index("ix_rating_scale_item", "scale_id", "item_id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    rater_id: int = Field(foreign_key="user.id", index=True)
+    item_id: int = Field(foreign_key="item.id")
+    scale_id: int = Field(foreign_key="scale.id")
+    session_id: int | None = Field(default=None, foreign_key="ratingsession.id", index=True)
+    value: float
+    # 1-based place in the session's presentation order; None when imported.
+    position: int | None = None
+    is_repeat: bool = False
+    is_attention_check: bool = False
+    served_at: datetime | None = None
+    submitted_at: datetime = Field(default_factory=now)
+    source: str = Field(default="app", max_length=20)
+
+
+class RatingChange(SQLModel, table=True):
+    """Every value a rating has had, the first one included."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    rating_id: int = Field(foreign_key="rating.id", index=True)
+    value: float
+    previous_value: float | None = None
+    changed_at: datetime = Field(default_factory=now)
+    # "create", "revise" (in the app) or "import".
+    reason: str = Field(max_length=20)
+    actor_id: int | None = Field(default=None, foreign_key="user.id")
+
+
+class LLMScore(SQLModel, table=True):
+    __table_args__ = (
+        UniqueConstraint("item_id", "scale_id", "model", "run"),
+        Index("ix_llmscore_scale_item", "scale_id", "item_id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    item_id: int = Field(foreign_key="item.id")
+    scale_id: int = Field(foreign_key="scale.id")
+    model: str = Field(max_length=200)
+    # "" when the file gives no run; part of the key, so NULL would break it.
+    run: str = Field(default="", max_length=100)
+    temperature: float | None = None
+    value: float
+    created_at: datetime = Field(default_factory=now)
+
+
+class AuditEvent(SQLModel, table=True):
+    """Actions worth a record: lifting a rater's gap, creating leads."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    actor_id: int | None = Field(default=None, foreign_key="user.id")
+    subject_id: int | None = Field(default=None, foreign_key="user.id")
+    study_id: int | None = Field(default=None, foreign_key="study.id")
+    action: str = Field(max_length=50)
+    details: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
+    created_at: datetime = Field(default_factory=now)

@@ -1,0 +1,252 @@
+"""The study file: a TOML description of a rating study, validated.
+
+Every problem is reported with its key path (``scales[1].max``), all at once,
+so a lead can fix the file in one go.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from pathlib import Path
+from typing import Annotated, Literal
+
+import jinja2
+import jinja2.meta
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+__all__ = [
+    "StudyFile",
+    "StudyFileError",
+    "load_study_file",
+    "parse_study_file",
+    "template_fields",
+    "DEFAULT_DEMOGRAPHICS",
+]
+
+GENDER_CHOICES = ["female", "male", "non-binary", "self-describe", "prefer-not-to-say"]
+
+DEFAULT_DEMOGRAPHICS: list[dict] = [
+    {
+        "key": "gender",
+        "label": "Gender (self-reported)",
+        "type": "choice",
+        "choices": GENDER_CHOICES,
+        "self_describe": "self-describe",
+        "required": True,
+    },
+    {
+        "key": "age_group",
+        "label": "Age group",
+        "type": "choice",
+        "choices": ["18-24", "25-34", "35-44", "45-54", "55-64", "65+", "prefer-not-to-say"],
+        "required": True,
+    },
+    {
+        "key": "english",
+        "label": "English proficiency",
+        "type": "choice",
+        "choices": ["native", "fluent", "intermediate", "basic", "prefer-not-to-say"],
+        "required": True,
+    },
+    {
+        "key": "education",
+        "label": "Highest completed education",
+        "type": "choice",
+        "choices": ["secondary", "bachelor", "master", "doctorate", "other", "prefer-not-to-say"],
+        "required": False,
+    },
+]
+
+_SLUG = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+_KEY = re.compile(r"^[a-z][a-z0-9_]*$")
+# Column names the long export already uses; a demographic question may not
+# take one of them.
+RESERVED_KEYS = frozenset(
+    {"kind", "study", "item_id", "benchmark", "scale", "rater", "model", "run", "score"}
+)
+_TEMPLATE_ENV = jinja2.Environment(autoescape=True)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+class ScaleSpec(_Strict):
+    name: Annotated[str, Field(min_length=1, max_length=50)]
+    min: float
+    max: float
+    step: Annotated[float, Field(gt=0)] = 0.1
+
+    @model_validator(mode="after")
+    def _bounds(self) -> ScaleSpec:
+        for field in ("min", "max", "step"):
+            if not math.isfinite(getattr(self, field)):
+                raise ValueError(f"{field} must be a finite number")
+        if self.min >= self.max:
+            raise ValueError(f"min ({self.min:g}) must be below max ({self.max:g})")
+        steps = (self.max - self.min) / self.step
+        if abs(steps - round(steps)) > 1e-6:
+            raise ValueError(
+                f"step {self.step:g} does not divide the range {self.min:g} to {self.max:g}"
+            )
+        return self
+
+
+class BenchmarkSpec(_Strict):
+    name: Annotated[str, Field(min_length=1, max_length=100)]
+    instructions: Annotated[str, Field(min_length=1)]
+    template: Annotated[str, Field(min_length=1)]
+
+    @field_validator("template")
+    @classmethod
+    def _template_parses(cls, template: str) -> str:
+        template_fields(template)
+        return template
+
+    @field_validator("instructions")
+    @classmethod
+    def _only_min_max(cls, instructions: str) -> str:
+        try:
+            instructions.format_map({"min": 0, "max": 1})
+        except (KeyError, ValueError, IndexError) as exc:
+            raise ValueError(
+                "instructions may use only the placeholders {min} and {max} "
+                f"(write {{{{ and }}}} for literal braces): {exc!r}"
+            ) from None
+        return instructions
+
+
+class QuestionSpec(_Strict):
+    key: Annotated[str, Field(pattern=_KEY.pattern, max_length=50)]
+    label: Annotated[str, Field(min_length=1)]
+    type: Literal["choice", "number", "text"] = "choice"
+    choices: list[str] = []
+    # The choice that opens a free-text field ("self-describe").
+    self_describe: str | None = None
+    required: bool = True
+    min: float | None = None
+    max: float | None = None
+
+    @model_validator(mode="after")
+    def _choices(self) -> QuestionSpec:
+        if self.key in RESERVED_KEYS:
+            raise ValueError(f"key {self.key!r} is reserved for an export column")
+        if self.type == "choice" and len(self.choices) < 2:
+            raise ValueError("a choice question needs at least two choices")
+        if self.self_describe is not None and self.self_describe not in self.choices:
+            raise ValueError(f"self_describe {self.self_describe!r} is not one of the choices")
+        return self
+
+
+class AttentionSpec(_Strict):
+    # Attention-check items (items with a gold score) placed at random
+    # positions in each session.
+    per_session: Annotated[int, Field(ge=0)] = 0
+
+
+class RetestSpec(_Strict):
+    # Share of a session's items shown a second time later in the session.
+    share: Annotated[float, Field(ge=0, le=1)] = 0.0
+    # Items between the first and the second showing, at least.
+    min_distance: Annotated[int, Field(ge=1)] = 10
+
+
+class StudyFile(_Strict):
+    name: Annotated[str, Field(min_length=1, max_length=200)]
+    slug: Annotated[str, Field(pattern=_SLUG.pattern, max_length=100)]
+    session_gap_days: Annotated[float, Field(ge=0)] = 7.0
+    scale_order: Literal["balanced", "random"] = "balanced"
+    consent: Annotated[str, Field(min_length=1)]
+    completion_url: str | None = None
+    completion_code: str | None = None
+    break_every: Annotated[int, Field(ge=1)] | None = None
+    scales: Annotated[list[ScaleSpec], Field(min_length=1)]
+    benchmarks: Annotated[list[BenchmarkSpec], Field(min_length=1)]
+    demographics: list[QuestionSpec] = Field(
+        default_factory=lambda: [QuestionSpec(**q) for q in DEFAULT_DEMOGRAPHICS]
+    )
+    attention_checks: AttentionSpec = AttentionSpec()
+    test_retest: RetestSpec = RetestSpec()
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> StudyFile:
+        for what, names in (
+            ("scales", [s.name for s in self.scales]),
+            ("benchmarks", [b.name for b in self.benchmarks]),
+            ("demographics", [q.key for q in self.demographics]),
+        ):
+            seen = set()
+            for name in names:
+                if name in seen:
+                    raise ValueError(f"{what}: the name {name!r} appears twice")
+                seen.add(name)
+        if self.completion_url and not self.completion_url.startswith(("https://", "http://")):
+            raise ValueError("completion_url must start with https:// or http://")
+        return self
+
+
+class StudyFileError(ValueError):
+    """A study file that cannot be used; ``problems`` lists every one."""
+
+    def __init__(self, path: str, problems: list[str]) -> None:
+        self.path = path
+        self.problems = problems
+        super().__init__(f"{path}: " + "; ".join(problems))
+
+    def __str__(self) -> str:
+        lines = [f"{self.path}: {len(self.problems)} problem(s)"]
+        lines += [f"  {p}" for p in self.problems]
+        return "\n".join(lines)
+
+
+def template_fields(template: str) -> set[str]:
+    """Names of the item fields a benchmark template uses."""
+    try:
+        ast = _TEMPLATE_ENV.parse(template)
+    except jinja2.TemplateSyntaxError as exc:
+        raise ValueError(f"template line {exc.lineno}: {exc.message}") from None
+    return jinja2.meta.find_undeclared_variables(ast)
+
+
+def _key_path(loc: tuple) -> str:
+    path = ""
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        else:
+            path += ("." if path else "") + str(part)
+    return path or "(top level)"
+
+
+def parse_study_file(text: str, *, path: str = "<study>") -> StudyFile:
+    """Validate the TOML text of a study file."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise StudyFileError(path, [f"not valid TOML: {exc}"]) from None
+    try:
+        return StudyFile.model_validate(data)
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            message = error["msg"].removeprefix("Value error, ")
+            problems.append(f"{_key_path(error['loc'])}: {message}")
+        raise StudyFileError(path, problems) from None
+
+
+def load_study_file(path: str | Path) -> StudyFile:
+    path = Path(path)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise StudyFileError(str(path), [f"not UTF-8 (byte {exc.start})"]) from None
+    return parse_study_file(text, path=str(path))

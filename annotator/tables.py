@@ -1,0 +1,159 @@
+"""Reading the CSV and JSONL files that leads import.
+
+Every problem becomes one line ``FILE: line N, column C: what is wrong``, and
+all problems of a file are collected before anything is written, so an import
+is all-or-nothing and the lead can fix the file in one pass.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["InputError", "Problems", "Row", "read_rows", "parse_score"]
+
+MAX_PROBLEMS_SHOWN = 50
+
+
+class InputError(ValueError):
+    """A file that cannot be imported; ``problems`` lists what and where."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(problems))
+
+    def __str__(self) -> str:
+        shown = self.problems[:MAX_PROBLEMS_SHOWN]
+        lines = [*shown]
+        if len(self.problems) > len(shown):
+            lines.append(f"... and {len(self.problems) - len(shown)} more problem(s)")
+        lines.append(f"{len(self.problems)} problem(s); nothing was imported.")
+        return "\n".join(lines)
+
+
+@dataclass
+class Problems:
+    """Collects problems of one file, each located by line and column."""
+
+    path: str
+    items: list[str] = field(default_factory=list)
+
+    def add(self, line: int | None, column: str | None, message: str) -> None:
+        where = self.path
+        if line is not None:
+            where += f": line {line}"
+        if column is not None:
+            where += f", column {column!r}"
+        self.items.append(f"{where}: {message}")
+
+    def raise_if_any(self) -> None:
+        if self.items:
+            raise InputError(self.items)
+
+
+@dataclass
+class Row:
+    line: int
+    values: dict[str, object]
+
+
+def _decode(path: Path) -> str:
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise InputError(
+            [
+                f"{path}: line {line}: the file is not UTF-8 (byte 0x{data[exc.start]:02x} "
+                f"at byte {column} of the line); save it as UTF-8 and import again"
+            ]
+        ) from None
+
+
+def _csv_rows(text: str, path: str, required: list[str], problems: Problems) -> Iterator[Row]:
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(reader)
+    except StopIteration:
+        problems.add(None, None, "the file is empty")
+        return
+    header = [name.strip() for name in header]
+    missing = [name for name in required if name not in header]
+    if missing:
+        for name in missing:
+            problems.add(1, name, f"missing column (the header has: {', '.join(header)})")
+        return
+    duplicated = {name for name in header if header.count(name) > 1}
+    for name in sorted(duplicated):
+        problems.add(1, name, "the column appears more than once in the header")
+    if duplicated:
+        return
+    start = reader.line_num + 1
+    for record in reader:
+        line = start
+        start = reader.line_num + 1
+        if not record or all(not cell.strip() for cell in record):
+            continue
+        if len(record) != len(header):
+            problems.add(line, None, f"{len(record)} fields where the header has {len(header)}")
+            continue
+        yield Row(line, dict(zip(header, record, strict=True)))
+
+
+def _jsonl_rows(text: str, required: list[str], problems: Problems) -> Iterator[Row]:
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            problems.add(number, None, f"not valid JSON: {exc.msg} at character {exc.colno}")
+            continue
+        if not isinstance(value, dict):
+            problems.add(number, None, "each line must be a JSON object")
+            continue
+        missing = [name for name in required if name not in value]
+        for name in missing:
+            problems.add(number, name, "missing field")
+        if not missing:
+            yield Row(number, value)
+
+
+def read_rows(path: str | Path, *, required: list[str], problems: Problems) -> list[Row]:
+    """Rows of a CSV or JSONL file (by extension); problems go to ``problems``."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError([f"{path}: no such file"])
+    suffix = path.suffix.lower()
+    if suffix not in (".csv", ".jsonl", ".ndjson"):
+        raise InputError([f"{path}: unknown file type {suffix!r}; use .csv or .jsonl"])
+    text = _decode(path)
+    if suffix == ".csv":
+        return list(_csv_rows(text, str(path), required, problems))
+    return list(_jsonl_rows(text, required, problems))
+
+
+def parse_score(raw: object) -> float:
+    """A finite float from a cell; ``ValueError`` says what is wrong with it."""
+    if isinstance(raw, bool):
+        raise ValueError(f"{raw!r} is not a number")
+    if isinstance(raw, int | float):
+        value = float(raw)
+    else:
+        text = str(raw).strip() if raw is not None else ""
+        if not text:
+            raise ValueError("the score is empty")
+        try:
+            value = float(text)
+        except ValueError:
+            raise ValueError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise ValueError(f"{raw!r} is not a finite number")
+    return value

@@ -1,0 +1,140 @@
+"""Fixtures: an app on an isolated database per test, its client and CLI runner.
+
+Tests run on SQLite by default. With ANNOTATOR_TEST_DATABASE_URL set to a
+PostgreSQL URL, each test gets its own schema in that database instead.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlmodel import SQLModel
+
+from annotator import create_app
+from annotator.clock import FrozenClock
+from annotator.db import get_engine, normalise_url
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+SERVER_URL = os.environ.get("ANNOTATOR_TEST_DATABASE_URL")
+
+
+def pytest_report_header(config):
+    return f"annotator test database: {SERVER_URL or 'SQLite (a file per test)'}"
+
+
+@pytest.fixture(scope="session")
+def server_engine():
+    if not SERVER_URL:
+        yield None
+        return
+    engine = create_engine(normalise_url(SERVER_URL), isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as connection:
+            connection.execute(text("select 1"))
+    except Exception as exc:  # a configured server that cannot be reached is a failure
+        pytest.exit(f"ANNOTATOR_TEST_DATABASE_URL={SERVER_URL} cannot be reached: {exc}", 3)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def database_url(tmp_path, server_engine):
+    if server_engine is None:
+        yield f"sqlite:///{tmp_path / 'annotator.sqlite'}"
+        return
+    schema = "t_" + uuid.uuid4().hex[:16]
+    with server_engine.connect() as connection:
+        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
+    url = server_engine.url.update_query_dict({"options": f"-csearch_path={schema}"})
+    yield url.render_as_string(hide_password=False)
+    with server_engine.connect() as connection:
+        connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+
+
+@pytest.fixture
+def clock():
+    return FrozenClock(datetime(2026, 3, 2, 9, 0, 0))
+
+
+@pytest.fixture
+def make_app(database_url, tmp_path, clock):
+    """Build an app; tests that need other settings pass them."""
+    apps = []
+
+    def factory(create_schema: bool = True, **config):
+        settings = {
+            "TESTING": True,
+            "DATABASE_URL": database_url,
+            "SECRET_KEY": "test-secret",
+            "WTF_CSRF_ENABLED": False,
+            "RATELIMIT_ENABLED": False,
+            "CLOCK": clock,
+        }
+        settings.update(config)
+        os.environ["ANNOTATOR_INSTANCE_PATH"] = str(tmp_path / "instance")
+        try:
+            app = create_app(settings)
+        finally:
+            del os.environ["ANNOTATOR_INSTANCE_PATH"]
+        if create_schema:
+            SQLModel.metadata.create_all(get_engine(app))
+        apps.append(app)
+        return app
+
+    yield factory
+    for app in apps:
+        get_engine(app).dispose()
+
+
+@pytest.fixture
+def app(make_app):
+    return make_app()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def runner(app):
+    return app.test_cli_runner()
+
+
+@pytest.fixture
+def db_session(app):
+    """A session for checking what the app stored (the test commits nothing)."""
+    from sqlmodel import Session
+
+    with Session(get_engine(app)) as session:
+        yield session
+
+
+# In CI (ANNOTATOR_REQUIRE_ALL_TESTS=1) a skipped test fails the run: the
+# PostgreSQL and browser tests must really run there.
+_skipped: list[str] = []
+
+
+def pytest_runtest_logreport(report):
+    if report.skipped:
+        _skipped.append(report.nodeid)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if os.environ.get("ANNOTATOR_REQUIRE_ALL_TESTS") and _skipped and exitstatus == 0:
+        session.exitstatus = 1
+
+
+def pytest_terminal_summary(terminalreporter):
+    if os.environ.get("ANNOTATOR_REQUIRE_ALL_TESTS") and _skipped:
+        terminalreporter.write_line(
+            f"FAILED: {len(_skipped)} test(s) skipped where all must run: "
+            + ", ".join(_skipped[:10]),
+            red=True,
+        )
