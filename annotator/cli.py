@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -14,10 +13,17 @@ from sqlmodel import select
 from . import migrate
 from .db import get_engine, session_scope
 from .models import Study, User
-from .studies import StudyExists, create_invites, create_lead, create_study, get_study
+from .studies import (
+    StudyExists,
+    create_invites,
+    create_lead,
+    create_study,
+    get_study,
+    invite_url,
+)
 from .studyfile import StudyFileError, load_study_file
 
-__all__ = ["main", "register_commands", "invite_url"]
+__all__ = ["main", "register_commands"]
 
 
 def _fail(message: str) -> None:
@@ -36,9 +42,8 @@ def _study_or_fail(session, slug: str) -> Study:
     return study
 
 
-def invite_url(token: str, base_url: str | None = None) -> str:
-    base = (base_url or current_app.config.get("BASE_URL") or "http://127.0.0.1:5000").rstrip("/")
-    return f"{base}/invite/{token}"
+def _base_url(base_url: str | None) -> str:
+    return base_url or current_app.config.get("BASE_URL") or "http://127.0.0.1:5000"
 
 
 # ------------------------------------------------------------------- setup
@@ -209,17 +214,20 @@ def raters_invite(study: str, count: int, base_url: str | None) -> None:
         invites = create_invites(session, _study_or_fail(session, study), count)
         tokens = [invite.token for invite in invites]
     for token in tokens:
-        click.echo(invite_url(token, base_url))
+        click.echo(invite_url(token, _base_url(base_url)))
 
 
 # ------------------------------------------------------------------ export
 
-FORMATS = ("long", "matrix", "alttest", "demographics")
-
 
 @click.command("export")
 @click.argument("study")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), required=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["long", "matrix", "alttest", "demographics"]),
+    required=True,
+)
 @click.option("--scale", help="Scale name (required for matrix and alttest when several).")
 @click.option("--benchmark", help="Only items of this benchmark.")
 @click.option("--complete", is_flag=True, help="matrix: keep the largest complete crossed block.")
@@ -234,50 +242,29 @@ def export_command(
     study: str, fmt: str, scale: str | None, benchmark: str | None, complete: bool, out: Path
 ) -> None:
     """Export a study's ratings and LLM scores."""
-    from . import exporters
+    from .exporters import ExportError, render_export
 
     try:
         with session_scope() as session:
-            the_study = _study_or_fail(session, study)
-            if fmt == "matrix":
-                matrix = exporters.matrix_export(
-                    session, the_study, scale=scale, benchmark=benchmark, complete=complete
-                )
-                _write_csv(matrix.frame, out)
-                click.echo(matrix.missing_summary(), err=True)
-                rows = len(matrix.frame)
-            elif fmt == "alttest":
-                data = exporters.alttest_export(
-                    session, the_study, scale=scale, benchmark=benchmark
-                )
-                text = json.dumps(data, indent=1, sort_keys=True)
-                _write_text(text + "\n", out)
-                rows = sum(len(v) for v in data["humans"].values())
-            elif fmt == "long":
-                frame = exporters.long_export(session, the_study, scale=scale, benchmark=benchmark)
-                _write_csv(frame, out)
-                rows = len(frame)
-            else:
-                frame = exporters.demographics_export(session, the_study)
-                _write_csv(frame, out)
-                rows = len(frame)
-    except exporters.ExportError as exc:
+            export = render_export(
+                session,
+                _study_or_fail(session, study),
+                fmt,
+                scale=scale,
+                benchmark=benchmark,
+                complete=complete,
+            )
+    except ExportError as exc:
         _fail(str(exc))
-    if str(out) != "-":
-        click.echo(f"Wrote {fmt} export ({rows} row(s)) to {out}.", err=True)
-
-
-def _write_text(text: str, out: Path) -> None:
     if str(out) == "-":
-        click.echo(text, nl=False)
+        click.echo(export.text, nl=False)
     else:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
-
-
-def _write_csv(frame, out: Path) -> None:
-    # repr-exact floats: the round trip must give back what went in.
-    _write_text(frame.to_csv(index=False, float_format=None, lineterminator="\n"), out)
+        out.write_text(export.text, encoding="utf-8")
+    if export.notes:
+        click.echo(export.notes, err=True)
+    if str(out) != "-":
+        click.echo(f"Wrote {fmt} export ({export.rows} row(s)) to {out}.", err=True)
 
 
 # ------------------------------------------------------------------- serve
@@ -309,7 +296,11 @@ def serve_command(host: str, port: int, demo: bool) -> None:
         if session.exec(select(User).where(User.role == "lead")).first() is None:
             click.echo("No lead yet: create one with `annotator lead create EMAIL`.")
     click.echo(f"Serving on {base_url} (Ctrl+C to stop).")
-    app.run(host=host, port=port, debug=False, use_reloader=False, threaded=True)
+    # Flask refuses app.run() inside its CLI; werkzeug's server is what it
+    # would have started. A pilot study's handful of raters is well within it.
+    from werkzeug.serving import run_simple
+
+    run_simple(host, port, app, threaded=True, use_reloader=False, use_debugger=False)
 
 
 def register_commands(app: Flask) -> None:

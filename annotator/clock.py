@@ -18,14 +18,16 @@ _EXTENSION_KEY = "annotator.clock"
 
 
 def utcnow() -> datetime:
-    """Naive UTC time: both SQLite and PostgreSQL store it unchanged."""
-    return datetime.now(UTC).replace(tzinfo=None)
+    """Timezone-aware UTC time (SQLModel stores aware datetimes only)."""
+    return datetime.now(UTC)
 
 
 class FrozenClock:
     """A clock for tests that stays still until moved."""
 
     def __init__(self, start: datetime | None = None) -> None:
+        if start is not None and start.utcoffset() is None:
+            raise ValueError("start must be timezone-aware (e.g. tzinfo=UTC)")
         self.current = start or utcnow()
 
     def __call__(self) -> datetime:
@@ -41,7 +43,7 @@ def init_app(app: Flask) -> None:
 
 
 def now() -> datetime:
-    """The current time from the app's clock (UTC, naive)."""
+    """The current time from the app's clock (timezone-aware UTC)."""
     if has_app_context():
         clock: Callable[[], datetime] = current_app.extensions[_EXTENSION_KEY]
         return clock()

@@ -5,6 +5,7 @@ All exports identify raters by their pseudonymous code only.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,6 +37,9 @@ __all__ = [
     "demographics_export",
     "largest_complete_block",
     "LLM_PREFIX",
+    "FORMATS",
+    "RenderedExport",
+    "render_export",
 ]
 
 LLM_PREFIX = "llm:"
@@ -424,3 +428,62 @@ def long_export(
         )
     frame = pd.DataFrame(records, columns=LONG_COLUMNS + keys)
     return frame
+
+
+# -------------------------------------------------------------- rendering
+
+FORMATS = ("long", "matrix", "alttest", "demographics")
+
+
+@dataclass
+class RenderedExport:
+    text: str
+    rows: int
+    mimetype: str
+    filename: str
+    # For the matrix: the summary of missing cells.
+    notes: str = ""
+
+
+def _csv(frame: pd.DataFrame) -> str:
+    # Python's shortest repr of each float, so the round trip is exact.
+    return frame.to_csv(index=False, lineterminator="\n")
+
+
+def render_export(
+    session: Session,
+    study: Study,
+    fmt: str,
+    *,
+    scale: str | None = None,
+    benchmark: str | None = None,
+    complete: bool = False,
+) -> RenderedExport:
+    """One export as the text of its file; the CLI and the lead's pages share it."""
+    parts = [study.slug, fmt] + [p for p in (scale, benchmark) if p]
+    stem = "-".join(parts)
+    if fmt == "matrix":
+        matrix = matrix_export(session, study, scale=scale, benchmark=benchmark, complete=complete)
+        return RenderedExport(
+            _csv(matrix.frame),
+            len(matrix.frame),
+            "text/csv",
+            f"{stem}-{matrix.scale.name}.csv" if scale is None else f"{stem}.csv",
+            matrix.missing_summary(),
+        )
+    if fmt == "alttest":
+        data = alttest_export(session, study, scale=scale, benchmark=benchmark)
+        rows = sum(len(v) for v in data["humans"].values())
+        return RenderedExport(
+            json.dumps(data, indent=1, sort_keys=True) + "\n",
+            rows,
+            "application/json",
+            f"{stem}.json",
+        )
+    if fmt == "long":
+        frame = long_export(session, study, scale=scale, benchmark=benchmark)
+    elif fmt == "demographics":
+        frame = demographics_export(session, study)
+    else:
+        raise ExportError(f"unknown format {fmt!r} (use one of: {', '.join(FORMATS)})")
+    return RenderedExport(_csv(frame), len(frame), "text/csv", f"{stem}.csv")

@@ -121,10 +121,14 @@ def import_items(
                 f"unknown benchmark {bench_name!r} (the study has: {', '.join(benchmarks)})",
             )
             continue
+        # A CSV holding several benchmarks has empty cells in the columns of
+        # the others; they are not fields of this item.
         fields = {
             key: value
             for key, value in values.items()
-            if key not in ITEM_COLUMNS and key not in GOLD_COLUMNS
+            if key not in ITEM_COLUMNS
+            and key not in GOLD_COLUMNS
+            and not (value == "" and key not in needed[bench_name])
         }
         for name in sorted(needed[bench_name]):
             if name not in fields:

@@ -1,6 +1,6 @@
 """All tables of the annotator.
 
-Times are naive UTC datetimes from :func:`annotator.clock.now`.
+Times are timezone-aware UTC datetimes from :func:`annotator.clock.now`.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ __all__ = [
     "Invite",
     "Demographics",
     "RatingSession",
+    "BlockAssignment",
     "Rating",
     "RatingChange",
     "LLMScore",
@@ -163,6 +164,37 @@ class RatingSession(SQLModel, table=True):
     item_order: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON))
     started_at: datetime | None = None
     completed_at: datetime | None = None
+    created_at: datetime = Field(default_factory=now)
+    # The entry being shown and since when: its served time goes into the
+    # rating when it is submitted (reloading the page keeps the first time).
+    current_position: int | None = None
+    current_served_at: datetime | None = None
+    # Set when a lead lets the rater start this block before the gap is over
+    # (the AuditEvent "gap-lifted" says who and when).
+    gap_lifted_at: datetime | None = None
+
+
+class BlockAssignment(SQLModel, table=True):
+    """How a rater's block order was drawn when they consented.
+
+    The order itself is ``RatingSession.position``; this row keeps what made
+    it: the rater's place among the study's raters (which Latin-square row
+    they got) or the seed of their random order.
+    """
+
+    __table_args__ = (UniqueConstraint("study_id", "sequence"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="user.id", unique=True)
+    study_id: int = Field(foreign_key="study.id", index=True)
+    # 0-based place of the rater in the order raters joined the study.
+    sequence: int
+    # "balanced" or "random", as the study's scale_order was at the time.
+    method: str = Field(max_length=20)
+    latin_row: int | None = None
+    seed: int | None = None
+    # Scale ids in block order.
+    scale_ids: list[int] = Field(default_factory=list, sa_column=Column(JSON))
     created_at: datetime = Field(default_factory=now)
 
 

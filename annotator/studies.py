@@ -19,6 +19,7 @@ __all__ = [
     "create_lead",
     "create_invites",
     "new_rater_code",
+    "invite_url",
 ]
 
 
@@ -105,3 +106,8 @@ def create_invites(session: Session, study: Study, count: int) -> list[Invite]:
     session.add_all(invites)
     session.flush()
     return invites
+
+
+def invite_url(token: str, base_url: str) -> str:
+    """The link that admits one new rater (served by the rate blueprint)."""
+    return f"{base_url.rstrip('/')}/invite/{token}"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -59,7 +59,7 @@ def database_url(tmp_path, server_engine):
 
 @pytest.fixture
 def clock():
-    return FrozenClock(datetime(2026, 3, 2, 9, 0, 0))
+    return FrozenClock(datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC))
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from sqlmodel import Session, select
 
 from ..models import ROLE_RATER, Item, LLMScore, Rating, Study, User
 
-__all__ = ["study_overviews"]
+__all__ = ["study_overviews", "scale_progress"]
 
 
 def _per_study(session: Session, query) -> dict[int, int]:
@@ -42,3 +42,17 @@ def study_overviews(session: Session) -> list[dict]:
         }
         for study in session.exec(select(Study).order_by(Study.created_at))
     ]
+
+
+def scale_progress(session: Session, study: Study) -> list[dict]:
+    """Per scale: the number of human ratings and of raters who gave any."""
+    from ..models import Scale
+
+    rows = session.exec(
+        select(Scale, func.count(Rating.id), func.count(func.distinct(Rating.rater_id)))
+        .join(Rating, Rating.scale_id == Scale.id, isouter=True)
+        .where(Scale.study_id == study.id)
+        .group_by(Scale.id)
+        .order_by(Scale.position)
+    ).all()
+    return [{"scale": scale, "ratings": n, "raters": raters} for scale, n, raters in rows]

@@ -1,0 +1,53 @@
+"""The demo study that ``annotator serve`` loads into an empty database."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+from sqlmodel import Session, select
+
+from .importers import import_items, import_llm_scores
+from .models import ROLE_LEAD, Invite, User
+from .studies import create_invites, create_lead, create_study, get_study, invite_url
+from .studyfile import load_study_file
+
+__all__ = ["load_demo", "DEMO_DIR", "DEMO_LEAD_EMAIL"]
+
+DEMO_DIR = Path(__file__).resolve().parent / "demo"
+DEMO_LEAD_EMAIL = "lead@example.org"
+_PASSWORD_FILE = "demo-lead-password.txt"
+
+
+def load_demo(session: Session, *, base_url: str, instance_path: str) -> list[str]:
+    """Load the demo study once; return the lines to print (login, invite)."""
+    lines = []
+    study = get_study(session, "demo")
+    if study is None:
+        spec = load_study_file(DEMO_DIR / "study.toml")
+        study = create_study(session, spec, source_toml=(DEMO_DIR / "study.toml").read_text())
+        items = import_items(session, study, DEMO_DIR / "items.jsonl")
+        scores = import_llm_scores(session, study, DEMO_DIR / "llm_scores.csv")
+        lines.append(
+            f"Loaded the demo study 'demo': {items.created} items, "
+            f"{scores.created} stored LLM scores."
+        )
+    password_file = Path(instance_path) / _PASSWORD_FILE
+    lead = session.exec(select(User).where(User.email == DEMO_LEAD_EMAIL)).first()
+    if lead is None and session.exec(select(User).where(User.role == ROLE_LEAD)).first() is None:
+        password = secrets.token_urlsafe(9)
+        create_lead(session, DEMO_LEAD_EMAIL, password)
+        password_file.write_text(password + "\n")
+        password_file.chmod(0o600)
+    if password_file.exists():
+        lines.append(
+            f"Lead login: {DEMO_LEAD_EMAIL} / {password_file.read_text().strip()} "
+            f"(kept in {password_file})"
+        )
+    invite = session.exec(
+        select(Invite).where(Invite.study_id == study.id, Invite.used_at.is_(None))
+    ).first()
+    if invite is None:
+        invite = create_invites(session, study, 1)[0]
+    lines.append(f"Rater invite link: {invite_url(invite.token, base_url)}")
+    return lines
