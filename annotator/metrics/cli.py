@@ -1,0 +1,296 @@
+"""Command-line front ends: ``annotator alt-test``, ``annotator icc``, ``annotator alpha``.
+
+Plain click commands, registered on the application's command group by
+:func:`register`; they import nothing from the web application.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .alpha import LEVELS, krippendorff_alpha
+from .alttest import SCORINGS, TESTS, AltTestResult, alt_test
+from .icc import icc
+from .matrix import RatingMatrix, read_matrix
+
+__all__ = ["alpha_command", "alt_test_command", "icc_command", "register"]
+
+_RATERS = ("humans", "llm", "all")
+
+
+def _load_json(path: str, what: str) -> Any:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise click.ClickException(f"{what} {path}: not valid JSON ({exc})") from exc
+    except OSError as exc:
+        raise click.ClickException(f"{what} {path}: {exc.strerror}") from exc
+
+
+def _is_export(data: Any) -> bool:
+    return (
+        isinstance(data, dict)
+        and set(data) == {"humans", "llm"}
+        and isinstance(data["humans"], dict)
+    )
+
+
+def _models(llm: Any, default_name: str) -> dict[str, dict]:
+    """``{item: score}`` (one model) or ``{model: {item: score}}`` -> ``{model: {item: score}}``."""
+    if not isinstance(llm, dict) or not llm:
+        raise click.ClickException("the LLM annotations must be a non-empty JSON object")
+    nested = [isinstance(v, dict) for v in llm.values()]
+    if all(nested):
+        return llm
+    if any(nested):
+        raise click.ClickException(
+            "the LLM annotations mix {item: score} and {model: {item: score}} entries"
+        )
+    return {default_name: llm}
+
+
+def _fmt(value: float, spec: str) -> str:
+    return "nan" if value is None or math.isnan(value) else format(value, spec)
+
+
+def _print_alt_test(model: str, res: AltTestResult) -> None:
+    click.echo(f"Model {model}: {'PASSED' if res.passed else 'FAILED'}")
+    click.echo(f"  winning rate           {res.winning_rate:.2f}")
+    click.echo(f"  advantage probability  {res.advantage_probability:.2f}")
+    click.echo(f"  items kept             {res.n_items}")
+    click.echo(f"  annotators tested      {res.n_tested} of {len(res.annotators)}")
+    width = max([9] + [len(str(row.annotator)) for row in res.annotators])
+    click.echo(
+        f"  {'annotator':<{width}}  {'items':>5}  {'rho_f':>5}  {'rho_h':>5}  "
+        f"{'statistic':>9}  {'p-value':>9}  rejected"
+    )
+    for row in res.annotators:
+        if not row.tested:
+            click.echo(
+                f"  {str(row.annotator):<{width}}  {row.n_items:>5}  skipped (too few items)"
+            )
+            continue
+        click.echo(
+            f"  {str(row.annotator):<{width}}  {row.n_items:>5}  {_fmt(row.rho_f, '5.2f')}  "
+            f"{_fmt(row.rho_h, '5.2f')}  {_fmt(row.statistic, '9.3f')}  "
+            f"{_fmt(row.p_value, '9.2e')}  {'yes' if row.rejected else 'no'}"
+        )
+
+
+@click.command("alt-test")
+@click.option(
+    "--humans",
+    "humans_path",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="{annotator: {item: annotation}} JSON, or the alttest export {humans, llm}.",
+)
+@click.option(
+    "--llm",
+    "llm_path",
+    type=click.Path(exists=True, dir_okay=False),
+    help="{item: score} or {model: {item: score}} JSON; optional with the alttest export.",
+)
+@click.option("--scoring", type=click.Choice(SCORINGS), default="neg_rmse", show_default=True)
+@click.option("--epsilon", type=float, default=0.2, show_default=True, help="Cost-benefit margin.")
+@click.option("--q", type=float, default=0.05, show_default=True, help="Target FDR (BY).")
+@click.option("--test", type=click.Choice(TESTS), default="ttest", show_default=True)
+@click.option("--min-humans-per-item", type=int, default=2, show_default=True)
+@click.option("--min-items-per-human", type=int, default=30, show_default=True)
+@click.option("--ranks", is_flag=True, help="Test on ranks instead of raw scores.")
+@click.option("--ipw", is_flag=True, help="Inverse probability weighting for imbalanced labels.")
+@click.option("--expert", default=None, help="Annotator used as the single expert reference.")
+@click.option(
+    "--weights",
+    "weights_path",
+    type=click.Path(exists=True, dir_okay=False),
+    help="{annotator: quality weight} JSON.",
+)
+@click.option("--model", "models", multiple=True, help="Test only this model (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
+def alt_test_command(
+    humans_path: str,
+    llm_path: str | None,
+    scoring: str,
+    epsilon: float,
+    q: float,
+    test: str,
+    min_humans_per_item: int,
+    min_items_per_human: int,
+    ranks: bool,
+    ipw: bool,
+    expert: str | None,
+    weights_path: str | None,
+    models: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """Run the alt-test: may an LLM judge replace the human annotators?
+
+    Prints, per model, PASSED or FAILED (winning rate >= 0.5), the winning rate, the
+    average advantage probability and one row per annotator.
+    """
+    data = _load_json(humans_path, "--humans")
+    if _is_export(data):
+        humans, llm = data["humans"], data["llm"]
+    else:
+        humans, llm = data, None
+    if llm_path is not None:
+        llm = _load_json(llm_path, "--llm")
+    if llm is None:
+        raise click.UsageError("--llm is required unless --humans is the alttest export")
+    by_model = _models(llm, Path(llm_path).stem if llm_path else "llm")
+    if models:
+        unknown = [name for name in models if name not in by_model]
+        if unknown:
+            raise click.UsageError(f"unknown model(s): {', '.join(unknown)}")
+        by_model = {name: by_model[name] for name in models}
+    weights = _load_json(weights_path, "--weights") if weights_path else None
+
+    results = {}
+    for name, predictions in by_model.items():
+        try:
+            results[name] = alt_test(
+                humans=humans,
+                llm=predictions,
+                scoring=scoring,
+                epsilon=epsilon,
+                q=q,
+                min_humans_per_item=min_humans_per_item,
+                min_items_per_human=min_items_per_human,
+                test=test,
+                annotator_weights=weights,
+                inverse_probability_weighting=ipw,
+                expert=expert,
+                ranks=ranks,
+            )
+        except ValueError as exc:
+            raise click.ClickException(f"model {name}: {exc}") from exc
+    if as_json:
+        click.echo(json.dumps({name: res.to_dict() for name, res in results.items()}, indent=2))
+        return
+    for i, (name, res) in enumerate(results.items()):
+        if i:
+            click.echo()
+        _print_alt_test(name, res)
+
+
+def _select(matrix: RatingMatrix, raters: str, benchmark: str | None):
+    if benchmark is not None:
+        try:
+            matrix = matrix.subset(benchmark)
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from exc
+    if raters == "humans":
+        frame = matrix.humans
+    elif raters == "llm":
+        frame = matrix.llm
+    else:
+        frame = matrix.ratings(include_llm=True)
+    if frame.shape[1] == 0:
+        raise click.ClickException(f"the matrix has no {raters} rating columns")
+    return frame
+
+
+def _read(path: str) -> RatingMatrix:
+    try:
+        return read_matrix(path)
+    except (ValueError, OSError) as exc:
+        raise click.ClickException(f"{path}: {exc}") from exc
+
+
+_matrix_argument = click.argument("matrix", type=click.Path(exists=True, dir_okay=False))
+_raters_option = click.option(
+    "--raters",
+    type=click.Choice(_RATERS),
+    default="humans",
+    show_default=True,
+    help="Columns to use: human raters, llm:MODEL columns, or both.",
+)
+_benchmark_option = click.option("--benchmark", default=None, help="Only items of this benchmark.")
+
+
+@click.command("icc")
+@_matrix_argument
+@_raters_option
+@_benchmark_option
+@click.option("--confidence", type=float, default=0.95, show_default=True)
+@click.option(
+    "--nan-policy",
+    type=click.Choice(["omit", "raise"]),
+    default="omit",
+    show_default=True,
+    help="Drop items with a missing rating, or fail.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def icc_command(
+    matrix: str,
+    raters: str,
+    benchmark: str | None,
+    confidence: float,
+    nan_policy: str,
+    as_json: bool,
+) -> None:
+    """ICC(A,1), ICC(A,k), ICC(C,1), ICC(C,k) of the matrix export MATRIX (a CSV)."""
+    frame = _select(_read(matrix), raters, benchmark)
+    try:
+        res = icc(frame, confidence=confidence, nan_policy=nan_policy)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if as_json:
+        click.echo(json.dumps(res.to_dict(), indent=2))
+        return
+    pct = f"{100 * res.confidence:g}%"
+    click.echo(f"items {res.n} (omitted {res.n_omitted}), raters {res.k}")
+    for label, value, ci in (
+        ("ICC(A,1)", res.icc_a1, res.ci_a1),
+        ("ICC(A,k)", res.icc_ak, res.ci_ak),
+        ("ICC(C,1)", res.icc_c1, res.ci_c1),
+        ("ICC(C,k)", res.icc_ck, res.ci_ck),
+    ):
+        click.echo(
+            f"{label}  {_fmt(value, '.4f')}  {pct} CI [{_fmt(ci[0], '.4f')}, {_fmt(ci[1], '.4f')}]"
+        )
+    click.echo(
+        f"MS items {res.ms_items:.6g}  MS raters {res.ms_raters:.6g}  MS error {res.ms_error:.6g}"
+    )
+
+
+@click.command("alpha")
+@_matrix_argument
+@click.option("--level", type=click.Choice(LEVELS), default="interval", show_default=True)
+@_raters_option
+@_benchmark_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def alpha_command(
+    matrix: str, level: str, raters: str, benchmark: str | None, as_json: bool
+) -> None:
+    """Krippendorff's alpha of the matrix export MATRIX (a CSV); empty cells are missing."""
+    frame = _select(_read(matrix), raters, benchmark)
+    try:
+        value = krippendorff_alpha(frame, level=level)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if as_json:
+        payload = {
+            "alpha": None if math.isnan(value) else value,
+            "level": level,
+            "items": int(frame.shape[0]),
+            "raters": int(frame.shape[1]),
+        }
+        click.echo(json.dumps(payload, indent=2))
+        return
+    click.echo(f"Krippendorff's alpha ({level}): {_fmt(value, '.4f')}")
+    click.echo(f"items {frame.shape[0]}, raters {frame.shape[1]}")
+
+
+def register(group: click.Group) -> None:
+    """Add ``alt-test``, ``icc`` and ``alpha`` to a click group (the app's CLI)."""
+    group.add_command(alt_test_command)
+    group.add_command(icc_command)
+    group.add_command(alpha_command)

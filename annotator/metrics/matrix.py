@@ -1,0 +1,121 @@
+"""Reading the ``matrix`` export (items x raters CSV) into human and LLM DataFrames."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from os import PathLike
+from typing import IO
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["LLM_PREFIX", "RatingMatrix", "read_matrix", "split_matrix"]
+
+LLM_PREFIX = "llm:"
+_ID_COLUMNS = ("item_id", "benchmark")
+
+
+@dataclass(frozen=True)
+class RatingMatrix:
+    """The ``matrix`` export split into its parts.
+
+    Attributes
+    ----------
+    humans : pandas.DataFrame
+        Items x human raters (columns: rater codes), indexed by ``item_id``, NaN for a
+        missing rating.
+    llm : pandas.DataFrame
+        Items x models (columns: model names without the ``llm:`` prefix).
+    benchmark : pandas.Series
+        Benchmark of each item (empty strings when the export has no such column).
+    """
+
+    humans: pd.DataFrame
+    llm: pd.DataFrame
+    benchmark: pd.Series
+
+    def ratings(self, *, include_llm: bool = False) -> pd.DataFrame:
+        """Items x raters: the human columns, then the ``llm:MODEL`` columns if asked."""
+        if not include_llm:
+            return self.humans
+        return pd.concat([self.humans, self.llm.add_prefix(LLM_PREFIX)], axis=1)
+
+    def subset(self, benchmark: str) -> RatingMatrix:
+        """The items of one benchmark."""
+        mask = (self.benchmark == benchmark).to_numpy()
+        if not mask.any():
+            known = ", ".join(sorted(self.benchmark.unique()))
+            raise ValueError(f"benchmark {benchmark!r} not in the matrix (known: {known})")
+        return RatingMatrix(self.humans[mask], self.llm[mask], self.benchmark[mask])
+
+
+def split_matrix(frame: pd.DataFrame) -> RatingMatrix:
+    """Split a ``matrix`` export already read into a DataFrame.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Columns ``item_id``, ``benchmark`` (optional), one column per human rater code,
+        one ``llm:MODEL`` column per model.
+
+    Returns
+    -------
+    RatingMatrix
+
+    Raises
+    ------
+    ValueError
+        If ``item_id`` is missing or duplicated, or a rating is not a number.
+    """
+    if "item_id" not in frame.columns:
+        raise ValueError("the matrix needs an 'item_id' column")
+    ids = frame["item_id"].astype(str)
+    if ids.duplicated().any():
+        raise ValueError(f"item_id is duplicated: {ids[ids.duplicated()].iloc[0]!r}")
+    index = pd.Index(ids, name="item_id")
+    if "benchmark" in frame.columns:
+        benchmark = frame["benchmark"].fillna("").astype(str)
+    else:
+        benchmark = pd.Series([""] * len(frame))
+    benchmark = pd.Series(benchmark.to_numpy(), index=index, name="benchmark")
+    rating_cols = [c for c in frame.columns if c not in _ID_COLUMNS]
+
+    def numeric(cols: list[str], names: list[str]) -> pd.DataFrame:
+        out = {}
+        for col, name in zip(cols, names, strict=True):
+            try:
+                out[name] = pd.to_numeric(frame[col], errors="raise").astype(float).to_numpy()
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"column {col!r} holds a rating that is not a number") from exc
+        return pd.DataFrame(out, index=index, columns=names, dtype=float)
+
+    human_cols = [str(c) for c in rating_cols if not str(c).startswith(LLM_PREFIX)]
+    llm_cols = [str(c) for c in rating_cols if str(c).startswith(LLM_PREFIX)]
+    humans = numeric(human_cols, human_cols)
+    llm = numeric(llm_cols, [c[len(LLM_PREFIX) :] for c in llm_cols])
+    return RatingMatrix(humans=humans, llm=llm, benchmark=benchmark)
+
+
+def read_matrix(source: str | PathLike[str] | IO[str]) -> RatingMatrix:
+    """Read the ``matrix`` export CSV into human and LLM DataFrames.
+
+    Empty cells are missing ratings (NaN). Rater codes and item ids are read as
+    strings, so codes such as ``007`` keep their leading zeros.
+
+    Parameters
+    ----------
+    source : path or file-like
+        The CSV file.
+
+    Returns
+    -------
+    RatingMatrix
+
+    Raises
+    ------
+    ValueError
+        If the file lacks ``item_id`` or holds a non-numeric rating.
+    """
+    frame = pd.read_csv(source, dtype=str, keep_default_na=False, na_values=[""])
+    frame = frame.replace({np.nan: None}) if frame.empty else frame
+    return split_matrix(frame)

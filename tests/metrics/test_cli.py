@@ -1,0 +1,174 @@
+from __future__ import annotations
+
+import json
+import re
+
+import click
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from annotator.metrics import icc, krippendorff_alpha
+from annotator.metrics.cli import alpha_command, alt_test_command, icc_command, register
+
+from .conftest import ALTTEST_SETTINGS, alttest_dir
+
+SUMMARY = re.compile(
+    r"^Model (?P<model>\S+): (?P<verdict>PASSED|FAILED)\n"
+    r"  winning rate\s+(?P<wr>[\d.]+)\n"
+    r"  advantage probability\s+(?P<ap>[\d.]+)$",
+    re.MULTILINE,
+)
+
+
+def _invoke(command, args):
+    result = CliRunner().invoke(command, args, catch_exceptions=False)
+    return result
+
+
+@pytest.mark.parametrize("dataset", list(ALTTEST_SETTINGS))
+def test_alt_test_prints_published_results(dataset, published):
+    scoring, epsilon = ALTTEST_SETTINGS[dataset]
+    base = alttest_dir() / dataset
+    result = _invoke(
+        alt_test_command,
+        [
+            "--humans",
+            str(base / "human_annotations.json"),
+            "--llm",
+            str(base / "llm_annotations.json"),
+            "--scoring",
+            scoring,
+            "--epsilon",
+            str(epsilon),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    printed = {
+        m["model"]: ([float(m["wr"]), float(m["ap"])], m["verdict"])
+        for m in SUMMARY.finditer(result.output)
+    }
+    expected = {
+        key.split("/", 1)[1]: value
+        for key, value in published.items()
+        if key.startswith(dataset + "/")
+    }
+    assert {model: values for model, (values, _) in printed.items()} == expected
+    for model, (values, verdict) in printed.items():
+        assert verdict == ("PASSED" if values[0] >= 0.5 else "FAILED"), model
+
+
+def test_alt_test_export_format_and_json(tmp_path):
+    base = alttest_dir() / "mtbench"
+    export = {
+        "humans": json.loads((base / "human_annotations.json").read_text()),
+        "llm": json.loads((base / "llm_annotations.json").read_text()),
+    }
+    path = tmp_path / "alttest.json"
+    path.write_text(json.dumps(export))
+    result = _invoke(
+        alt_test_command,
+        ["--humans", str(path), "--scoring", "accuracy", "--model", "gpt-4o", "--json"],
+    )
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert list(payload) == ["gpt-4o"]
+    assert round(payload["gpt-4o"]["advantage_probability"], 2) == 0.77
+    assert payload["gpt-4o"]["passed"] is False
+
+
+def test_alt_test_single_model_file(tmp_path):
+    base = alttest_dir() / "cebab_stars"
+    llms = json.loads((base / "llm_annotations.json").read_text())
+    path = tmp_path / "gpt4o.json"
+    path.write_text(json.dumps(llms["gpt-4o"]))
+    result = _invoke(
+        alt_test_command,
+        ["--humans", str(base / "human_annotations.json"), "--llm", str(path), "--epsilon", "0.1"],
+    )
+    assert result.exit_code == 0, result.output
+    match = SUMMARY.search(result.output)
+    assert (match["model"], match["verdict"], match["wr"], match["ap"]) == (
+        "gpt4o",
+        "PASSED",
+        "0.90",
+        "0.90",
+    )
+
+
+@pytest.mark.parametrize(
+    ("with_llm", "args", "message"),
+    [
+        (False, [], "--llm is required"),
+        (True, ["--scoring", "neg_rmse"], "numbers"),
+        (True, ["--scoring", "accuracy", "--model", "nope"], "unknown model"),
+        (True, ["--scoring", "accuracy", "--q", "2"], "q must be"),
+    ],
+)
+def test_alt_test_errors(with_llm, args, message):
+    base = alttest_dir() / "mtbench"
+    full = ["--humans", str(base / "human_annotations.json")]
+    if with_llm:
+        full += ["--llm", str(base / "llm_annotations.json")]
+    result = CliRunner().invoke(alt_test_command, full + args)
+    assert result.exit_code != 0
+    assert message in result.output
+
+
+MATRIX = """item_id,benchmark,R01,R02,R03,llm:gpt,llm:claude
+a,stsb,9,2,5,8,7
+b,stsb,6,1,3,2,2
+c,stsb,8,4,6,8,8
+d,summeval,7,1,2,6,5
+e,summeval,10,5,6,9,9
+f,summeval,6,2,4,7,6
+g,summeval,5,,4,5,
+"""
+
+
+@pytest.fixture
+def matrix_csv(tmp_path):
+    path = tmp_path / "matrix.csv"
+    path.write_text(MATRIX)
+    return path
+
+
+def test_icc_command_uses_human_columns(matrix_csv):
+    result = _invoke(icc_command, [str(matrix_csv), "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    humans = np.array([[9, 2, 5], [6, 1, 3], [8, 4, 6], [7, 1, 2], [10, 5, 6], [6, 2, 4]], float)
+    assert payload["icc_a1"] == pytest.approx(icc(humans).icc_a1)
+    assert (payload["n"], payload["k"], payload["n_omitted"]) == (6, 3, 1)
+    text = _invoke(icc_command, [str(matrix_csv)]).output
+    assert "ICC(A,1)" in text and "items 6 (omitted 1), raters 3" in text
+
+
+def test_icc_command_all_raters_and_benchmark(matrix_csv):
+    result = _invoke(icc_command, [str(matrix_csv), "--raters", "all", "--json"])
+    assert json.loads(result.output)["k"] == 5
+    result = _invoke(icc_command, [str(matrix_csv), "--benchmark", "stsb", "--json"])
+    assert json.loads(result.output)["n"] == 3
+    bad = CliRunner().invoke(icc_command, [str(matrix_csv), "--nan-policy", "raise"])
+    assert bad.exit_code != 0 and "missing" in bad.output
+
+
+def test_alpha_command(matrix_csv):
+    result = _invoke(alpha_command, [str(matrix_csv), "--level", "ordinal", "--json"])
+    assert result.exit_code == 0, result.output
+    humans = np.array(
+        [[9, 2, 5], [6, 1, 3], [8, 4, 6], [7, 1, 2], [10, 5, 6], [6, 2, 4], [5, np.nan, 4]]
+    )
+    payload = json.loads(result.output)
+    assert payload["alpha"] == pytest.approx(krippendorff_alpha(humans, level="ordinal"))
+    assert (payload["items"], payload["raters"]) == (7, 3)
+    text = _invoke(alpha_command, [str(matrix_csv), "--raters", "llm"]).output
+    assert "Krippendorff's alpha (interval)" in text and "raters 2" in text
+
+
+def test_register_adds_the_three_commands():
+    group = click.Group("annotator")
+    register(group)
+    assert {"alt-test", "icc", "alpha"} <= set(group.commands)
+    result = CliRunner().invoke(group, ["alt-test", "--help"])
+    assert result.exit_code == 0 and "--epsilon" in result.output
