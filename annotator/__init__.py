@@ -84,10 +84,11 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     init_extensions(app)
 
-    from . import auth, lead
+    from . import auth, lead, rate
 
     app.register_blueprint(auth.bp)
     app.register_blueprint(lead.bp)
+    app.register_blueprint(rate.bp)
 
     from .cli import register_commands
 

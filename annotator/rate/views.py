@@ -1,0 +1,448 @@
+"""Routes of the rater's side.
+
+Every form posts and redirects without JavaScript; with htmx the rating
+form swaps in the next item (the ``_item.html`` fragment the full page also
+includes), picked by the ``HX-Request`` header.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from functools import lru_cache, wraps
+
+from flask import (
+    abort,
+    flash,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask_login import current_user, login_required, login_user, logout_user
+from jinja2.sandbox import SandboxedEnvironment
+from markupsafe import Markup
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import select
+from werkzeug.security import generate_password_hash
+
+from ..clock import now
+from ..db import get_session
+from ..models import ROLE_RATER, Benchmark, Demographics, Invite, Item, Study
+from . import bp
+from .blocks import (
+    DONE,
+    IN_PROGRESS,
+    BlockState,
+    BlockUnavailable,
+    InviteUsed,
+    block_state,
+    block_states,
+    decline,
+    enrol,
+    needs_demographics,
+    next_position,
+    ratings_by_position,
+    serve,
+    start_block,
+    submit_score,
+)
+from .questionnaire import read_answers, self_describe_key
+from .scores import ScoreError, format_number, parse_score, scale_hint
+
+MIN_PASSWORD = 8
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def rater_required(view):
+    """Only raters who consented may pass; leads get 403, anonymous users the login."""
+
+    @wraps(view)
+    @login_required
+    def wrapped(*args, **kwargs):
+        if (
+            current_user.role != ROLE_RATER
+            or current_user.study_id is None
+            or current_user.consented_at is None
+        ):
+            abort(403)
+        return view(*args, **kwargs)
+
+    return wrapped
+
+
+def questionnaire_first(view):
+    """Send raters who have not answered the questionnaire there first."""
+
+    @wraps(view)
+    def wrapped(*args, **kwargs):
+        if needs_demographics(get_session(), current_user, _study()):
+            return redirect(url_for("rate.demographics"))
+        return view(*args, **kwargs)
+
+    return wrapped
+
+
+def _study() -> Study:
+    return get_session().get(Study, current_user.study_id)
+
+
+def is_htmx() -> bool:
+    # A history restore asks for the whole page even though htmx sends it.
+    return (
+        request.headers.get("HX-Request") == "true"
+        and request.headers.get("HX-History-Restore-Request") != "true"
+    )
+
+
+@bp.app_template_filter("rate_when")
+def when(moment: datetime) -> str:
+    """A time as raters read it: ``Monday 9 March 2026 at 09:00 UTC``."""
+    return f"{moment:%A} {moment.day} {moment:%B %Y} at {moment:%H:%M} UTC"
+
+
+@lru_cache(maxsize=64)
+def _item_template(source: str):
+    # Sandboxed and autoescaped: item fields are data, never markup.
+    return SandboxedEnvironment(autoescape=True).from_string(source)
+
+
+def render_item_text(benchmark: Benchmark, item: Item) -> Markup:
+    return Markup(_item_template(benchmark.template).render(**item.fields))
+
+
+def instructions_for(benchmark: Benchmark, scale) -> str:
+    return benchmark.instructions.format(min=format_number(scale.min), max=format_number(scale.max))
+
+
+def _own_block(block_id: int) -> BlockState:
+    state = block_state(get_session(), current_user, block_id)
+    if state is None:
+        abort(404)
+    return state
+
+
+# -------------------------------------------------------- invite and consent
+
+
+@bp.route("/invite/<token>", methods=["GET", "POST"])
+def invite(token: str):
+    session = get_session()
+    the_invite = session.exec(select(Invite).where(Invite.token == token)).first()
+    if the_invite is None:
+        abort(404)
+    study = session.get(Study, the_invite.study_id)
+    if the_invite.used_at is not None:
+        if current_user.is_authenticated and current_user.id == the_invite.user_id:
+            return redirect(url_for("rate.dashboard"))
+        return render_template("rate/invite_used.html", study=study), 410
+    if request.method == "POST":
+        decision = request.form.get("decision")
+        try:
+            if decision == "agree":
+                user = enrol(session, the_invite)
+                session.commit()
+                # Remembered, so closing the browser does not end the study.
+                login_user(user, remember=True)
+                return redirect(url_for("rate.dashboard"))
+            if decision == "decline":
+                decline(session, the_invite)
+                session.commit()
+                if current_user.is_authenticated:
+                    logout_user()
+                return redirect(url_for("rate.declined"))
+        except InviteUsed:
+            session.rollback()
+            return render_template("rate/invite_used.html", study=study), 410
+        return (
+            render_template(
+                "rate/consent.html",
+                study=study,
+                token=token,
+                error="Please press “I agree” to take part, or the other button to decline.",
+            ),
+            400,
+        )
+    return render_template("rate/consent.html", study=study, token=token, error=None)
+
+
+@bp.route("/declined")
+def declined():
+    return render_template("rate/declined.html")
+
+
+# ------------------------------------------------------------- demographics
+
+
+@bp.route("/rate/demographics", methods=["GET", "POST"])
+@rater_required
+def demographics():
+    session = get_session()
+    study = _study()
+    if not needs_demographics(session, current_user, study):
+        return redirect(url_for("rate.dashboard"))
+    errors: dict[str, str] = {}
+    if request.method == "POST":
+        answers, errors = read_answers(study.demographics, request.form)
+        if not errors:
+            session.add(Demographics(user_id=current_user.id, answers=answers, submitted_at=now()))
+            try:
+                session.commit()
+            except IntegrityError:
+                # The same form sent twice: the first answers stay.
+                session.rollback()
+            return redirect(url_for("rate.dashboard"))
+    status = 422 if errors else 200
+    return (
+        render_template(
+            "rate/demographics.html",
+            study=study,
+            questions=study.demographics,
+            values=request.form,
+            errors=errors,
+            self_describe_key=self_describe_key,
+        ),
+        status,
+    )
+
+
+# ---------------------------------------------------------------- dashboard
+
+
+@bp.route("/rate/")
+@rater_required
+@questionnaire_first
+def dashboard():
+    states = block_states(get_session(), current_user)
+    return render_template(
+        "rate/dashboard.html",
+        study=_study(),
+        states=states,
+        all_done=bool(states) and all(s.status == DONE for s in states),
+    )
+
+
+@bp.route("/rate/account", methods=["GET", "POST"])
+@rater_required
+def account():
+    error = None
+    if request.method == "POST":
+        password = request.form.get("password", "")
+        confirm = request.form.get("confirm", "")
+        if len(password) < MIN_PASSWORD:
+            error = f"Please choose a password of at least {MIN_PASSWORD} characters."
+        elif password != confirm:
+            error = "The two passwords differ; please type the same password twice."
+        else:
+            session = get_session()
+            current_user.password_hash = generate_password_hash(password)
+            session.add(current_user)
+            session.commit()
+            flash(
+                f"Password saved. Log in with your rater code {current_user.rater_code} "
+                "and this password to come back.",
+                "info",
+            )
+            return redirect(url_for("rate.dashboard"))
+    return render_template("rate/account.html", error=error), (422 if error else 200)
+
+
+# ------------------------------------------------------------------- blocks
+
+
+@bp.route("/rate/blocks/<int:block_id>/start", methods=["POST"])
+@rater_required
+@questionnaire_first
+def start(block_id: int):
+    session = get_session()
+    state = _own_block(block_id)
+    try:
+        start_block(session, current_user, state)
+    except BlockUnavailable as exc:
+        session.rollback()
+        flash(str(exc), "error")
+        return redirect(url_for("rate.dashboard"))
+    session.commit()
+    return redirect(url_for("rate.block", block_id=block_id))
+
+
+@bp.route("/rate/blocks/<int:block_id>")
+@rater_required
+@questionnaire_first
+def block(block_id: int):
+    state = _own_block(block_id)
+    if state.status == DONE:
+        return redirect(url_for("rate.block_done", block_id=block_id))
+    if state.status != IN_PROGRESS:
+        return redirect(url_for("rate.dashboard"))
+    rated = ratings_by_position(get_session(), state.block)
+    position = next_position(state.block, rated) or len(state.block.item_order)
+    return redirect(url_for("rate.item", block_id=block_id, position=position))
+
+
+def _item_response(state: BlockState, position: int, *, error=None, value=None, status=200):
+    session = get_session()
+    block = state.block
+    study = _study()
+    entry = block.item_order[position - 1]
+    item = session.get(Item, entry["item"])
+    benchmark = session.get(Benchmark, item.benchmark_id)
+    rated = ratings_by_position(session, block)
+    existing = rated.get(position)
+    if value is None and existing is not None:
+        value = format_number(existing.value)
+    frontier = next_position(block, rated)
+    done_before = position - 1
+    break_due = (
+        existing is None
+        and study.break_every
+        and done_before > 0
+        and done_before % study.break_every == 0
+    )
+    states = block_states(session, current_user)
+    context = {
+        "study": study,
+        "state": state,
+        "blocks_total": len(states),
+        "scale": state.scale,
+        "benchmark": benchmark,
+        "instructions": instructions_for(benchmark, state.scale),
+        "item_text": render_item_text(benchmark, item),
+        "position": position,
+        "total": len(block.item_order),
+        "rated": len(rated),
+        "existing_value": format_number(existing.value) if existing is not None else None,
+        "revising": existing is not None,
+        "frontier": frontier,
+        "value": value or "",
+        "error": error,
+        "hint": scale_hint(state.scale),
+        "break_due": break_due,
+        "action": url_for("rate.item", block_id=block.id, position=position),
+        "previous_url": url_for("rate.item", block_id=block.id, position=position - 1)
+        if position > 1
+        else None,
+        "min": format_number(state.scale.min),
+        "max": format_number(state.scale.max),
+        "step": format_number(state.scale.step),
+    }
+    template = "rate/_item.html" if is_htmx() else "rate/item.html"
+    response = make_response(render_template(template, **context), status)
+    response.headers["Vary"] = "HX-Request"
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _go(target: str):
+    """Redirect, the htmx way (a full page load) or the plain way."""
+    if is_htmx():
+        response = make_response("", 200)
+        response.headers["HX-Redirect"] = target
+        return response
+    return redirect(target)
+
+
+def _post_to_completed_block(state: BlockState, position: int):
+    # A retried last submission reaches an already completed block: the same
+    # value is simply acknowledged; a different one is refused out loud.
+    existing = ratings_by_position(get_session(), state.block).get(position)
+    try:
+        value = parse_score(request.form.get("score"), state.scale)
+    except ScoreError:
+        value = None
+    if existing is None or value != existing.value:
+        flash("This block is complete, so its ratings can no longer be changed.", "error")
+    return _go(url_for("rate.block_done", block_id=state.block.id))
+
+
+@bp.route("/rate/blocks/<int:block_id>/items/<int:position>", methods=["GET", "POST"])
+@rater_required
+@questionnaire_first
+def item(block_id: int, position: int):
+    session = get_session()
+    state = _own_block(block_id)
+    if state.status == DONE:
+        if request.method == "POST":
+            return _post_to_completed_block(state, position)
+        return redirect(url_for("rate.block_done", block_id=block_id))
+    if state.status != IN_PROGRESS:
+        if request.method == "POST":
+            flash("This block has not been started; nothing was stored.", "error")
+        return _go(url_for("rate.dashboard"))
+    block = state.block
+    if not 1 <= position <= len(block.item_order):
+        abort(404)
+    if request.method == "POST":
+        raw = request.form.get("score", "")
+        for attempt in range(2):
+            try:
+                result = submit_score(session, current_user, block, state.scale, position, raw)
+                session.commit()
+                break
+            except ScoreError as exc:
+                session.rollback()
+                return _item_response(state, position, error=str(exc), value=raw, status=422)
+            except BlockUnavailable as exc:
+                session.rollback()
+                flash(str(exc), "error")
+                return _go(url_for("rate.block", block_id=block_id))
+            except IntegrityError:
+                # A twin request stored this rating a moment ago; the second
+                # attempt finds it and stores nothing new.
+                session.rollback()
+                if attempt:
+                    raise
+        if result.block_completed:
+            return _go(url_for("rate.block_done", block_id=block_id))
+        following = position + 1
+        if not is_htmx():
+            return redirect(url_for("rate.item", block_id=block_id, position=following))
+        rated = ratings_by_position(session, block)
+        if following == next_position(block, rated):
+            serve(session, block, following)
+            session.commit()
+        response = _item_response(state, following)
+        response.headers["HX-Push-Url"] = url_for(
+            "rate.item", block_id=block_id, position=following
+        )
+        return response
+    rated = ratings_by_position(session, block)
+    frontier = next_position(block, rated)
+    if frontier is not None and position > frontier:
+        return redirect(url_for("rate.item", block_id=block_id, position=frontier))
+    if position == frontier:
+        serve(session, block, position)
+        session.commit()
+    return _item_response(state, position)
+
+
+@bp.route("/rate/blocks/<int:block_id>/done")
+@rater_required
+@questionnaire_first
+def block_done(block_id: int):
+    state = _own_block(block_id)
+    if state.status != DONE:
+        return redirect(url_for("rate.block", block_id=block_id))
+    states = block_states(get_session(), current_user)
+    upcoming = next((s for s in states if s.status != DONE), None)
+    if upcoming is None:
+        return redirect(url_for("rate.thanks"))
+    return render_template(
+        "rate/block_done.html",
+        study=_study(),
+        state=state,
+        upcoming=upcoming,
+        blocks_total=len(states),
+    )
+
+
+@bp.route("/rate/thanks")
+@rater_required
+@questionnaire_first
+def thanks():
+    states = block_states(get_session(), current_user)
+    if not states or any(s.status != DONE for s in states):
+        return redirect(url_for("rate.dashboard"))
+    return render_template("rate/thanks.html", study=_study())

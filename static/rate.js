@@ -1,0 +1,78 @@
+// Progressive enhancement for the rater's pages; every page works without it.
+// - the Score field gets a slider kept in sync with it (the field stays the
+//   one that is submitted, and stays empty until the rater sets a value);
+// - htmx swaps in a 422 response, which is the item again with its message;
+// - times are also shown in the rater's own time zone.
+(function () {
+  "use strict";
+
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    if (event.detail.xhr.status === 422) {
+      event.detail.shouldSwap = true;
+      event.detail.isError = false;
+    }
+  });
+
+  function decimals(step) {
+    var text = String(step);
+    var dot = text.indexOf(".");
+    return dot < 0 ? 0 : text.length - dot - 1;
+  }
+
+  function parse(text) {
+    text = String(text).trim().replace(",", ".");
+    return /^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(text) ? Number(text) : NaN;
+  }
+
+  function fieldToSlider(field, slider) {
+    var value = parse(field.value);
+    if (!isNaN(value) && value >= Number(slider.min) && value <= Number(slider.max)) {
+      slider.value = String(value);
+      slider.classList.remove("untouched");
+    }
+  }
+
+  function sliderToField(slider, field) {
+    // Rounded to the step's decimals: range inputs can report 0.30000000000000004.
+    var value = Number(slider.value).toFixed(decimals(slider.step));
+    field.value = String(Number(value));
+    slider.classList.remove("untouched");
+  }
+
+  function localTimes(root) {
+    root.querySelectorAll("time[datetime]:not([data-local])").forEach(function (el) {
+      var moment = new Date(el.getAttribute("datetime"));
+      if (isNaN(moment.getTime())) { return; }
+      el.setAttribute("data-local", "");
+      el.title = el.textContent;
+      el.textContent = moment.toLocaleString(undefined, {
+        weekday: "long", day: "numeric", month: "long", year: "numeric",
+        hour: "2-digit", minute: "2-digit", timeZoneName: "short"
+      });
+    });
+  }
+
+  function setup(root) {
+    localTimes(root);
+    var field = root.querySelector("#score");
+    var slider = root.querySelector("#score-slider");
+    if (!field || !slider) { return; }
+    slider.closest(".slider").hidden = false;
+    fieldToSlider(field, slider);
+    if (document.activeElement !== field) { field.focus(); }
+  }
+
+  document.addEventListener("input", function (event) {
+    var field = document.getElementById("score");
+    var slider = document.getElementById("score-slider");
+    if (!field || !slider) { return; }
+    if (event.target === slider) {
+      sliderToField(slider, field);
+    } else if (event.target === field) {
+      fieldToSlider(field, slider);
+    }
+  });
+
+  document.addEventListener("DOMContentLoaded", function () { setup(document); });
+  document.addEventListener("htmx:afterSwap", function (event) { setup(event.detail.target); });
+})();
