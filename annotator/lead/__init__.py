@@ -115,3 +115,6 @@ def export(slug: str):
         # The summary of missing cells, for scripts that download the matrix.
         headers["X-Annotator-Notes"] = rendered.notes.replace("\n", " | ")
     return Response(rendered.text, mimetype=rendered.mimetype, headers=headers)
+
+
+from . import raters  # noqa: E402,F401

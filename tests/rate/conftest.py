@@ -216,3 +216,20 @@ def rate_all(client, block_id: int, total: int, value: str = "2.5", first: int =
 def progress(html: str) -> str:
     match = re.search(r'class="progress-text">([^<]*)<', html)
     return match.group(1).strip() if match else ""
+
+
+LEAD_EMAIL = "lead@example.org"
+LEAD_PASSWORD = "lead-password-1"
+
+
+@pytest.fixture
+def lead_client(app):
+    """A client logged in as a lead."""
+    from annotator.studies import create_lead
+
+    with session_scope(app) as session:
+        create_lead(session, LEAD_EMAIL, LEAD_PASSWORD)
+    client = app.test_client()
+    response = client.post("/login", data={"username": LEAD_EMAIL, "password": LEAD_PASSWORD})
+    assert response.status_code == 302
+    return client
