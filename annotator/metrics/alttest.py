@@ -21,7 +21,7 @@ import math
 import warnings
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import chain, repeat
 from typing import Any
 
 import numpy as np
@@ -366,21 +366,34 @@ def _collect(humans: Any, llm: Any, opts: _Options) -> _Annotations:
         return _encode(values, kind, codebook, name=name)
 
     item_pos = dict(zip(llm, range(len(llm)), strict=True))
-    llm_values = list(llm.values())
-    items, values, raw = [], [], []
-    for h in annotators:
-        anns = _as_mapping(humans[h], name=f"humans[{h!r}]")
-        # Items the LLM did not annotate are never kept: mark them -1 and drop them below.
-        items.append(
-            np.fromiter(map(item_pos.get, anns, repeat(-1)), dtype=np.intp, count=len(anns))
+    maps = [_as_mapping(humans[h], name=f"humans[{h!r}]") for h in annotators]
+    counts = [len(anns) for anns in maps]
+    total = sum(counts)
+    # One pass over all annotations; items the LLM did not annotate become -1 (dropped).
+    item = np.fromiter(
+        map(item_pos.get, chain.from_iterable(maps), repeat(-1)), dtype=np.intp, count=total
+    )
+    value = None
+    if kind == "numeric":
+        try:
+            value = np.fromiter(
+                chain.from_iterable(anns.values() for anns in maps), dtype=float, count=total
+            )
+        except (TypeError, ValueError):
+            value = None  # a None or a label: the per-annotator path converts or names it
+    if value is None:
+        value = (
+            np.concatenate(
+                [
+                    encode(list(anns.values()), f"humans[{h!r}]")
+                    for h, anns in zip(annotators, maps, strict=True)
+                ]
+            )
+            if total
+            else np.zeros(0)
         )
-        vals = list(anns.values())
-        values.append(encode(vals, f"humans[{h!r}]"))
-        if kind == "object":
-            raw.extend(vals)
-    counts = [len(r) for r in items]
-    item = np.concatenate(items)
-    value = np.concatenate(values)
+    llm_values = list(llm.values())
+    raw = [v for anns in maps for v in anns.values()] if kind == "object" else []
     annotator = np.repeat(np.arange(len(annotators)), counts)
     data = _Annotations(
         annotators=annotators,
@@ -395,12 +408,32 @@ def _collect(humans: Any, llm: Any, opts: _Options) -> _Annotations:
         data.expert = encode(expert_values, "expert")
         if kind == "object":
             data.raw_expert = expert_values
+    if kind == "label" and codebook:
+        _sort_codes(codebook, data, value)
     keep = (item >= 0) & ~np.isnan(value)
     data.item, data.annotator, data.value = item[keep], annotator[keep], value[keep]
     if kind == "object":
         data.raw = [raw[i] for i in np.flatnonzero(keep)]
         data.raw_llm = llm_values
     return data
+
+
+def _sort_codes(codebook: dict[Any, int], data: _Annotations, value: np.ndarray) -> None:
+    """Renumber label codes in the labels' sort order (in place), when labels sort.
+
+    Codes are handed out in order of appearance; the majority-vote tie rule of the IPW
+    variant ("the smallest label") needs them in label order.
+    """
+    try:
+        ordered = sorted(codebook)
+    except TypeError:
+        return  # labels of mixed types: ties go to the label seen first
+    remap = np.empty(len(codebook))
+    remap[[codebook[label] for label in ordered]] = np.arange(len(ordered))
+    for arr in (value, data.llm, data.expert):
+        if arr is not None:
+            ok = ~np.isnan(arr)
+            arr[ok] = remap[arr[ok].astype(np.intp)]
 
 
 def _annotator_weights(annotators: list[Hashable], opts: _Options) -> np.ndarray:
@@ -418,17 +451,33 @@ def _annotator_weights(annotators: list[Hashable], opts: _Options) -> np.ndarray
     return weights
 
 
-def _group_ranks(values: np.ndarray, groups: np.ndarray, n_groups: int) -> np.ndarray:
-    """Mid-ranks within each group, scaled to (0, 1) as (rank - 0.5) / group size."""
+def _group_ranks(values: np.ndarray, groups: np.ndarray, n_groups: int, size: int) -> np.ndarray:
+    """Mid-ranks within each group, stretched to ``size`` ranks: (r - 0.5) * size / n + 0.5.
+
+    A group of ``size`` values keeps its ranks exactly (the factor is 1.0), so on a
+    crossed design these are the plain ranks and equal scores stay exactly tied.
+    """
     out = np.empty_like(values)
     for g in range(n_groups):
         sel = groups == g
-        if sel.any():
-            out[sel] = (stats.rankdata(values[sel]) - 0.5) / sel.sum()
+        n = int(sel.sum())
+        if n:
+            out[sel] = (stats.rankdata(values[sel]) - 0.5) * (size / n) + 0.5
     return out
 
 
 # --------------------------------------------------------------------------- core
+
+
+def _run_starts(*keys: np.ndarray) -> np.ndarray:
+    """Boolean mask of the first element of each run of equal keys (sorted input)."""
+    n = keys[0].size
+    new = np.ones(n, dtype=bool)
+    if n > 1:
+        new[1:] = keys[0][1:] != keys[0][:-1]
+        for key in keys[1:]:
+            new[1:] |= key[1:] != key[:-1]
+    return new
 
 
 def _pairs(item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -440,13 +489,14 @@ def _pairs(item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     n = item.size
     if n == 0:
         return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
-    starts = np.flatnonzero(np.r_[True, item[1:] != item[:-1]])
-    sizes = np.diff(np.r_[starts, n])
-    block = np.repeat(np.arange(starts.size), sizes)  # block of each annotation
-    size_of = sizes[block]
+    new = _run_starts(item)
+    block = np.cumsum(new) - 1
+    size_of = np.bincount(block)[block]
+    first_of = np.flatnonzero(new)[block]
     a = np.repeat(np.arange(n), size_of)
-    offsets = np.cumsum(size_of) - size_of
-    partner = starts[block[a]] + (np.arange(a.size) - np.repeat(offsets, size_of))
+    # Partner k of annotation a: the k-th annotation of a's item.
+    local = np.arange(a.size) - np.repeat(np.cumsum(size_of) - size_of, size_of)
+    partner = np.repeat(first_of, size_of) + local
     keep = partner != a
     return a[keep], partner[keep]
 
@@ -457,14 +507,14 @@ def _mode_per_group(
     """Most frequent label per group (weighted), ties to the smallest label."""
     order = np.lexsort((label, group))
     g, lab, w = group[order], label[order], weight[order]
-    new = np.r_[True, (g[1:] != g[:-1]) | (lab[1:] != lab[:-1])]
+    new = _run_starts(g, lab)
     run = np.cumsum(new) - 1
     run_weight = np.bincount(run, weights=w)
     run_group = g[new]
     run_label = lab[new]
     # Heaviest run first, then smallest label: the first run of each group wins.
     pick = np.lexsort((run_label, -run_weight, run_group))
-    first = np.r_[True, run_group[pick][1:] != run_group[pick][:-1]]
+    first = _run_starts(run_group[pick])
     out = np.full(n_groups, np.nan)
     out[run_group[pick][first]] = run_label[pick][first]
     return out
@@ -508,8 +558,8 @@ def _score_pairs(
         own_raw, llm_raw, ref_raw = raw
     own_scores = np.full(n, np.nan)
     llm_scores = np.full(n, np.nan)
-    starts = np.flatnonzero(np.r_[True, a[1:] != a[:-1]]) if a.size else a
-    ends = np.r_[starts[1:], a.size].astype(np.intp)
+    starts = np.flatnonzero(_run_starts(a)) if a.size else a
+    ends = np.append(starts[1:], a.size).astype(np.intp)
     for s, e in zip(starts, ends, strict=True):
         idx = a[s]
         refs = ref_raw[s:e]
@@ -517,10 +567,6 @@ def _score_pairs(
         own_scores[idx] = fn(own_raw[idx], refs, **kwargs)
         llm_scores[idx] = fn(llm_raw[idx], refs, **kwargs)
     return own_scores, llm_scores
-
-
-def _scaled_ranks(values: np.ndarray) -> np.ndarray:
-    return (stats.rankdata(values) - 0.5) / values.size
 
 
 def _domain_statistics(humans: Any, llm: Any, opts: _Options) -> _Tested:
@@ -537,21 +583,26 @@ def _domain_statistics(humans: Any, llm: Any, opts: _Options) -> _Tested:
         kept_items &= humans_per_item >= opts.min_humans_per_item
     # Sorted by item, stably: within an item the annotators stay in the order of humans.
     sel = np.flatnonzero(kept_items[data.item])
-    sel = sel[np.argsort(data.item[sel], kind="stable")]
+    keys = data.item[sel]
+    if data.llm.size < np.iinfo(np.uint16).max:
+        keys = keys.astype(np.uint16)  # numpy radix-sorts 16-bit keys: several times faster
+    sel = sel[np.argsort(keys, kind="stable")]
     item, annot, value = data.item[sel], data.annotator[sel], data.value[sel]
     llm_value = data.llm[item]
     expert_value = data.expert[item] if data.expert is not None else None
     raw_own = [data.raw[i] for i in sel] if data.raw is not None else None
 
     if opts.ranks:
-        value = _group_ranks(value, annot, m)
+        # The LLM (and the expert) rank all kept items; each annotator ranks their own
+        # and is stretched to the same range so that the ranks stay comparable.
         kept = np.flatnonzero(kept_items)
+        value = _group_ranks(value, annot, m, kept.size)
         ranked = np.full(data.llm.size, np.nan)
-        ranked[kept] = _scaled_ranks(data.llm[kept])
+        ranked[kept] = stats.rankdata(data.llm[kept])
         llm_value = ranked[item]
         if expert_value is not None:
             ranked = np.full(data.llm.size, np.nan)
-            ranked[kept] = _scaled_ranks(data.expert[kept])
+            ranked[kept] = stats.rankdata(data.expert[kept])
             expert_value = ranked[item]
 
     # Reference set of each annotation: the item's other annotators, or the expert.
@@ -621,7 +672,7 @@ def _ipw_weights(
     )
     order = np.lexsort((gold, annot))
     g_annot, g_gold = annot[order], gold[order]
-    new = np.r_[True, (g_annot[1:] != g_annot[:-1]) | (g_gold[1:] != g_gold[:-1])]
+    new = _run_starts(g_annot, g_gold)
     run = np.cumsum(new) - 1
     pi = np.empty(n)
     pi[order] = n_items[g_annot] / np.bincount(run)[run]
@@ -683,6 +734,9 @@ def _by_rejections(p_values: np.ndarray, q: float) -> np.ndarray:
     if p_values.size == 0:
         return np.zeros(0, dtype=bool)
     finite = ~np.isnan(p_values)
+    if not np.any(p_values[finite] <= q):
+        # BY-adjusted p-values are never below the raw ones: nothing can be rejected.
+        return np.zeros(p_values.size, dtype=bool)
     # A NaN sorts last in the reference and fails every comparison: the same as p = 1.
     adjusted = stats.false_discovery_control(np.where(finite, p_values, 1.0), method="by")
     return finite & (adjusted <= q)
@@ -766,10 +820,11 @@ _DOC_PARAMETERS = """
         expert's and the LLM's annotation. With gold labels and ``epsilon=0`` this is
         the test of Appendix C.5 (does the LLM outperform humans).
     ranks : bool, keyword-only
-        FAQ, testing on ranks: replace each annotator's and the LLM's annotations of
-        the kept items by their mid-ranks, scaled to (0, 1) as ``(rank - 0.5) / n`` so
-        that annotators who rated different numbers of items stay comparable (on a
-        fully crossed design the scaling changes nothing).
+        FAQ, testing on ranks: replace the LLM's (and the expert's) annotations of the
+        ``N`` kept items by their mid-ranks (1 for the lowest score), and each
+        annotator's by the mid-ranks of their ``n_j`` kept items stretched to the same
+        range, ``(r - 0.5) * N / n_j + 0.5``, so that annotators who rated fewer items
+        stay comparable. On a fully crossed design these are the plain ranks.
 """
 
 

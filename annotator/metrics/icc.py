@@ -155,9 +155,10 @@ def icc(ratings: Any, *, confidence: float = 0.95, nan_policy: str = "raise") ->
     # that nearly-perfect agreement does not lose its digits to cancellation.
     resid = x - row_means[:, None] - col_means[None, :] + grand
     ss_error = float(np.sum(resid * resid))
-    msr = float(ss_items / df_items)
-    msc = float(ss_raters / df_raters)
-    mse = float(ss_error / df_error)
+    # numpy scalars, so that perfect agreement (MS_E = 0) divides to inf, not an error.
+    msr = np.float64(ss_items / df_items)
+    msc = np.float64(ss_raters / df_raters)
+    mse = np.float64(ss_error / df_error)
 
     alpha = 1.0 - confidence
     upper = 1.0 - alpha / 2.0
@@ -204,9 +205,9 @@ def icc(ratings: Any, *, confidence: float = 0.95, nan_policy: str = "raise") ->
         icc_ck=float(icc_ck),
         ci_c1=pair(ci_c1),
         ci_ck=pair(ci_ck),
-        ms_items=msr,
-        ms_raters=msc,
-        ms_error=mse,
+        ms_items=float(msr),
+        ms_raters=float(msc),
+        ms_error=float(mse),
         f_items=float(f_items),
         p_value=p_value,
         n=int(n),

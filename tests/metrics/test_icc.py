@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pingouin as pg
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
@@ -125,6 +125,10 @@ matrices = arrays(
 @given(x=matrices, shift=st.integers(-50, 50), data=st.data())
 def test_invariant_to_shift_and_permutation(x, shift, data):
     base = icc(x)
+    fields = ("icc_a1", "icc_ak", "icc_c1", "icc_ck")
+    # Some small integer tables put a denominator at exactly zero (ICC = +-inf in exact
+    # arithmetic, rounding noise in floating point): not a meaningful comparison.
+    assume(all(abs(getattr(base, f)) < 1e3 for f in fields))
     rows = data.draw(st.permutations(range(x.shape[0])))
     cols = data.draw(st.permutations(range(x.shape[1])))
     for other in (icc(x + shift), icc(x[np.ix_(rows, cols)])):
