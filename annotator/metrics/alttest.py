@@ -408,6 +408,10 @@ def _collect(humans: Any, llm: Any, opts: _Options) -> _Annotations:
         data.expert = encode(expert_values, "expert")
         if kind == "object":
             data.raw_expert = expert_values
+    if kind == "numeric":
+        for name, arr in (("humans", value), ("llm", data.llm), ("expert", data.expert)):
+            if arr is not None and np.isinf(arr).any():
+                raise ValueError(f"{name} holds an infinite annotation")
     if kind == "label" and codebook:
         _sort_codes(codebook, data, value)
     keep = (item >= 0) & ~np.isnan(value)
@@ -439,7 +443,8 @@ def _sort_codes(codebook: dict[Any, int], data: _Annotations, value: np.ndarray)
 def _annotator_weights(annotators: list[Hashable], opts: _Options) -> np.ndarray:
     if opts.weights is None:
         return np.ones(len(annotators))
-    unknown = [h for h in opts.weights if h not in set(annotators)]
+    known = set(annotators)
+    unknown = [h for h in opts.weights if h not in known]
     if unknown and opts.expert is None:
         raise ValueError(f"annotator_weights names unknown annotator(s): {unknown[:5]!r}")
     missing = [h for h in annotators if h not in opts.weights]
@@ -812,7 +817,7 @@ _DOC_PARAMETERS = """
         of the other annotators (ties: the smallest label) or the expert's label;
         ``rho`` are weighted means and the t statistic uses the weighted standard
         deviation and the effective sample size ``(sum pi)^2 / sum pi^2``, with
-        ``n_eff - 1`` degrees of freedom.
+        ``n_eff - 1`` degrees of freedom (so ``test="auto"`` uses it for everyone).
     expert : hashable or mapping, optional, keyword-only
         Appendix C.2, a single expert as the reference: the key of the expert in
         ``humans`` (then not tested) or the expert's ``{item: annotation}``. Each

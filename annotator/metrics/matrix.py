@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from os import PathLike
 from typing import IO
 
-import numpy as np
 import pandas as pd
 
 __all__ = ["LLM_PREFIX", "RatingMatrix", "read_matrix", "split_matrix"]
@@ -117,5 +116,4 @@ def read_matrix(source: str | PathLike[str] | IO[str]) -> RatingMatrix:
         If the file lacks ``item_id`` or holds a non-numeric rating.
     """
     frame = pd.read_csv(source, dtype=str, keep_default_na=False, na_values=[""])
-    frame = frame.replace({np.nan: None}) if frame.empty else frame
     return split_matrix(frame)
