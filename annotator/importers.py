@@ -67,6 +67,34 @@ def _chunks(rows: list, progress: bool, description: str) -> Iterator[list]:
     bar.close()
 
 
+def _insert_rows(session: Session, model, rows: list[dict]) -> None:
+    """Insert many rows of plain values fast, in the session's transaction.
+
+    SQLite: one executemany. PostgreSQL: psycopg sends an executemany as one
+    statement per row, which took 16 s for 180,000 ratings, so the rows go
+    through COPY instead (what PostgreSQL documents for bulk loading).
+    Multi-row VALUES was tried and is slower on both: SQLAlchemy compiles
+    thousands of bound parameters per statement.
+    """
+    if not rows:
+        return
+    connection = session.connection()
+    table = model.__table__
+    columns = list(rows[0])
+    plain = not any(isinstance(v, dict | list) for v in rows[0].values())
+    if connection.dialect.name != "postgresql" or not plain:
+        connection.execute(table.insert(), rows)
+        return
+    quote = connection.dialect.identifier_preparer
+    sql = (
+        f"COPY {quote.format_table(table)} ({', '.join(quote.quote(c) for c in columns)}) "
+        "FROM STDIN"
+    )
+    with connection.connection.driver_connection.cursor() as cursor, cursor.copy(sql) as copy:
+        for row in rows:
+            copy.write_row([row[c] for c in columns])
+
+
 def _text(value: object) -> str:
     return "" if value is None else str(value).strip()
 
@@ -164,7 +192,7 @@ def import_items(
     problems.raise_if_any()
     created_at = now()
     for chunk in _chunks(new_items, progress, "items"):
-        session.execute(insert(Item), [dict(row, created_at=created_at) for row in chunk])
+        _insert_rows(session, Item, [dict(row, created_at=created_at) for row in chunk])
     report.created = len(new_items)
     return report
 
@@ -337,13 +365,11 @@ def import_ratings(
             report.unchanged += 1
         else:
             to_update.append((old[0], old[1], value))
-    # Plain executemany without RETURNING: SQLite can only return ids in
-    # order one row at a time, which made this ten times slower. The new
-    # ids are read back below for the history rows.
-    rating_table = Rating.__table__
-    connection = session.connection()
+    # No RETURNING: SQLite can only return ids in order one row at a time,
+    # which made this ten times slower. The new ids are read back below for
+    # the history rows.
     for chunk in _chunks(to_insert, progress, "ratings"):
-        connection.execute(rating_table.insert(), chunk)
+        _insert_rows(session, Rating, chunk)
     if to_insert:
         stored = _existing_ratings(session, sorted({row["rater_id"] for row in to_insert}))
         history = [
@@ -356,7 +382,7 @@ def import_ratings(
             for row in to_insert
         ]
         for chunk in _chunks(history, progress, "history"):
-            connection.execute(RatingChange.__table__.insert(), chunk)
+            _insert_rows(session, RatingChange, chunk)
     for rating_id, old_value, value in to_update:
         session.execute(
             update(Rating)
@@ -522,6 +548,6 @@ def import_llm_scores(
         for item, scale_id, model, run in to_insert
     ]
     for chunk in _chunks(rows_to_insert, progress, "LLM scores"):
-        session.execute(insert(LLMScore), chunk)
+        _insert_rows(session, LLMScore, chunk)
     report.created = len(rows_to_insert)
     return report
