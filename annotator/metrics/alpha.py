@@ -82,7 +82,7 @@ def krippendorff_alpha(ratings: Any, *, level: str) -> float:
     --------
     >>> from annotator.metrics import krippendorff_alpha
     >>> round(krippendorff_alpha([[1, 1], [2, 2], [3, 4]], level="interval"), 3)
-    0.857
+    0.878
     """
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}; got {level!r}")

@@ -11,8 +11,10 @@ Instead of looping over items, every annotation of a kept item is paired with th
 annotations of the same item (``sum_i c_i (c_i - 1)`` pairs for ``c_i`` annotators of
 item ``i``), and the leave-one-out alignment scores are sums over those pairs
 (``numpy.bincount``), added in the same order as the reference adds them, so that ties
-are decided identically. The one-sided t-tests are evaluated in closed form for all
-annotators at once.
+are decided identically: bit for bit with integer scores, and with fractional scores up
+to 7 other annotators per item (beyond that numpy's own sum in the reference switches to
+pairwise summation). The one-sided t-tests of all annotators are evaluated at once, in
+closed form.
 """
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pingouin as pg
@@ -22,7 +24,10 @@ def pingouin_icc(x: np.ndarray) -> dict[str, tuple[float, np.ndarray]]:
     saved = pg.options.get("round.column.CI95")
     pg.options["round.column.CI95"] = None  # full precision instead of 2 decimals
     try:
-        table = pg.intraclass_corr(long, targets="index", raters="rater", ratings="y")
+        with warnings.catch_warnings():
+            # pingouin 0.7 uses a pandas keyword that pandas 3.1 deprecates; not ours.
+            warnings.filterwarnings("ignore", message="The inplace keyword")
+            table = pg.intraclass_corr(long, targets="index", raters="rater", ratings="y")
     finally:
         pg.options["round.column.CI95"] = saved
     return {row.Type: (row.ICC, np.asarray(row.CI95)) for row in table.itertuples()}
