@@ -134,7 +134,7 @@ def study_list() -> None:
     click.echo(f"{'slug':<24} {'items':>7} {'raters':>7} {'ratings':>9} {'llm':>9}  name")
     for row in rows:
         click.echo(
-            f"{row['study'].slug:<24} {row['items']:>7} {row['raters']:>7} "
+            f"{row['study'].slug:<24} {row['n_items']:>7} {row['raters']:>7} "
             f"{row['ratings']:>9} {row['llm_scores']:>9}  {row['study'].name}"
         )
 

@@ -35,7 +35,7 @@ def study_overviews(session: Session) -> list[dict]:
     return [
         {
             "study": study,
-            "items": items.get(study.id, 0),
+            "n_items": items.get(study.id, 0),
             "raters": raters.get(study.id, 0),
             "ratings": ratings.get(study.id, 0),
             "llm_scores": llm.get(study.id, 0),
