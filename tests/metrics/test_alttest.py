@@ -37,7 +37,7 @@ def test_reproduces_published_results(alttest_data, published, dataset, model):
 def test_matches_loop_baseline_per_annotator(alttest_data, dataset):
     humans, llms = alttest_data[dataset]
     scoring, epsilon = ALTTEST_SETTINGS[dataset]
-    for model in list(llms)[:2]:
+    for model in llms:
         res = alt_test(humans=humans, llm=llms[model], scoring=scoring, epsilon=epsilon)
         wr, ap, rows = baseline.alt_test_loop(humans, llms[model], scoring=scoring, epsilon=epsilon)
         assert res.winning_rate == wr
@@ -190,6 +190,25 @@ def test_single_item_annotator_has_nan_p_value():
     res = alt_test(humans=humans, llm=llm, min_items_per_human=1)
     once = res.annotators[-1]
     assert once.tested and once.n_items == 1 and math.isnan(once.p_value) and not once.rejected
+
+
+@pytest.mark.parametrize(
+    ("p_values", "expected"),
+    [
+        # Without the NaN (m = 2) both would be rejected; the reference keeps the NaN in
+        # m = 3, which raises the thresholds above both p-values.
+        ([0.01, 0.02, np.nan], [False, False, False]),
+        ([0.01, 0.02], [True, True]),
+        ([np.nan, 0.001, 0.5], [False, True, False]),
+        ([np.nan, np.nan], [False, False]),
+    ],
+)
+def test_nan_p_values_count_in_m_but_are_never_rejected(p_values, expected):
+    from annotator.metrics.alttest import _by_rejections
+
+    assert list(_by_rejections(np.array(p_values), 0.05)) == expected
+    rejected = baseline.benjamini_yekutieli(p_values, 0.05)
+    assert [i in rejected for i in range(len(p_values))] == expected
 
 
 def test_by_correction_uses_scipy():
