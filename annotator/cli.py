@@ -317,10 +317,8 @@ def register_commands(app: Flask) -> None:
         serve_command,
     ):
         app.cli.add_command(command)
-    try:
-        from .metrics.cli import register as register_metrics
-    except ImportError:  # the metrics module is optional while it is being built
-        return
+    from .metrics.cli import register as register_metrics
+
     register_metrics(app.cli)
 
 
