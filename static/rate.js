@@ -59,7 +59,8 @@
     if (!field || !slider) { return; }
     slider.closest(".slider").hidden = false;
     fieldToSlider(field, slider);
-    if (document.activeElement !== field) { field.focus(); }
+    // Focus: the field has autofocus, which the browser honours on a page
+    // load and htmx after settling a swap.
   }
 
   document.addEventListener("input", function (event) {
