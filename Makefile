@@ -1,5 +1,5 @@
 # The two commands of the README: `make serve` and `make test`.
-PYTHON ?= python3.11
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
