@@ -301,17 +301,6 @@ def serve(session: Session, block: RatingSession, position: int) -> None:
         session.add(block)
 
 
-def _find_rating(session: Session, user: User, block: RatingSession, entry: dict) -> Rating | None:
-    return session.exec(
-        select(Rating).where(
-            Rating.rater_id == user.id,
-            Rating.item_id == entry["item"],
-            Rating.scale_id == block.scale_id,
-            Rating.is_repeat == bool(entry["repeat"]),
-        )
-    ).first()
-
-
 @dataclass
 class Submitted:
     rating: Rating
@@ -329,14 +318,19 @@ def submit_score(
     does not allow (nothing is stored) and :class:`BlockUnavailable` for a
     place that has not been served yet. A second submission of the same
     value stores nothing; a new value for a rated entry is a revision, kept
-    in the rating's history.
+    in the rating's history (the rating keeps the served and submitted times
+    of its first value; every change has its own time).
+
+    Two identical requests at once: the loser's INSERT violates the unique
+    key of Rating and raises ``IntegrityError``; the caller rolls back and
+    calls again, which then finds the winner's rating.
     """
     value = parse_score(raw, scale)
     entry = block.item_order[position - 1]
-    rating = _find_rating(session, user, block, entry)
+    rated = ratings_by_position(session, block)
+    rating = rated.get(position)
     current = now()
     if rating is None:
-        rated = ratings_by_position(session, block)
         if position != next_position(block, rated):
             raise BlockUnavailable("Please rate the items in the order they are shown.")
         served_at = block.current_served_at if block.current_position == position else None

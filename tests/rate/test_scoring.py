@@ -368,3 +368,27 @@ def test_ratings_never_mix_between_blocks(app, client, rater, block, clock):
             )
         ).all()
     assert sorted(set(rows)) == [(1.0, 1), (9.5, 2)]
+
+
+def test_a_twin_request_that_wins_the_race_leaves_one_rating(
+    app, client, rater, block, monkeypatch
+):
+    from annotator.rate import blocks as blocks_module
+
+    client.get(item_url(block.id, 1))
+    assert client.post(item_url(block.id, 1), data={"score": "2.2"}).status_code == 302
+    real = blocks_module.ratings_by_position
+    calls = {"n": 0}
+
+    def stale_first_look(session, the_block):
+        # The first look misses the twin's rating, as if it committed just after.
+        calls["n"] += 1
+        return {} if calls["n"] == 1 else real(session, the_block)
+
+    monkeypatch.setattr(blocks_module, "ratings_by_position", stale_first_look)
+    response = client.post(item_url(block.id, 1), data={"score": "2.2"})
+    assert response.status_code == 302
+    assert response.headers["Location"].endswith(item_url(block.id, 2))
+    assert calls["n"] >= 2
+    assert [(r.position, r.value) for r in ratings_of(app, rater)] == [(1, 2.2)]
+    assert len(_changes(app)) == 1
