@@ -397,6 +397,8 @@ def item(block_id: int, position: int):
         if result.block_completed:
             return _go(url_for("rate.block_done", block_id=block_id))
         following = position + 1
+        if following > len(block.item_order):
+            return _go(url_for("rate.block", block_id=block_id))
         if not is_htmx():
             return redirect(url_for("rate.item", block_id=block_id, position=following))
         rated = ratings_by_position(session, block)
