@@ -97,10 +97,12 @@ def _frame(session: Session, query, columns: list[str]) -> pd.DataFrame:
 
 
 def _items_frame(session: Session, study: Study, benchmark: Benchmark | None) -> pd.DataFrame:
+    """The items the metrics are about: attention checks (items with a gold
+    score) are left out, as they are only shown to check the raters."""
     query = (
         select(Item.id, Item.external_id, Benchmark.name)
         .join(Benchmark, Benchmark.id == Item.benchmark_id)
-        .where(Item.study_id == study.id)
+        .where(Item.study_id == study.id, Item.gold_score.is_(None))
         .order_by(Item.id)
     )
     if benchmark is not None:
@@ -157,7 +159,11 @@ def matrix_export(
     benchmark: str | None = None,
     complete: bool = False,
 ) -> MatrixExport:
-    """Items x raters of one scale, then one mean-over-runs column per model."""
+    """Items x raters of one scale, then one mean-over-runs column per model.
+
+    Repeats (test-retest) and attention checks are left out: the matrix holds
+    each rater's first rating of each item the study is about.
+    """
     the_scale = _pick_scale(session, study, scale)
     bench = _pick_benchmark(session, study, benchmark)
     items = _items_frame(session, study, bench)
@@ -165,7 +171,9 @@ def matrix_export(
         session,
         # The scale belongs to the study, so its ratings need no join.
         select(Rating.item_id, Rating.rater_id, Rating.value).where(
-            Rating.scale_id == the_scale.id, Rating.is_repeat.is_(False)
+            Rating.scale_id == the_scale.id,
+            Rating.is_repeat.is_(False),
+            Rating.is_attention_check.is_(False),
         ),
         ["item_pk", "rater", "value"],
     )

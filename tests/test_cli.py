@@ -478,3 +478,59 @@ def test_the_same_commands_work_under_flask(app):
     )
     assert result.exit_code == 0, result.output
     assert "No studies yet" in result.output
+
+
+def test_attention_check_items_stay_out_of_the_matrix_and_alttest(runner, loaded, tmp_path):
+    items = tmp_path / "gold.csv"
+    items.write_text(
+        "item_id,benchmark,sentence1,sentence2,gold_score,gold_tolerance\n"
+        "g1,sts-b,same,same,1,0.1\n"
+    )
+    ok(runner, "items", "import", loaded, items)
+    ratings = tmp_path / "gold-ratings.csv"
+    ratings.write_text("item_id,rater,scale,score\ng1,ann,0-5,5\n")
+    ok(runner, "ratings", "import", loaded, ratings)
+    ok(
+        runner,
+        "export",
+        loaded,
+        "--format",
+        "matrix",
+        "--scale",
+        "0-5",
+        "--out",
+        tmp_path / "m.csv",
+    )
+    assert "g1" not in {r["item_id"] for r in read_csv(tmp_path / "m.csv")}
+    ok(
+        runner,
+        "export",
+        loaded,
+        "--format",
+        "alttest",
+        "--scale",
+        "0-5",
+        "--out",
+        tmp_path / "a.json",
+    )
+    assert "g1" not in json.loads((tmp_path / "a.json").read_text())["humans"]["ann"]
+    ok(runner, "export", loaded, "--format", "long", "--out", tmp_path / "l.csv")
+    assert "g1" in {r["item_id"] for r in read_csv(tmp_path / "l.csv")}
+
+
+def test_gold_score_must_come_with_a_tolerance_and_be_a_share(runner, study, tmp_path):
+    items = tmp_path / "gold.csv"
+    items.write_text(
+        "item_id,benchmark,sentence1,sentence2,gold_score,gold_tolerance\n"
+        "g1,sts-b,a,b,1,\n"
+        "g2,sts-b,a,b,4,0.1\n"
+    )
+    result = invoke(runner, "items", "import", study, items)
+    assert result.exit_code != 0
+    assert (
+        "line 2, column 'gold_score': give gold_score and gold_tolerance together" in result.output
+    )
+    assert (
+        "line 3, column 'gold_score': 4 is not a share of the scale's range (0 to 1)"
+        in result.output
+    )
