@@ -20,6 +20,7 @@ from ..db import get_session
 from ..exporters import FORMATS, ExportError, render_export
 from ..models import Invite, Study
 from ..studies import create_invites, get_study, invite_url, study_benchmarks, study_scales
+from .views import scale_progress, study_overviews
 
 __all__ = ["bp"]
 
@@ -44,16 +45,12 @@ def get_study_or_404(slug: str) -> Study:
 @bp.route("/")
 @lead_required
 def index():
-    from .views import study_overviews
-
     return render_template("lead/index.html", studies=study_overviews(get_session()))
 
 
 @bp.route("/studies/<slug>")
 @lead_required
 def study(slug: str):
-    from .views import scale_progress
-
     session = get_session()
     the_study = get_study_or_404(slug)
     return render_template(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import func
 from sqlmodel import Session, select
 
-from ..models import ROLE_RATER, Item, LLMScore, Rating, Study, User
+from ..models import ROLE_RATER, Item, LLMScore, Rating, Scale, Study, User
 
 __all__ = ["study_overviews", "scale_progress"]
 
@@ -46,8 +46,6 @@ def study_overviews(session: Session) -> list[dict]:
 
 def scale_progress(session: Session, study: Study) -> list[dict]:
     """Per scale: the number of human ratings and of raters who gave any."""
-    from ..models import Scale
-
     rows = session.exec(
         select(Scale, func.count(Rating.id), func.count(func.distinct(Rating.rater_id)))
         .join(Rating, Rating.scale_id == Scale.id, isouter=True)
