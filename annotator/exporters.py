@@ -6,6 +6,7 @@ All exports identify raters by their pseudonymous code only.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,23 +47,31 @@ LLM_PREFIX = "llm:"
 
 
 class ExportError(ValueError):
-    pass
+    """An export that cannot be made as asked.
+
+    The message names no command-line option or form field: ``field`` says
+    which choice is missing or wrong (``scale``, ``benchmark`` or ``format``)
+    and ``choices`` what it may be, and each face adds its own words (the CLI
+    its ``--scale`` option, the study page its Scale list).
+    """
+
+    def __init__(self, message: str, *, field: str, choices: Sequence[str]) -> None:
+        super().__init__(message)
+        self.field = field
+        self.choices = list(choices)
 
 
 def _pick_scale(session: Session, study: Study, name: str | None) -> Scale:
     scales = study_scales(session, study)
+    names = [s.name for s in scales]
     if name is None:
         if len(scales) == 1:
             return scales[0]
-        raise ExportError(
-            f"this export is for one scale; choose one with --scale ({', '.join(s.name for s in scales)})"
-        )
+        raise ExportError("this export is for one scale", field="scale", choices=names)
     for scale in scales:
         if scale.name == name:
             return scale
-    raise ExportError(
-        f"unknown scale {name!r} (the study has: {', '.join(s.name for s in scales)})"
-    )
+    raise ExportError(f"unknown scale {name!r}", field="scale", choices=names)
 
 
 def _pick_benchmark(session: Session, study: Study, name: str | None) -> Benchmark | None:
@@ -73,7 +82,9 @@ def _pick_benchmark(session: Session, study: Study, name: str | None) -> Benchma
         if bench.name == name:
             return bench
     raise ExportError(
-        f"unknown benchmark {name!r} (the study has: {', '.join(b.name for b in benchmarks)})"
+        f"unknown benchmark {name!r}",
+        field="benchmark",
+        choices=[b.name for b in benchmarks],
     )
 
 
@@ -512,5 +523,5 @@ def render_export(
     elif fmt == "demographics":
         frame = demographics_export(session, study)
     else:
-        raise ExportError(f"unknown format {fmt!r} (use one of: {', '.join(FORMATS)})")
+        raise ExportError(f"unknown format {fmt!r}", field="format", choices=FORMATS)
     return RenderedExport(_csv(frame), len(frame), "text/csv", f"{stem}.csv")

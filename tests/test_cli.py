@@ -428,7 +428,7 @@ def test_complete_keeps_the_largest_crossed_block(runner, loaded, tmp_path):
 def test_export_needs_a_scale_when_there_are_several(runner, loaded, tmp_path):
     result = invoke(runner, "export", loaded, "--format", "matrix", "--out", tmp_path / "m.csv")
     assert result.exit_code != 0
-    assert "choose one with --scale (0-5, 0-100)" in result.output
+    assert "this export is for one scale; choose one with --scale (0-5, 0-100)" in result.output
     result = invoke(
         runner,
         "export",
@@ -440,7 +440,8 @@ def test_export_needs_a_scale_when_there_are_several(runner, loaded, tmp_path):
         "--out",
         tmp_path / "a.json",
     )
-    assert result.exit_code != 0 and "unknown scale '0-9'" in result.output
+    assert result.exit_code != 0
+    assert "unknown scale '0-9'; choose one with --scale (0-5, 0-100)" in result.output
 
 
 # ---------------------------------------------------------- leads and raters
