@@ -120,7 +120,7 @@ def lead_create(email: str, password: str | None, password_stdin: bool) -> None:
     if password is not None and password_stdin:
         raise click.UsageError("give --password or --password-stdin, not both")
     if password_stdin:
-        password = click.get_text_stream("stdin").readline().rstrip("\r\n")
+        password = sys.stdin.readline().rstrip("\r\n")
         if not password:
             _fail("--password-stdin: standard input holds no password")
     elif password is None:

@@ -460,6 +460,26 @@ def test_lead_create(runner, db_session):
     assert short.exit_code != 0 and "at least 8 characters" in short.output
 
 
+def test_lead_create_reads_the_password_from_stdin_for_scripts(runner, db_session):
+    from werkzeug.security import check_password_hash
+
+    result = runner.invoke(
+        args=["lead", "create", "script@example.org", "--password-stdin"],
+        input="a long passphrase\n",
+    )
+    assert result.exit_code == 0, result.output
+    assert "Lead script@example.org created." in result.output
+    lead = db_session.exec(select(User).where(User.email == "script@example.org")).one()
+    assert check_password_hash(lead.password_hash, "a long passphrase")
+    empty = runner.invoke(args=["lead", "create", "x@example.org", "--password-stdin"], input="")
+    assert empty.exit_code != 0 and "standard input holds no password" in empty.output
+    both = runner.invoke(
+        args=["lead", "create", "y@example.org", "--password", "whatever1", "--password-stdin"],
+        input="whatever2\n",
+    )
+    assert both.exit_code != 0 and "not both" in both.output
+
+
 def test_raters_invite_prints_one_link_per_line(runner, study):
     result = ok(
         runner, "raters", "invite", study, "--count", "3", "--base-url", "https://rate.example.org/"
