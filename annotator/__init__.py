@@ -35,16 +35,23 @@ def _secret_key(instance_path: str) -> str:
 
 
 def create_app(test_config: dict | None = None) -> Flask:
-    """Create and configure the annotator application."""
+    """Create and configure the annotator application.
+
+    Settings come, later ones winning, from the defaults below, the instance
+    folder's ``config.py`` and ``ANNOTATOR_``-prefixed environment variables
+    (``ANNOTATOR_DATABASE_URL`` sets ``DATABASE_URL``); ``test_config``
+    replaces the last two. The instance folder is ``ANNOTATOR_INSTANCE_PATH``
+    when set: it must be known before ``Flask()`` is built, because Flask
+    reads ``config.py`` from the folder it was given.
+    """
+    instance_path = os.environ.get("ANNOTATOR_INSTANCE_PATH")
     app = Flask(
         __name__,
+        instance_path=os.path.abspath(instance_path) if instance_path else None,
         instance_relative_config=True,
         template_folder=_resource_dir("templates"),
         static_folder=_resource_dir("static"),
     )
-    instance_path = os.environ.get("ANNOTATOR_INSTANCE_PATH")
-    if instance_path:
-        app.instance_path = instance_path
     Path(app.instance_path).mkdir(parents=True, exist_ok=True)
 
     app.config.from_mapping(
@@ -61,15 +68,13 @@ def create_app(test_config: dict | None = None) -> Flask:
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)
-        if url := os.environ.get("ANNOTATOR_DATABASE_URL"):
-            app.config["DATABASE_URL"] = url
-        if key := os.environ.get("ANNOTATOR_SECRET_KEY"):
-            app.config["SECRET_KEY"] = key
-        if base := os.environ.get("ANNOTATOR_BASE_URL"):
-            app.config["BASE_URL"] = base
+        app.config.from_prefixed_env("ANNOTATOR")
     else:
         app.config.from_mapping(test_config)
-    if not app.config.get("SECRET_KEY"):
+    if app.config.get("SECRET_KEY"):
+        # from_prefixed_env parses values as JSON: a numeric key arrives as int.
+        app.config["SECRET_KEY"] = str(app.config["SECRET_KEY"])
+    else:
         app.config["SECRET_KEY"] = _secret_key(app.instance_path)
 
     from . import db

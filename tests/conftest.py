@@ -63,9 +63,11 @@ def clock():
 
 
 @pytest.fixture
-def make_app(database_url, tmp_path, clock):
+def make_app(database_url, tmp_path, clock, monkeypatch):
     """Build an app; tests that need other settings pass them."""
     apps = []
+    # monkeypatch puts back whatever the variable was once the test is over.
+    monkeypatch.setenv("ANNOTATOR_INSTANCE_PATH", str(tmp_path / "instance"))
 
     def factory(create_schema: bool = True, **config):
         settings = {
@@ -77,11 +79,7 @@ def make_app(database_url, tmp_path, clock):
             "CLOCK": clock,
         }
         settings.update(config)
-        os.environ["ANNOTATOR_INSTANCE_PATH"] = str(tmp_path / "instance")
-        try:
-            app = create_app(settings)
-        finally:
-            del os.environ["ANNOTATOR_INSTANCE_PATH"]
+        app = create_app(settings)
         if create_schema:
             SQLModel.metadata.create_all(get_engine(app))
         apps.append(app)

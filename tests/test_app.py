@@ -44,3 +44,41 @@ def test_front_page_sends_anonymous_users_to_login(client):
     response = client.get("/")
     assert response.status_code == 302
     assert response.headers["Location"].endswith("/login")
+
+
+def test_instance_path_from_the_environment_reads_its_config_file(tmp_path, monkeypatch):
+    instance = tmp_path / "elsewhere"
+    instance.mkdir()
+    (instance / "config.py").write_text(
+        "BASE_URL = 'https://rate.example.org'\nSECRET_KEY = 'from-config-file'\n"
+    )
+    monkeypatch.setenv("ANNOTATOR_INSTANCE_PATH", str(instance))
+    for name in ("ANNOTATOR_SECRET_KEY", "ANNOTATOR_DATABASE_URL", "ANNOTATOR_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    app = create_app()
+    assert app.instance_path == str(instance)
+    assert app.config["BASE_URL"] == "https://rate.example.org"
+    assert app.config["SECRET_KEY"] == "from-config-file"
+    assert app.config["DATABASE_URL"] == f"sqlite:///{instance / 'annotator.sqlite'}"
+    get_engine(app).dispose()
+
+
+def test_environment_wins_over_the_config_file(tmp_path, monkeypatch):
+    (tmp_path / "config.py").write_text("BASE_URL = 'https://from-file.example.org'\n")
+    monkeypatch.setenv("ANNOTATOR_INSTANCE_PATH", str(tmp_path))
+    monkeypatch.setenv("ANNOTATOR_BASE_URL", "https://from-env.example.org")
+    monkeypatch.setenv("ANNOTATOR_SECRET_KEY", "12345")
+    monkeypatch.delenv("ANNOTATOR_DATABASE_URL", raising=False)
+    app = create_app()
+    assert app.config["BASE_URL"] == "https://from-env.example.org"
+    # A key that looks like a number stays the string it was given.
+    assert app.config["SECRET_KEY"] == "12345"
+    get_engine(app).dispose()
+
+
+def test_building_an_app_leaves_the_environment_alone(make_app):
+    import os
+
+    before = dict(os.environ)
+    make_app()
+    assert dict(os.environ) == before
