@@ -270,9 +270,9 @@ GOOD_RATINGS_HEAD = "item_id,rater,scale,score\ns1,ann,0-5,1\n"
             GOOD_RATINGS_HEAD + "s2,ann,0-5,5.01\n",
             3,
             "score",
-            "outside the scale 0-5 (0 to 5)",
+            "5.01 is outside the scale; the scale 0-5 takes numbers from 0 to 5 in steps of 0.01",
         ),
-        ("ratings", GOOD_RATINGS_HEAD + "s2,ann,0-5,-0.5\n", 3, "score", "outside the scale 0-5"),
+        ("ratings", GOOD_RATINGS_HEAD + "s2,ann,0-5,-0.5\n", 3, "score", "the scale 0-5 takes"),
         ("ratings", GOOD_RATINGS_HEAD + "s2,ann,0-5,nan\n", 3, "score", "not a finite number"),
         ("ratings", GOOD_RATINGS_HEAD + "s2,ann,0-5,inf\n", 3, "score", "not a finite number"),
         (
@@ -282,7 +282,7 @@ GOOD_RATINGS_HEAD = "item_id,rater,scale,score\ns1,ann,0-5,1\n"
             "score",
             "not a finite number",
         ),
-        ("ratings", GOOD_RATINGS_HEAD + "s2,ann,0-5,four\n", 3, "score", "'four' is not a number"),
+        ("ratings", GOOD_RATINGS_HEAD + "s2,ann,0-5,four\n", 3, "score", "“four” is not a number"),
         ("ratings", GOOD_RATINGS_HEAD + "s2,ann,0-5,\n", 3, "score", "the score is empty"),
         ("ratings", GOOD_RATINGS_HEAD + "zz,ann,0-5,1\n", 3, "item_id", "unknown item 'zz'"),
         ("ratings", GOOD_RATINGS_HEAD + "s1,ann,0-5,2\n", 3, None, "already on line 2"),
@@ -338,6 +338,31 @@ def test_bad_input_names_file_line_and_column_and_imports_nothing(
     assert "nothing was imported" in result.output
     db_session.expire_all()
     assert counts(db_session) == before
+
+
+def test_llm_scores_keep_any_precision_within_the_bounds(runner, loaded, tmp_path, db_session):
+    """Unlike a rater's score, a stored LLM score may be a mean over samples or
+    token probabilities, written by a program: any decimals, exponents too."""
+    path = tmp_path / "llm.csv"
+    path.write_text(
+        "item_id,model,scale,score\ns1,judge,0-5,3.14159\ns2,judge,0-5,1e0\ns3,judge,0-100,2.5E-3\n"
+    )
+    ok(runner, "llm-scores", "import", loaded, path)
+    stored = dict(
+        db_session.exec(
+            select(Item.external_id, LLMScore.value)
+            .join(Item, Item.id == LLMScore.item_id)
+            .where(LLMScore.model == "judge")
+        ).all()
+    )
+    assert stored == {"s1": 3.14159, "s2": 1.0, "s3": 0.0025}
+    path.write_text("item_id,model,scale,score\nt1,judge,0-5,5.000001\n")
+    result = invoke(runner, "llm-scores", "import", loaded, path)
+    assert result.exit_code != 0
+    assert (
+        f"{path}: line 2, column 'score': 5.000001 is outside the scale; "
+        "the scale 0-5 takes numbers from 0 to 5\n" in result.output
+    )
 
 
 def test_a_file_that_is_not_utf8_is_refused(runner, study, tmp_path, db_session):

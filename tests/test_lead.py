@@ -65,7 +65,10 @@ def test_export_error_uses_web_words_and_keeps_the_leads_choices(lead_client):
     assert '<option value="alttest" selected>' in page
     assert '<option value="truthfulqa" selected>' in page
     assert 'name="complete" value="1" checked' in page
-    assert '<select id="scale" name="scale" aria-invalid="true" aria-describedby="export-error">' in page
+    assert (
+        '<select id="scale" name="scale" aria-invalid="true" aria-describedby="export-error">'
+        in page
+    )
 
 
 def test_export_error_for_an_unknown_choice_keeps_the_others(lead_client):

@@ -1,0 +1,1 @@
+"""Collecting scores: what the rater's pages and the imports share."""
