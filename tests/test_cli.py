@@ -138,7 +138,7 @@ def test_import_export_round_trip(runner, loaded, tmp_path):
                 assert row[rater] == ""
     # Two runs of gpt on s1 (4.8 and 4.6) are averaged.
     assert math.isclose(float(matrix[0]["llm:gpt"]), 4.7)
-    assert matrix[0]["llm:llama"] == "4.0" and matrix[1]["llm:llama"] == ""
+    assert matrix[0]["llm:llama"] == "4" and matrix[1]["llm:llama"] == ""
     assert "4 item(s) x 3 rater(s), 2 of 12 human cell(s) missing" in result.stderr
 
     ok(
