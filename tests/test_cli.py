@@ -365,6 +365,21 @@ def test_llm_scores_keep_any_precision_within_the_bounds(runner, loaded, tmp_pat
     )
 
 
+def test_numbers_in_jsonl_ratings_are_read_as_written(runner, loaded, tmp_path):
+    path = tmp_path / "ratings.jsonl"
+    rows = [
+        {"item_id": "s1", "rater": "jay", "scale": "0-5", "score": 2.35},
+        {"item_id": "s2", "rater": "jay", "scale": "0-5", "score": 1e-05},
+        {"item_id": "s3", "rater": "jay", "scale": "0-5", "score": True},
+    ]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    result = invoke(runner, "ratings", "import", loaded, path)
+    assert result.exit_code != 0
+    assert f"{path}: line 1" not in result.output
+    assert f"{path}: line 2, column 'score': 0.00001 has too many decimals" in result.output
+    assert f"{path}: line 3, column 'score': “True” is not a number" in result.output
+
+
 def test_a_file_that_is_not_utf8_is_refused(runner, study, tmp_path, db_session):
     path = tmp_path / "latin1.csv"
     path.write_bytes(

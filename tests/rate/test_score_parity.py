@@ -16,18 +16,8 @@ from annotator.db import get_engine
 from annotator.models import Item, Rating, User
 
 from .conftest import blocks_of, item_url, ratings_of, start
-from .test_scoring import REJECTED
+from .test_scoring import ACCEPTED, REJECTED
 
-ACCEPTED = [
-    ("0", 0.0),
-    ("5", 5.0),
-    ("2.35", 2.35),
-    ("4.50", 4.5),
-    ("2,5", 2.5),
-    (" 3.1 ", 3.1),
-    ("+1", 1.0),
-    ("-0", 0.0),
-]
 # The strings of the issue (accepted by the import, refused by the form) first.
 REFUSED = [
     ("3.14159", "too many decimals"),
