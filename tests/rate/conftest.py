@@ -233,3 +233,7 @@ def lead_client(app):
     response = client.post("/login", data={"username": LEAD_EMAIL, "password": LEAD_PASSWORD})
     assert response.status_code == 302
     return client
+
+
+# The second step of a confirmation page (annotator.auth.render_confirm).
+CONFIRMED = {"confirmed": "yes"}
