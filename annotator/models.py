@@ -107,6 +107,12 @@ class User(SQLModel, table=True):
     consented_at: datetime | None = None
     declined_at: datetime | None = None
     created_at: datetime = Field(default_factory=now)
+    # The rater's personal return link (``/r/<token>``), valid until the lead
+    # rotates it. Kept in the clear, unlike a password: the rater's dashboard
+    # and the lead's raters page must be able to show the link again at any
+    # time, as invite links are. Imported and declined raters have none.
+    return_token: str | None = Field(default=None, unique=True, index=True, max_length=100)
+    return_token_issued_at: datetime | None = None
 
     # flask-login's protocol.
     @property
@@ -250,7 +256,7 @@ class LLMScore(SQLModel, table=True):
 
 
 class AuditEvent(SQLModel, table=True):
-    """Actions worth a record: lifting a rater's gap, creating leads."""
+    """Actions worth a record: lifting a rater's gap, rotating a return link, creating leads."""
 
     id: int | None = Field(default=None, primary_key=True)
     actor_id: int | None = Field(default=None, foreign_key="user.id")
