@@ -5,6 +5,7 @@ Times are timezone-aware UTC datetimes from :func:`annotator.clock.now`.
 
 from __future__ import annotations
 
+import hashlib
 from datetime import datetime
 from typing import Any
 
@@ -128,6 +129,13 @@ class User(SQLModel, table=True):
         return False
 
     def get_id(self) -> str:
+        # A rater's logins are tied to their current return link, so that
+        # replacing a leaked link also ends every session opened with it
+        # (the session and remember cookies carry this id). Only a digest of
+        # the token goes into the cookie, which the browser can read.
+        if self.return_token:
+            digest = hashlib.sha256(self.return_token.encode()).hexdigest()[:16]
+            return f"{self.id}:{digest}"
         return str(self.id)
 
     @property

@@ -222,3 +222,22 @@ def test_lead_rotation_is_for_leads_only(app, client, rater):
     url = f"/lead/studies/rt/raters/{rater}/rotate-link"
     assert client.post(url, data=CONFIRMED).status_code == 403
     assert "/login" in app.test_client().post(url, data=CONFIRMED).headers["Location"]
+
+
+def test_replacing_a_link_ends_the_sessions_opened_with_it(app, client, rater, lead_client):
+    # Someone who used a leaked link stays logged in on their device unless
+    # the replacement also ends that session.
+    leaked = app.test_client()
+    old = _user(app, rater).return_token
+    assert leaked.get(f"/r/{old}").status_code == 302
+    assert leaked.get("/rate/").status_code == 200
+    assert client.get("/rate/").status_code == 200
+
+    lead_client.post(f"/lead/studies/rt/raters/{rater}/rotate-link", data=CONFIRMED)
+
+    for ended in (leaked, client):
+        response = ended.get("/rate/")
+        assert response.status_code == 302 and "/login" in response.headers["Location"]
+    fresh = app.test_client()
+    assert fresh.get(f"/r/{_user(app, rater).return_token}").status_code == 302
+    assert fresh.get("/rate/").status_code == 200
