@@ -63,7 +63,9 @@ def create_app(test_config: dict | None = None) -> Flask:
         WTF_CSRF_TIME_LIMIT=None,
         RATELIMIT_STORAGE_URI="memory://",
         RATELIMIT_HEADERS_ENABLED=True,
+        # Failed logins only: per account and address, and per address alone.
         LOGIN_RATE_LIMIT="10 per minute",
+        LOGIN_ADDRESS_RATE_LIMIT="100 per minute",
         BASE_URL=None,
     )
     if test_config is None:

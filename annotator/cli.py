@@ -47,7 +47,9 @@ def _study_or_fail(session, slug: str) -> Study:
 
 
 def _base_url(base_url: str | None) -> str:
-    return base_url or current_app.config.get("BASE_URL") or "http://127.0.0.1:5000"
+    from .studies import link_base_url
+
+    return base_url or link_base_url()
 
 
 # ------------------------------------------------------------------- setup
@@ -260,6 +262,35 @@ def raters_invite(study: str, count: int, base_url: str | None) -> None:
         click.echo(invite_url(token, _base_url(base_url)))
 
 
+@raters_group.command("links")
+@click.argument("study")
+@click.option("--rater", "code", help="Only this rater's link (the code in any case).")
+@click.option("--rotate", is_flag=True, help="Replace the link(s) first; old ones stop working.")
+@click.option("--base-url", help="Address of the server (default: ANNOTATOR_BASE_URL).")
+def raters_links(study: str, code: str | None, rotate: bool, base_url: str | None) -> None:
+    """Print each rater's personal return link as CODE<TAB>URL.
+
+    Raters whose ratings were imported, and raters who declined, have none.
+    Every replacement is logged.
+    """
+    from .db import session_scope
+    from .studies import no_return_link, return_url, rotate_return_link, study_raters
+
+    with session_scope() as session:
+        raters = study_raters(session, _study_or_fail(session, study), code=code)
+        if code is not None and not raters:
+            _fail(f"study {study!r} has no rater with code {code!r}")
+        if code is not None and all(r.return_token is None for r in raters):
+            _fail(no_return_link(raters[0]))
+        raters = [r for r in raters if r.return_token is not None]
+        if rotate:
+            for rater in raters:
+                rotate_return_link(session, rater, actor=None, via="cli")
+        lines = [(rater.rater_code, rater.return_token) for rater in raters]
+    for rater_code, token in lines:
+        click.echo(f"{rater_code}\t{return_url(token, _base_url(base_url))}")
+
+
 # ------------------------------------------------------------------ export
 
 
@@ -332,10 +363,13 @@ def serve_command(host: str, port: int, demo: bool) -> None:
     from .db import get_engine, session_scope
     from .demo import load_demo
     from .models import User
+    from .studies import link_base_url, server_url
 
     app: Flask = current_app._get_current_object()
     migrate.upgrade(get_engine())
-    base_url = f"http://{host}:{port}"
+    # Links name an address others can open: ANNOTATOR_BASE_URL, else this
+    # machine's name when listening on every interface (0.0.0.0).
+    base_url = link_base_url(host=host, port=port)
     if demo:
         with session_scope() as session:
             created = load_demo(session, base_url=base_url, instance_path=app.instance_path)
@@ -344,7 +378,11 @@ def serve_command(host: str, port: int, demo: bool) -> None:
     with session_scope() as session:
         if session.exec(select(User).where(User.role == "lead")).first() is None:
             click.echo("No lead yet: create one with `annotator lead create EMAIL`.")
-    click.echo(f"Serving on {base_url} (Ctrl+C to stop).")
+    click.echo(f"Serving on {server_url(host, port)} (listening on {host}:{port}; Ctrl+C to stop).")
+    if base_url.rstrip("/") != server_url(host, port):
+        click.echo(f"Links use {base_url} (ANNOTATOR_BASE_URL).")
+    elif server_url(host, port) != f"http://{host}:{port}":
+        click.echo("Links name this machine; set ANNOTATOR_BASE_URL to use another address.")
     # Flask refuses app.run() inside its CLI; werkzeug's server is what it
     # would have started. A pilot study's handful of raters is well within it.
     from werkzeug.serving import run_simple

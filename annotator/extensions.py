@@ -24,9 +24,14 @@ def _load_user(user_id: str):
     from .models import User
 
     try:
-        return get_session().get(User, int(user_id))
+        user = get_session().get(User, int(user_id.split(":", 1)[0]))
     except ValueError:
         return None
+    # A cookie from before the rater's return link was replaced no longer
+    # matches (see User.get_id): that session is over.
+    if user is None or user.get_id() != user_id:
+        return None
+    return user
 
 
 def init_extensions(app: Flask) -> None:

@@ -5,6 +5,7 @@ Times are timezone-aware UTC datetimes from :func:`annotator.clock.now`.
 
 from __future__ import annotations
 
+import hashlib
 from datetime import datetime
 from typing import Any
 
@@ -107,6 +108,12 @@ class User(SQLModel, table=True):
     consented_at: datetime | None = None
     declined_at: datetime | None = None
     created_at: datetime = Field(default_factory=now)
+    # The rater's personal return link (``/r/<token>``), valid until the lead
+    # rotates it. Kept in the clear, unlike a password: the rater's dashboard
+    # and the lead's raters page must be able to show the link again at any
+    # time, as invite links are. Imported and declined raters have none.
+    return_token: str | None = Field(default=None, unique=True, index=True, max_length=100)
+    return_token_issued_at: datetime | None = None
 
     # flask-login's protocol.
     @property
@@ -122,6 +129,13 @@ class User(SQLModel, table=True):
         return False
 
     def get_id(self) -> str:
+        # A rater's logins are tied to their current return link, so that
+        # replacing a leaked link also ends every session opened with it
+        # (the session and remember cookies carry this id). Only a digest of
+        # the token goes into the cookie, which the browser can read.
+        if self.return_token:
+            digest = hashlib.sha256(self.return_token.encode()).hexdigest()[:16]
+            return f"{self.id}:{digest}"
         return str(self.id)
 
     @property
@@ -250,7 +264,7 @@ class LLMScore(SQLModel, table=True):
 
 
 class AuditEvent(SQLModel, table=True):
-    """Actions worth a record: lifting a rater's gap, creating leads."""
+    """Actions worth a record: lifting a rater's gap, rotating a return link, creating leads."""
 
     id: int | None = Field(default=None, primary_key=True)
     actor_id: int | None = Field(default=None, foreign_key="user.id")

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import secrets
+import socket
+from urllib.parse import urlsplit
 
+from sqlalchemy import func
 from sqlmodel import Session, select
 from werkzeug.security import generate_password_hash
 
-from .models import ROLE_LEAD, AuditEvent, Benchmark, Invite, Scale, Study, User
+from .clock import now
+from .models import ROLE_LEAD, ROLE_RATER, AuditEvent, Benchmark, Invite, Scale, Study, User
 from .studyfile import StudyFile
 
 __all__ = [
@@ -20,7 +24,20 @@ __all__ = [
     "create_invites",
     "new_rater_code",
     "invite_url",
+    "issue_return_link",
+    "rotate_return_link",
+    "no_return_link",
+    "rater_by_return_token",
+    "study_raters",
+    "return_url",
+    "server_url",
+    "link_base_url",
+    "RETURN_LINK_ROTATED",
 ]
+
+RETURN_LINK_ROTATED = "return-link-rotated"
+# Addresses a server listens on but nobody can open.
+_ANY_ADDRESS = {"0.0.0.0", "::", ""}
 
 
 class StudyExists(ValueError):
@@ -111,3 +128,88 @@ def create_invites(session: Session, study: Study, count: int) -> list[Invite]:
 def invite_url(token: str, base_url: str) -> str:
     """The link that admits one new rater (served by the rate blueprint)."""
     return f"{base_url.rstrip('/')}/invite/{token}"
+
+
+# ------------------------------------------------------------ return links
+
+
+def issue_return_link(user: User) -> None:
+    """Give ``user`` a new personal return link; any earlier one stops working."""
+    # 32 random bytes: the link alone logs the rater in, like a password.
+    user.return_token = secrets.token_urlsafe(32)
+    user.return_token_issued_at = now()
+
+
+def rotate_return_link(session: Session, rater: User, *, actor: User | None, via: str) -> None:
+    """Replace the rater's return link, logged as an AuditEvent (``via``: "web" or "cli")."""
+    if rater.return_token is None:
+        raise ValueError(no_return_link(rater))
+    issue_return_link(rater)
+    session.add(rater)
+    session.add(
+        AuditEvent(
+            actor_id=actor.id if actor is not None else None,
+            subject_id=rater.id,
+            study_id=rater.study_id,
+            action=RETURN_LINK_ROTATED,
+            details={"via": via},
+        )
+    )
+    session.flush()
+
+
+def no_return_link(rater: User) -> str:
+    """Why ``rater`` has no return link."""
+    reason = "was imported" if rater.source == "import" else "declined to take part"
+    return f"rater {rater.rater_code} {reason} and has no return link"
+
+
+def rater_by_return_token(session: Session, token: str) -> User | None:
+    if not token:
+        return None
+    return session.exec(
+        select(User).where(User.return_token == token, User.role == ROLE_RATER)
+    ).first()
+
+
+def study_raters(session: Session, study: Study, *, code: str | None = None) -> list[User]:
+    """The study's raters in joining order; ``code`` picks one, ignoring case."""
+    query = select(User).where(User.study_id == study.id, User.role == ROLE_RATER)
+    if code is not None:
+        query = query.where(func.upper(User.rater_code) == code.strip().upper())
+    return list(session.exec(query.order_by(User.created_at, User.id)))
+
+
+def return_url(token: str, base_url: str) -> str:
+    """The rater's personal way back in (served by the rate blueprint)."""
+    return f"{base_url.rstrip('/')}/r/{token}"
+
+
+def server_url(host: str, port: int) -> str:
+    """The address of a server listening on ``host``, as others can open it.
+
+    A server on 0.0.0.0 listens on every interface, but 0.0.0.0 is no
+    address to send anyone: links name the machine instead.
+    """
+    if host in _ANY_ADDRESS:
+        host = socket.gethostname() or "127.0.0.1"
+    return f"http://{host}:{port}"
+
+
+def link_base_url(*, host: str = "127.0.0.1", port: int = 5000) -> str:
+    """Where invite and return links point.
+
+    The configured ``BASE_URL`` (``ANNOTATOR_BASE_URL``), else in a web
+    request the address the server was reached at, else ``host``/``port``.
+    """
+    from flask import current_app, has_request_context, request
+
+    configured = current_app.config.get("BASE_URL")
+    if configured:
+        return configured
+    if has_request_context():
+        parts = urlsplit(request.host_url)
+        if parts.hostname in _ANY_ADDRESS:
+            return server_url(parts.hostname, parts.port or 80) + "/"
+        return request.host_url
+    return server_url(host, port)

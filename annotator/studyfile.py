@@ -40,6 +40,7 @@ DEFAULT_DEMOGRAPHICS: list[dict] = [
         "label": "Gender (self-reported)",
         "type": "choice",
         "choices": GENDER_CHOICES,
+        "labels": {"non-binary": "Non-binary", "self-describe": "I describe myself"},
         "self_describe": "self-describe",
         "required": True,
     },
@@ -130,6 +131,10 @@ class QuestionSpec(_Strict):
     label: Annotated[str, Field(min_length=1)]
     type: Literal["choice", "number", "text"] = "choice"
     choices: list[str] = []
+    # What raters read for a choice (the choice itself is what is stored and
+    # exported); choices without one read as "Prefer not to say" for
+    # "prefer-not-to-say" (see annotator.rate.questionnaire.choice_label).
+    labels: dict[str, Annotated[str, Field(min_length=1, max_length=200)]] = {}
     # The choice that opens a free-text field ("self-describe").
     self_describe: str | None = None
     required: bool = True
@@ -144,6 +149,12 @@ class QuestionSpec(_Strict):
             raise ValueError("a choice question needs at least two choices")
         if self.self_describe is not None and self.self_describe not in self.choices:
             raise ValueError(f"self_describe {self.self_describe!r} is not one of the choices")
+        unknown = [key for key in self.labels if key not in self.choices]
+        if unknown:
+            raise ValueError(
+                f"labels {', '.join(map(repr, unknown))} not among the choices "
+                f"({', '.join(map(repr, self.choices))})"
+            )
         return self
 
 

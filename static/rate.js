@@ -1,8 +1,8 @@
 // Progressive enhancement for the rater's pages; every page works without it.
 // - the Score field gets a slider kept in sync with it (the field stays the
-//   one that is submitted, and stays empty until the rater sets a value);
+//   one that is submitted, and stays empty until the rater sets a value; the
+//   slider shows no thumb until then, see style.css);
 // - htmx swaps in a 422 response, which is the item again with its message;
-// - times are also shown in the rater's own time zone.
 (function () {
   "use strict";
 
@@ -39,21 +39,7 @@
     slider.classList.remove("untouched");
   }
 
-  function localTimes(root) {
-    root.querySelectorAll("time[datetime]:not([data-local])").forEach(function (el) {
-      var moment = new Date(el.getAttribute("datetime"));
-      if (isNaN(moment.getTime())) { return; }
-      el.setAttribute("data-local", "");
-      el.title = el.textContent;
-      el.textContent = moment.toLocaleString(undefined, {
-        weekday: "long", day: "numeric", month: "long", year: "numeric",
-        hour: "2-digit", minute: "2-digit", timeZoneName: "short"
-      });
-    });
-  }
-
   function setup(root) {
-    localTimes(root);
     var field = root.querySelector("#score");
     var slider = root.querySelector("#score-slider");
     if (!field || !slider) { return; }

@@ -126,3 +126,20 @@ def test_login_next_only_follows_local_paths(app, client, runner):
     client.post("/logout")
     local = client.post("/login?next=/lead/studies/x", data=form)
     assert local.headers["Location"].endswith("/lead/studies/x")
+
+
+def test_raters_page_counts_imported_ratings_per_scale(lead_client):
+    page = lead_client.get("/lead/studies/small/raters").get_data(as_text=True)
+    rows = {
+        code: row
+        for row in page.split("<tr>")[1:]
+        for code in ("ann", "bob", "cy")
+        if f"<code>{code}</code>" in row
+    }
+    assert set(rows) == {"ann", "bob", "cy"}
+    assert "0-5: 4 imported ratings" in rows["ann"] and "0-100: 2 imported ratings" in rows["ann"]
+    assert "0-5: 4 imported ratings" in rows["bob"] and "0-100" not in rows["bob"]
+    assert "0-5: 2 imported ratings" in rows["cy"]
+    for row in rows.values():
+        assert '<span class="muted">none</span>' not in row.split("</td>")[1]
+        assert "imported, no link needed" in row

@@ -104,3 +104,42 @@ def test_demographic_questions_are_checked():
     message = str(caught.value)
     assert "demographics[0]: key 'rater' is reserved" in message
     assert "demographics[1]: a choice question needs at least two choices" in message
+
+
+QUESTION = """
+[[demographics]]
+key = "english"
+label = "English"
+choices = ["native", "fluent", "prefer-not-to-say"]
+"""
+
+
+def test_choice_labels_are_read():
+    spec = parse_study_file(
+        VALID
+        + QUESTION
+        + 'labels = { native = "Native speaker", "prefer-not-to-say" = "Rather not" }'
+    )
+    assert spec.demographics[0].labels == {
+        "native": "Native speaker",
+        "prefer-not-to-say": "Rather not",
+    }
+    assert parse_study_file(VALID + QUESTION).demographics[0].labels == {}
+
+
+@pytest.mark.parametrize(
+    ("labels", "expected"),
+    [
+        (
+            'labels = { natve = "Native speaker" }',
+            "demographics[0]: labels 'natve' not among the choices "
+            "('native', 'fluent', 'prefer-not-to-say')",
+        ),
+        ('labels = { native = "" }', "demographics[0].labels.native: String should have at least"),
+        ('labels = ["Native"]', "demographics[0].labels: Input should be a valid dictionary"),
+    ],
+)
+def test_bad_choice_labels_are_reported(labels, expected):
+    with pytest.raises(StudyFileError) as info:
+        parse_study_file(VALID + QUESTION + labels)
+    assert any(p.startswith(expected) for p in info.value.problems), info.value.problems

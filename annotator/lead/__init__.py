@@ -18,7 +18,14 @@ from sqlmodel import select
 from ..auth import lead_required
 from ..db import get_session
 from ..models import Invite, Study
-from ..studies import create_invites, get_study, invite_url, study_benchmarks, study_scales
+from ..studies import (
+    create_invites,
+    get_study,
+    invite_url,
+    link_base_url,
+    study_benchmarks,
+    study_scales,
+)
 from .views import scale_progress, study_overviews
 
 __all__ = ["bp"]
@@ -103,8 +110,7 @@ def invites(slug: str):
         .where(Invite.study_id == the_study.id, Invite.used_at.is_(None))
         .order_by(Invite.created_at.desc(), Invite.id.desc())
     ).all()
-    base_url = current_app.config.get("BASE_URL") or request.host_url
-    links = [invite_url(invite.token, base_url) for invite in unused]
+    links = [invite_url(invite.token, link_base_url()) for invite in unused]
     return render_template("lead/invites.html", study=the_study, links=links)
 
 

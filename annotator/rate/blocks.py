@@ -36,7 +36,7 @@ from ..models import (
     Study,
     User,
 )
-from ..studies import new_rater_code, study_scales
+from ..studies import issue_return_link, new_rater_code, study_scales
 from . import protocol
 from .scores import parse_score
 
@@ -121,6 +121,7 @@ def enrol(session: Session, invite: Invite) -> User:
     study = session.exec(select(Study).where(Study.id == invite.study_id).with_for_update()).one()
     user = _new_rater(session, study)
     user.consented_at = now()
+    issue_return_link(user)
     _claim_invite(session, invite, user)
     scales = study_scales(session, study)
     last = session.exec(

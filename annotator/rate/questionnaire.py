@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from .scores import format_number
 
-__all__ = ["read_answers", "self_describe_key", "MAX_TEXT"]
+__all__ = ["read_answers", "self_describe_key", "choice_label", "MAX_TEXT"]
 
 MAX_TEXT = 500
 
@@ -17,6 +18,20 @@ def self_describe_key(question: Mapping[str, Any]) -> str:
     # A separate answer key, so the choice column keeps only the listed
     # choices and the free text sits next to it in the export.
     return f"{question['key']}_self_described"
+
+
+# A hyphen between letters reads as a space ("prefer-not-to-say"); one
+# between digits is a range ("18-24") and stays.
+_WORD_HYPHEN = re.compile(r"(?<=[^\W\d])-(?=[^\W\d])")
+
+
+def choice_label(question: Mapping[str, Any], choice: str) -> str:
+    """What a rater reads for ``choice``: the study file's label, else the key made readable."""
+    label = (question.get("labels") or {}).get(choice)
+    if label:
+        return label
+    text = _WORD_HYPHEN.sub(" ", choice)
+    return text[:1].upper() + text[1:]
 
 
 def _number(question: Mapping[str, Any], text: str) -> tuple[float | int | None, str | None]:

@@ -7,7 +7,7 @@ includes), picked by the ``HX-Request`` header.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import lru_cache, wraps
 
 from flask import (
@@ -26,13 +26,17 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 from werkzeug.security import generate_password_hash
 
+from ..auth import confirmed, render_confirm
 from ..clock import now
 from ..db import get_session
 from ..models import ROLE_RATER, Benchmark, Demographics, Invite, Item, Study
+from ..studies import link_base_url, rater_by_return_token, return_url
 from . import bp
 from .blocks import (
     DONE,
     IN_PROGRESS,
+    LOCKED,
+    WAITING,
     BlockState,
     BlockUnavailable,
     InviteUsed,
@@ -47,7 +51,8 @@ from .blocks import (
     start_block,
     submit_score,
 )
-from .questionnaire import read_answers, self_describe_key
+from .markdown import render_markdown
+from .questionnaire import choice_label, read_answers, self_describe_key
 from .scores import ScoreError, format_number, parse_score, scale_hint
 
 MIN_PASSWORD = 8
@@ -97,10 +102,30 @@ def is_htmx() -> bool:
     )
 
 
-@bp.app_template_filter("rate_when")
-def when(moment: datetime) -> str:
-    """A time as raters read it: ``Monday 9 March 2026 at 09:00 UTC``."""
-    return f"{moment:%A} {moment.day} {moment:%B %Y} at {moment:%H:%M} UTC"
+@bp.app_template_filter("local_time")
+def local_time(moment: datetime) -> Markup:
+    """Every date shown: ``Monday 9 March 2026 at 09:00 UTC`` in a ``<time>``.
+
+    static/local-time.js rewrites it in the reader's own time zone, naming
+    the zone; without JavaScript the UTC text stays.
+    """
+    moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    text = f"{moment:%A} {moment.day} {moment:%B %Y} at {moment:%H:%M} UTC"
+    iso = moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return Markup('<time datetime="{}" class="local-time">{}</time>').format(iso, text)
+
+
+@bp.app_template_filter("markdown")
+def markdown_filter(text: str) -> Markup:
+    return render_markdown(text)
+
+
+@bp.app_template_global()
+def rater_return_url() -> str | None:
+    """The logged-in rater's return link, or ``None`` (leads, imported raters)."""
+    if not current_user.is_authenticated or not getattr(current_user, "return_token", None):
+        return None
+    return return_url(current_user.return_token, link_base_url())
 
 
 @lru_cache(maxsize=64)
@@ -113,8 +138,20 @@ def render_item_text(benchmark: Benchmark, item: Item) -> Markup:
     return Markup(_item_template(benchmark.template).render(**item.fields))
 
 
-def instructions_for(benchmark: Benchmark, scale) -> str:
-    return benchmark.instructions.format(min=format_number(scale.min), max=format_number(scale.max))
+def instructions_for(benchmark: Benchmark, scale) -> Markup:
+    return render_markdown(
+        benchmark.instructions.format(min=format_number(scale.min), max=format_number(scale.max))
+    )
+
+
+def _not_open_yet(state: BlockState):
+    """The page for a block whose gap is not over or whose previous block is not done."""
+    states = block_states(get_session(), current_user)
+    before = next((s for s in states if s.block.position == state.block.position - 1), None)
+    return (
+        render_template("rate/block_locked.html", study=_study(), state=state, before=before),
+        403,
+    )
 
 
 def _own_block(block_id: int) -> BlockState:
@@ -148,6 +185,18 @@ def invite(token: str):
                 login_user(user, remember=True)
                 return redirect(url_for("rate.dashboard"))
             if decision == "decline":
+                if not confirmed():
+                    back = url_for("rate.invite", token=token)
+                    return render_confirm(
+                        title="Decline to take part?",
+                        message="If you decline, only your refusal is recorded and this "
+                        "invite link stops working: you cannot join the study later with it.",
+                        action=back,
+                        fields={"decision": "decline"},
+                        confirm_label="Yes, I decline",
+                        cancel_url=back,
+                        cancel_label="Back to the study information",
+                    )
                 decline(session, the_invite)
                 session.commit()
                 if current_user.is_authenticated:
@@ -166,6 +215,21 @@ def invite(token: str):
             400,
         )
     return render_template("rate/consent.html", study=study, token=token, error=None)
+
+
+@bp.route("/r/<token>")
+def come_back(token: str):
+    """A rater's personal return link: log them in and show their blocks."""
+    rater = rater_by_return_token(get_session(), token)
+    if rater is None or rater.declined_at is not None:
+        response = make_response(render_template("rate/return_unknown.html"), 404)
+    else:
+        login_user(rater, remember=True)
+        response = redirect(url_for("rate.dashboard"))
+    # The token is as good as a password: keep it out of caches and Referer headers.
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    return response
 
 
 @bp.route("/declined")
@@ -203,6 +267,7 @@ def demographics():
             values=request.form,
             errors=errors,
             self_describe_key=self_describe_key,
+            choice_label=choice_label,
         ),
         status,
     )
@@ -258,6 +323,8 @@ def account():
 def start(block_id: int):
     session = get_session()
     state = _own_block(block_id)
+    if state.status in (WAITING, LOCKED):
+        return _not_open_yet(state)
     try:
         start_block(session, current_user, state)
     except BlockUnavailable as exc:
@@ -275,6 +342,8 @@ def block(block_id: int):
     state = _own_block(block_id)
     if state.status == DONE:
         return redirect(url_for("rate.block_done", block_id=block_id))
+    if state.status in (WAITING, LOCKED):
+        return _not_open_yet(state)
     if state.status != IN_PROGRESS:
         return redirect(url_for("rate.dashboard"))
     rated = ratings_by_position(get_session(), state.block)
@@ -370,6 +439,8 @@ def item(block_id: int, position: int):
     if state.status != IN_PROGRESS:
         if request.method == "POST":
             flash("This block has not been started; nothing was stored.", "error")
+        elif state.status in (WAITING, LOCKED):
+            return _not_open_yet(state)
         return _go(url_for("rate.dashboard"))
     block = state.block
     if not 1 <= position <= len(block.item_order):

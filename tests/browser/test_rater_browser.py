@@ -6,111 +6,15 @@ database, with CSRF protection on and the real clock.
 
 from __future__ import annotations
 
-import json
-import threading
-from pathlib import Path
-
 import pytest
 from sqlmodel import Session, select
-from werkzeug.serving import make_server
 
 from annotator.db import get_engine, session_scope
 from annotator.exporters import long_export
-from annotator.importers import import_items
 from annotator.models import Rating
-from annotator.studies import create_invites, create_study, get_study
-from annotator.studyfile import parse_study_file
+from annotator.studies import create_invites, get_study
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-
-STUDY = """
-name = "Browser study"
-slug = "browser"
-session_gap_days = 7
-consent = "You agree to rate ten short texts."
-
-[[scales]]
-name = "0-5"
-min = 0
-max = 5
-step = 0.01
-
-[[scales]]
-name = "0-10"
-min = 0
-max = 10
-step = 0.01
-
-[[scales]]
-name = "0-100"
-min = 0
-max = 100
-step = 0.1
-
-[[benchmarks]]
-name = "sts-b"
-instructions = "Rate the similarity of the two sentences from {min} to {max}."
-template = "Sentence 1: {{ sentence1 }}\\nSentence 2: {{ sentence2 }}"
-
-[[demographics]]
-key = "gender"
-label = "Gender (self-reported)"
-type = "choice"
-choices = ["female", "male", "non-binary", "prefer-not-to-say"]
-
-[[demographics]]
-key = "age"
-label = "Age in years"
-type = "number"
-min = 18
-max = 120
-
-[[demographics]]
-key = "field"
-label = "Field of study or work"
-type = "text"
-required = false
-"""
-
-ITEMS = [
-    {
-        "item_id": f"s{i}",
-        "benchmark": "sts-b",
-        "sentence1": f"A person is slicing vegetable number {i} <carefully>.",
-        "sentence2": f"Someone cuts vegetable {i} with a knife.",
-    }
-    for i in range(1, 11)
-]
-
-
-@pytest.fixture
-def served_app(make_app, tmp_path):
-    """The app on a free port, with the real clock and CSRF on."""
-    app = make_app(WTF_CSRF_ENABLED=True, CLOCK=None)
-    path = tmp_path / "items.jsonl"
-    path.write_text("\n".join(json.dumps(row) for row in ITEMS) + "\n", "utf-8")
-    with session_scope(app) as session:
-        study = create_study(session, parse_study_file(STUDY))
-        import_items(session, study, path)
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield app, f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
+from .conftest import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, PNG_SIGNATURE
 
 
 def _count_ratings(app) -> int:
@@ -159,7 +63,7 @@ def test_a_rater_rates_a_block_in_chromium(served_app):
             expect(page.get_by_text("You agree to rate ten short texts.")).to_be_visible()
             page.get_by_role("button", name="I agree").click()
             expect(page.get_by_role("heading", name="A few questions about you")).to_be_visible()
-            page.get_by_label("female", exact=True).check()
+            page.get_by_label("Female", exact=True).check()
             page.get_by_label("Age in years").fill("34")
             page.get_by_label("Field of study or work").fill("linguistics")
             page.get_by_role("button", name="Continue").click()
@@ -251,7 +155,10 @@ def test_a_rater_rates_a_block_in_chromium(served_app):
             kept = [c for c in context.cookies() if c.get("expires", -1) > 0]
             assert any(c["name"] == "remember_token" for c in kept)
             context.close()
-            context = browser.new_context(viewport={"width": 360, "height": 780})
+            # The rater is in Tokyo now: dates are shown in their time zone.
+            context = browser.new_context(
+                viewport={"width": 360, "height": 780}, timezone_id="Asia/Tokyo"
+            )
             context.set_default_timeout(15_000)
             context.add_cookies(kept)
             page = context.new_page()
@@ -283,6 +190,10 @@ def test_a_rater_rates_a_block_in_chromium(served_app):
             # After the block: the completion page says when the next one opens.
             expect(page.get_by_role("heading", name="Block 1 of 3 complete")).to_be_visible()
             expect(page.get_by_text("opens on")).to_be_visible()
+            opens = page.locator("time.local-time")
+            expect(opens).to_have_attribute("data-local", "")
+            assert "GMT+9" in opens.inner_text() and "UTC" not in opens.inner_text()
+            assert opens.get_attribute("title").endswith(" UTC")
             assert errors == []
         finally:
             browser.close()

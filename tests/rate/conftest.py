@@ -78,12 +78,14 @@ def study_toml(
     gap_days: float = 7,
     extra: str = "",
     demographics: str = DEMOGRAPHICS_TOML,
+    consent: str = '"You agree to rate ten short texts."',
+    benchmarks: str = BENCHMARKS_TOML,
 ) -> str:
     return (
         f'name = "Rating test study"\nslug = "{slug}"\nsession_gap_days = {gap_days}\n'
         f'scale_order = "{scale_order}"\n'
-        'consent = "You agree to rate ten short texts."\n'
-        f"{extra}\n{scales}\n{BENCHMARKS_TOML}\n{demographics}"
+        f"consent = {consent}\n"
+        f"{extra}\n{scales}\n{benchmarks}\n{demographics}"
     )
 
 
@@ -233,3 +235,7 @@ def lead_client(app):
     response = client.post("/login", data={"username": LEAD_EMAIL, "password": LEAD_PASSWORD})
     assert response.status_code == 302
     return client
+
+
+# The second step of a confirmation page (annotator.auth.render_confirm).
+CONFIRMED = {"confirmed": "yes"}

@@ -174,7 +174,8 @@ def test_lead_post_needs_csrf(make_app, study):
     )
     url = f"/lead/studies/{study.slug}/raters/{rater}/lift-gap"
     assert lead.post(url).status_code == 400
-    assert lead.post(url, data={"csrf_token": csrf}).status_code == 302
+    assert lead.post(url, data={"confirmed": "yes"}).status_code == 400
+    assert lead.post(url, data={"csrf_token": csrf, "confirmed": "yes"}).status_code == 302
 
 
 def join_without_csrf(app, slug: str) -> int:

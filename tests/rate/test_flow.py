@@ -39,7 +39,7 @@ def test_unknown_invite_is_404(client, study):
 
 def test_declining_stores_only_the_refusal(app, client, study):
     token = new_invite(app, study.slug)
-    response = client.post(f"/invite/{token}", data={"decision": "decline"})
+    response = client.post(f"/invite/{token}", data={"decision": "decline", "confirmed": "yes"})
     assert response.status_code == 302
     assert client.get(response.headers["Location"]).status_code == 200
     with Session(get_engine(app)) as session:
@@ -126,9 +126,10 @@ def test_three_blocks_a_week_apart_end_in_the_export(app, client, make_study, cl
     assert [b.position for b in blocks] == [1, 2, 3]
     for index, block in enumerate(blocks):
         if index:
-            # The gap is still running: Start is refused and nothing changes.
+            # The gap is still running: Start is refused, saying when the
+            # block opens, and nothing changes.
             response = start(client, block.id)
-            assert response.headers["Location"].endswith("/rate/")
+            assert response.status_code == 403 and "opens on" in response.text
             assert blocks_of(app, rater)[index].started_at is None
             clock.advance(days=7)
         assert start(client, block.id).status_code == 302

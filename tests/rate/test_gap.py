@@ -9,7 +9,16 @@ from sqlmodel import Session, select
 from annotator.db import get_engine
 from annotator.models import AuditEvent, User
 
-from .conftest import blocks_of, item_url, join, rate_all, ratings_of, start, study_toml
+from .conftest import (
+    CONFIRMED,
+    blocks_of,
+    item_url,
+    join,
+    rate_all,
+    ratings_of,
+    start,
+    study_toml,
+)
 
 
 def _finish_first_block(app, client, rater):
@@ -23,10 +32,11 @@ def test_second_block_cannot_start_before_the_first_is_done(app, client, rater):
     blocks = blocks_of(app, rater)
     assert start(client, blocks[0].id).status_code == 302
     response = start(client, blocks[1].id)
-    assert response.headers["Location"].endswith("/rate/")
+    # Not a silent redirect: the page says what to do first.
+    assert response.status_code == 403
+    assert "Please complete block 1 (scale" in response.text
+    assert "Back to your blocks" in response.text
     assert blocks_of(app, rater)[1].started_at is None
-    page = client.get("/rate/")
-    assert "Please complete the blocks before this one first." in page.text
 
 
 def test_gap_opens_exactly_after_session_gap_days(app, client, rater, clock):
@@ -42,7 +52,8 @@ def test_gap_opens_exactly_after_session_gap_days(app, client, rater, clock):
 
     clock.advance(days=7, seconds=-1)
     response = start(client, blocks[1].id)
-    assert response.headers["Location"].endswith("/rate/")
+    assert response.status_code == 403
+    assert "opens on" in response.text and "Monday 9 March 2026 at 09:00 UTC" in response.text
     assert blocks_of(app, rater)[1].started_at is None
 
     clock.advance(seconds=1)
@@ -58,15 +69,18 @@ def test_direct_urls_and_posts_cannot_get_around_the_gap(app, client, rater, clo
     before = len(ratings_of(app, rater))
     clock.advance(days=3)
     for url in (f"/rate/blocks/{second}", item_url(second, 1)):
+        # Opening a block whose gap is not over says when it opens.
         response = client.get(url)
-        assert response.status_code == 302
-        assert response.headers["Location"].endswith("/rate/")
+        assert response.status_code == 403
+        assert "Block 2 is not open yet" in response.text
+        assert "Monday 9 March 2026 at 09:00 UTC" in response.text
     response = client.post(item_url(second, 1), data={"score": "3"})
     assert response.status_code == 302
     assert len(ratings_of(app, rater)) == before
     assert blocks_of(app, rater)[1].started_at is None
     # The third block is further still.
-    assert start(client, blocks[2].id).headers["Location"].endswith("/rate/")
+    third = start(client, blocks[2].id)
+    assert third.status_code == 403 and "Please complete block 2" in third.text
     assert blocks_of(app, rater)[2].started_at is None
 
 
@@ -95,7 +109,9 @@ def test_lead_lifts_the_gap_for_one_rater_and_it_is_logged(app, client, study, l
         lead = session.exec(select(User).where(User.role == "lead")).one()
     assert code in page.text and "Lift gap" in page.text
 
-    response = lead_client.post(f"/lead/studies/{study.slug}/raters/{rater}/lift-gap")
+    response = lead_client.post(
+        f"/lead/studies/{study.slug}/raters/{rater}/lift-gap", data=CONFIRMED
+    )
     assert response.status_code == 302
     assert "may start block 2 now" in lead_client.get(response.headers["Location"]).text
     with Session(get_engine(app)) as session:
@@ -123,7 +139,9 @@ def test_lift_gap_when_nothing_waits(app, client, study, lead_client):
             stored.started_at = stored.created_at
             session.add(stored)
             session.commit()
-    response = lead_client.post(f"/lead/studies/{study.slug}/raters/{rater}/lift-gap")
+    response = lead_client.post(
+        f"/lead/studies/{study.slug}/raters/{rater}/lift-gap", data=CONFIRMED
+    )
     assert response.status_code == 302
     page = lead_client.get(response.headers["Location"])
     assert "has no block waiting" in page.text
@@ -135,7 +153,14 @@ def test_lift_gap_for_a_rater_of_another_study_is_404(app, make_study, lead_clie
     first = make_study(study_toml(slug="first"))
     second = make_study(study_toml(slug="second"))
     rater = join(app, app.test_client(), first.slug)
-    response = lead_client.post(f"/lead/studies/{second.slug}/raters/{rater}/lift-gap")
+    response = lead_client.post(
+        f"/lead/studies/{second.slug}/raters/{rater}/lift-gap", data=CONFIRMED
+    )
     assert response.status_code == 404
-    assert lead_client.post(f"/lead/studies/{first.slug}/raters/99999/lift-gap").status_code == 404
+    assert (
+        lead_client.post(
+            f"/lead/studies/{first.slug}/raters/99999/lift-gap", data=CONFIRMED
+        ).status_code
+        == 404
+    )
     assert lead_client.get("/lead/studies/nope/raters").status_code == 404

@@ -1,0 +1,121 @@
+"""The browser tests' app: served on a free port, driven by Debian's Chromium."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from werkzeug.serving import make_server
+
+from annotator.db import session_scope
+from annotator.importers import import_items
+from annotator.studies import create_study
+from annotator.studyfile import parse_study_file
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+STUDY = """
+name = "Browser study"
+slug = "browser"
+session_gap_days = 7
+consent = "You agree to rate ten short texts."
+
+[[scales]]
+name = "0-5"
+min = 0
+max = 5
+step = 0.01
+
+[[scales]]
+name = "0-10"
+min = 0
+max = 10
+step = 0.01
+
+[[scales]]
+name = "0-100"
+min = 0
+max = 100
+step = 0.1
+
+[[benchmarks]]
+name = "sts-b"
+instructions = "Rate the similarity of the two sentences from {min} to {max}."
+template = "Sentence 1: {{ sentence1 }}\\nSentence 2: {{ sentence2 }}"
+
+[[demographics]]
+key = "gender"
+label = "Gender (self-reported)"
+type = "choice"
+choices = ["female", "male", "non-binary", "prefer-not-to-say"]
+
+[[demographics]]
+key = "age"
+label = "Age in years"
+type = "number"
+min = 18
+max = 120
+
+[[demographics]]
+key = "field"
+label = "Field of study or work"
+type = "text"
+required = false
+"""
+
+ITEMS = [
+    {
+        "item_id": f"s{i}",
+        "benchmark": "sts-b",
+        "sentence1": f"A person is slicing vegetable number {i} <carefully>.",
+        "sentence2": f"Someone cuts vegetable {i} with a knife.",
+    }
+    for i in range(1, 11)
+]
+
+
+@pytest.fixture
+def served_app(make_app, tmp_path):
+    """The app on a free port, with the real clock and CSRF on."""
+    app = make_app(WTF_CSRF_ENABLED=True, CLOCK=None)
+    path = tmp_path / "items.jsonl"
+    path.write_text("\n".join(json.dumps(row) for row in ITEMS) + "\n", "utf-8")
+    with session_scope(app) as session:
+        study = create_study(session, parse_study_file(STUDY))
+        import_items(session, study, path)
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield app, f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+
+
+@pytest.fixture
+def browser():
+    """Debian's Chromium through Playwright; skipped (failed in CI) when absent."""
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
