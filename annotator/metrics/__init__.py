@@ -3,23 +3,49 @@
 Pure functions on arrays (items x raters, NaN for a missing rating) or on the
 ``{annotator: {item: annotation}}`` dictionaries of the alt-test; no database and no
 Flask. See ``docs/metrics.md`` for usage, the command line and benchmark figures.
+
+The names are imported on first use (PEP 562), so that ``annotator.metrics.cli`` and
+``annotator --help`` do not pay for numpy, pandas and scipy.
 """
 
 from __future__ import annotations
 
-from .alpha import krippendorff_alpha
-from .alttest import (
-    AltTestResult,
-    AnnotatorResult,
-    MultiDomainAltTestResult,
-    alt_test,
-    alt_test_domains,
-)
-from .icc import ICCResult, icc
-from .matrix import RatingMatrix, read_matrix, split_matrix
-from .nmae import nmae
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from ._names import LLM_PREFIX
+
+if TYPE_CHECKING:
+    from .alpha import krippendorff_alpha
+    from .alttest import (
+        AltTestResult,
+        AnnotatorResult,
+        MultiDomainAltTestResult,
+        alt_test,
+        alt_test_domains,
+    )
+    from .icc import ICCResult, icc
+    from .matrix import RatingMatrix, read_matrix, split_matrix
+    from .nmae import nmae
+
+# Public name -> submodule that defines it.
+_SOURCES = {
+    "AltTestResult": "alttest",
+    "AnnotatorResult": "alttest",
+    "ICCResult": "icc",
+    "MultiDomainAltTestResult": "alttest",
+    "RatingMatrix": "matrix",
+    "alt_test": "alttest",
+    "alt_test_domains": "alttest",
+    "icc": "icc",
+    "krippendorff_alpha": "alpha",
+    "nmae": "nmae",
+    "read_matrix": "matrix",
+    "split_matrix": "matrix",
+}
 
 __all__ = [
+    "LLM_PREFIX",
     "AltTestResult",
     "AnnotatorResult",
     "ICCResult",
@@ -33,3 +59,17 @@ __all__ = [
     "read_matrix",
     "split_matrix",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module = _SOURCES[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

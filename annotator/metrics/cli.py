@@ -9,14 +9,18 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from .alpha import LEVELS, krippendorff_alpha
-from .alttest import SCORINGS, TESTS, AltTestResult, alt_test
-from .icc import icc
-from .matrix import RatingMatrix, read_matrix
+from ._names import LEVELS, SCORINGS, TESTS
+
+if TYPE_CHECKING:
+    from .alttest import AltTestResult
+    from .matrix import RatingMatrix
+
+# The statistics (numpy, pandas, scipy) are imported inside the commands: the module is
+# imported to build ``annotator --help``, which must start fast.
 
 __all__ = ["alpha_command", "alt_test_command", "icc_command", "register"]
 
@@ -135,6 +139,8 @@ def alt_test_command(
     Prints, per model, PASSED or FAILED (winning rate >= 0.5), the winning rate, the
     average advantage probability and one row per annotator.
     """
+    from .alttest import alt_test
+
     data = _load_json(humans_path, "--humans")
     if _is_export(data):
         humans, llm = data["humans"], data["llm"]
@@ -198,6 +204,8 @@ def _select(matrix: RatingMatrix, raters: str, benchmark: str | None):
 
 
 def _read(path: str) -> RatingMatrix:
+    from .matrix import read_matrix
+
     try:
         return read_matrix(path)
     except (ValueError, OSError) as exc:
@@ -237,6 +245,8 @@ def icc_command(
     as_json: bool,
 ) -> None:
     """ICC(A,1), ICC(A,k), ICC(C,1), ICC(C,k) of the matrix export MATRIX (a CSV)."""
+    from .icc import icc
+
     frame = _select(_read(matrix), raters, benchmark)
     try:
         res = icc(frame, confidence=confidence, nan_policy=nan_policy)
@@ -271,6 +281,8 @@ def alpha_command(
     matrix: str, level: str, raters: str, benchmark: str | None, as_json: bool
 ) -> None:
     """Krippendorff's alpha of the matrix export MATRIX (a CSV); empty cells are missing."""
+    from .alpha import krippendorff_alpha
+
     frame = _select(_read(matrix), raters, benchmark)
     try:
         value = krippendorff_alpha(frame, level=level)

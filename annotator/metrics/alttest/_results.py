@@ -1,0 +1,163 @@
+"""Result dataclasses of the alt-test."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._names import SCORINGS, TESTS
+
+__all__ = [
+    "SCORINGS",
+    "TESTS",
+    "AltTestResult",
+    "AnnotatorResult",
+    "MultiDomainAltTestResult",
+]
+
+# The paper's FAQ: below 30 items the t-test's normality assumption is doubtful.
+_AUTO_WILCOXON_BELOW = 30
+
+
+@dataclass(frozen=True)
+class AnnotatorResult:
+    """One human annotator's comparison with the LLM.
+
+    Attributes
+    ----------
+    annotator : hashable
+        The annotator's key in ``humans``.
+    n_items : int
+        Kept items this annotator annotated (the sample size of the test).
+    tested : bool
+        False when ``n_items < min_items_per_human``: the annotator is skipped and
+        counts neither in the winning rate nor in the advantage probability.
+    rho_f, rho_h : float
+        Advantage probabilities: share of items where the LLM (``rho_f``) or the
+        annotator (``rho_h``) aligns with the other annotators at least as well as the
+        other side (IPW-weighted shares with ``inverse_probability_weighting``).
+    statistic : float
+        The t statistic, or the Wilcoxon signed-rank statistic (sum of positive ranks).
+    p_value : float
+        One-sided p-value of H0: ``rho_h - rho_f >= epsilon``; NaN when it cannot be
+        computed.
+    rejected : bool
+        Whether H0 is rejected by the Benjamini-Yekutieli procedure (the LLM wins).
+    test : str or None
+        ``"ttest"`` or ``"wilcoxon"``; None when not tested.
+    weight : float
+        The annotator's quality weight (1 unless ``annotator_weights`` is given).
+    """
+
+    annotator: Hashable
+    n_items: int
+    tested: bool
+    rho_f: float
+    rho_h: float
+    statistic: float
+    p_value: float
+    rejected: bool
+    test: str | None
+    weight: float = 1.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the row as plain Python types (JSON-ready; NaN becomes None)."""
+        return {
+            "annotator": self.annotator,
+            "n_items": self.n_items,
+            "tested": self.tested,
+            "rho_f": _json_float(self.rho_f),
+            "rho_h": _json_float(self.rho_h),
+            "statistic": _json_float(self.statistic),
+            "p_value": _json_float(self.p_value),
+            "rejected": self.rejected,
+            "test": self.test,
+            "weight": self.weight,
+        }
+
+
+@dataclass(frozen=True)
+class AltTestResult:
+    """Outcome of the alt-test for one LLM.
+
+    Attributes
+    ----------
+    winning_rate : float
+        Share of tested annotators whose null hypothesis is rejected (weighted by the
+        annotators' quality weights when given).
+    advantage_probability : float
+        Mean of ``rho_f`` over the tested annotators: the probability that the LLM is
+        as good as or better than a randomly chosen annotator.
+    passed : bool
+        ``winning_rate >= 0.5``.
+    annotators : tuple of AnnotatorResult
+        One row per annotator, in the order of ``humans`` (skipped ones included).
+    n_items : int
+        Items kept for the test.
+    n_tested : int
+        Annotators tested.
+    epsilon, q : float
+        The cost-benefit margin and the target false discovery rate.
+    scoring, test : str
+        Names of the alignment scoring function and of the requested test.
+    """
+
+    winning_rate: float
+    advantage_probability: float
+    passed: bool
+    annotators: tuple[AnnotatorResult, ...]
+    n_items: int
+    n_tested: int
+    epsilon: float
+    q: float
+    scoring: str
+    test: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the result as plain Python types (JSON-ready)."""
+        return {
+            "winning_rate": self.winning_rate,
+            "advantage_probability": self.advantage_probability,
+            "passed": self.passed,
+            "n_items": self.n_items,
+            "n_tested": self.n_tested,
+            "epsilon": self.epsilon,
+            "q": self.q,
+            "scoring": self.scoring,
+            "test": self.test,
+            "annotators": [row.to_dict() for row in self.annotators],
+        }
+
+
+@dataclass(frozen=True)
+class MultiDomainAltTestResult:
+    """Alt-test over several domains with one Benjamini-Yekutieli correction.
+
+    Attributes
+    ----------
+    domains : dict
+        Domain name to its :class:`AltTestResult` (winning rate computed per domain).
+    n_passed : int
+        Domains the LLM passes: "the LLM passes the alt-test in ``n_passed`` out of
+        ``n_domains`` domains".
+    n_domains : int
+        Number of domains.
+    """
+
+    domains: dict[str, AltTestResult] = field(default_factory=dict)
+    n_passed: int = 0
+    n_domains: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the result as plain Python types (JSON-ready)."""
+        return {
+            "n_passed": self.n_passed,
+            "n_domains": self.n_domains,
+            "domains": {name: res.to_dict() for name, res in self.domains.items()},
+        }
+
+
+def _json_float(value: float) -> float | None:
+    return None if value is None or math.isnan(value) else float(value)
