@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         AltTestResult,
         AnnotatorResult,
         MultiDomainAltTestResult,
+        TooFewItemsError,
         alt_test,
         alt_test_domains,
     )
@@ -35,6 +36,7 @@ _SOURCES = {
     "ICCResult": "icc",
     "MultiDomainAltTestResult": "alttest",
     "RatingMatrix": "matrix",
+    "TooFewItemsError": "alttest",
     "alt_test": "alttest",
     "alt_test_domains": "alttest",
     "icc": "icc",
@@ -51,6 +53,7 @@ __all__ = [
     "ICCResult",
     "MultiDomainAltTestResult",
     "RatingMatrix",
+    "TooFewItemsError",
     "alt_test",
     "alt_test_domains",
     "icc",

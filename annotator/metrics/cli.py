@@ -139,7 +139,7 @@ def alt_test_command(
     Prints, per model, PASSED or FAILED (winning rate >= 0.5), the winning rate, the
     average advantage probability and one row per annotator.
     """
-    from .alttest import alt_test
+    from .alttest import TooFewItemsError, alt_test
 
     data = _load_json(humans_path, "--humans")
     if _is_export(data):
@@ -175,6 +175,9 @@ def alt_test_command(
                 expert=expert,
                 ranks=ranks,
             )
+        except TooFewItemsError as exc:
+            message = exc.describe(option="--min-items-per-human")
+            raise click.ClickException(f"model {name}: {message}") from exc
         except ValueError as exc:
             raise click.ClickException(f"model {name}: {exc}") from exc
     if as_json:

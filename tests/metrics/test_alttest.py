@@ -337,3 +337,24 @@ def test_input_checks(kwargs, message):
 def test_keyword_only():
     with pytest.raises(TypeError):
         alt_test({}, {})  # type: ignore[misc]
+
+
+def test_too_few_items_error_names_the_option_and_the_papers_advice():
+    humans, llm = _random_study(18, n_items=25, missing=0.0, llm_missing=0.0)
+    with pytest.raises(ValueError, match="no annotator") as info:
+        alt_test(humans=humans, llm=llm)
+    message = str(info.value)
+    assert "Lower min_items_per_human" in message
+    assert "the most any annotator has is 25" in message
+    # Calderon et al. (2025), section 5.1 and the FAQ of Appendix A.
+    assert "at least 30 items per annotator" in message and "50-100" in message
+    assert "section 5.1" in message
+
+
+def test_too_few_items_error_in_a_domain_keeps_its_type():
+    from annotator.metrics.alttest import TooFewItemsError, alt_test_domains
+
+    humans, llm = _random_study(19, n_items=25, missing=0.0, llm_missing=0.0)
+    with pytest.raises(TooFewItemsError, match="domain 'small'") as info:
+        alt_test_domains({"small": {"humans": humans, "llm": llm}})
+    assert info.value.domain == "small" and info.value.most_items == 25

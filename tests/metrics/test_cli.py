@@ -172,3 +172,15 @@ def test_register_adds_the_three_commands():
     assert {"alt-test", "icc", "alpha"} <= set(group.commands)
     result = CliRunner().invoke(group, ["alt-test", "--help"])
     assert result.exit_code == 0 and "--epsilon" in result.output
+
+
+def test_alt_test_too_few_items_names_the_cli_option(tmp_path):
+    humans = {f"h{j}": {f"i{i}": (i + j) % 5 for i in range(12)} for j in range(3)}
+    llm = {f"i{i}": i % 5 for i in range(12)}
+    path = tmp_path / "alttest.json"
+    path.write_text(json.dumps({"humans": humans, "llm": llm}))
+    result = CliRunner().invoke(alt_test_command, ["--humans", str(path)])
+    assert result.exit_code != 0
+    assert "Lower --min-items-per-human" in result.output
+    assert "--min-items-per-human=30" in result.output
+    assert "at least 30 items per annotator" in result.output

@@ -25,7 +25,14 @@ from __future__ import annotations
 
 from ._api import alt_test, alt_test_domains
 from ._inference import _by_rejections  # noqa: F401  (tests reach it here)
-from ._results import SCORINGS, TESTS, AltTestResult, AnnotatorResult, MultiDomainAltTestResult
+from ._results import (
+    SCORINGS,
+    TESTS,
+    AltTestResult,
+    AnnotatorResult,
+    MultiDomainAltTestResult,
+    TooFewItemsError,
+)
 
 __all__ = [
     "SCORINGS",
@@ -33,6 +40,7 @@ __all__ = [
     "AltTestResult",
     "AnnotatorResult",
     "MultiDomainAltTestResult",
+    "TooFewItemsError",
     "alt_test",
     "alt_test_domains",
 ]

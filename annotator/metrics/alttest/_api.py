@@ -11,15 +11,21 @@ import numpy as np
 from ._core import _domain_statistics
 from ._inference import _by_rejections
 from ._inputs import _as_mapping, _check_options, _Options, _Tested
-from ._results import AltTestResult, AnnotatorResult, MultiDomainAltTestResult
+from ._results import (
+    AltTestResult,
+    AnnotatorResult,
+    MultiDomainAltTestResult,
+    TooFewItemsError,
+)
 
 
 def _assemble(part: _Tested, rejected: np.ndarray, opts: _Options) -> AltTestResult:
     tested = part.tested
     if not tested.any():
-        raise ValueError(
-            f"no annotator has at least min_items_per_human={opts.min_items_per_human} kept "
-            f"items (items kept: {part.n_kept}); nothing to test"
+        raise TooFewItemsError(
+            min_items_per_human=opts.min_items_per_human,
+            most_items=int(part.n_items.max(initial=0)),
+            n_kept=part.n_kept,
         )
     w = part.weights[tested]
     winning_rate = float(np.sum(w * rejected[tested]) / np.sum(w))
@@ -167,7 +173,8 @@ def alt_test(
     Raises
     ------
     ValueError
-        On a malformed option or input, or when no annotator can be tested.
+        On a malformed option or input; :class:`TooFewItemsError` (a ``ValueError``)
+        when no annotator has ``min_items_per_human`` kept items.
 
     References
     ----------
@@ -252,6 +259,13 @@ def alt_test_domains(
         stop = start + part.p_value.size
         try:
             results[name] = _assemble(part, rejected[start:stop], opts)
+        except TooFewItemsError as exc:
+            raise TooFewItemsError(
+                min_items_per_human=exc.min_items_per_human,
+                most_items=exc.most_items,
+                n_kept=exc.n_kept,
+                domain=name,
+            ) from exc
         except ValueError as exc:
             raise ValueError(f"domain {name!r}: {exc}") from exc
         start = stop

@@ -15,6 +15,7 @@ __all__ = [
     "AltTestResult",
     "AnnotatorResult",
     "MultiDomainAltTestResult",
+    "TooFewItemsError",
 ]
 
 # The paper's FAQ: below 30 items the t-test's normality assumption is doubtful.
@@ -157,6 +158,47 @@ class MultiDomainAltTestResult:
             "n_domains": self.n_domains,
             "domains": {name: res.to_dict() for name, res in self.domains.items()},
         }
+
+
+class TooFewItemsError(ValueError):
+    """No annotator has enough kept items to be tested.
+
+    A ``ValueError``; the message names the option that lowers the minimum and what the
+    paper recommends. :meth:`describe` words it for another front end (the command line
+    passes ``option="--min-items-per-human"``).
+
+    Attributes
+    ----------
+    min_items_per_human : int
+        The minimum that no annotator reached.
+    most_items : int
+        The largest number of kept items of any annotator.
+    n_kept : int
+        Items kept for the test.
+    domain : str or None
+        The domain, in :func:`alt_test_domains`.
+    """
+
+    def __init__(
+        self, *, min_items_per_human: int, most_items: int, n_kept: int, domain: str | None = None
+    ) -> None:
+        self.min_items_per_human = min_items_per_human
+        self.most_items = most_items
+        self.n_kept = n_kept
+        self.domain = domain
+        super().__init__(self.describe())
+
+    def describe(self, *, option: str = "min_items_per_human") -> str:
+        """The message, naming the option that sets the minimum as ``option``."""
+        where = f"domain {self.domain!r}: " if self.domain is not None else ""
+        return (
+            f"{where}no annotator has at least {option}={self.min_items_per_human} kept items "
+            f"(the most any annotator has is {self.most_items}; items kept: {self.n_kept}); "
+            f"nothing to test. Lower {option} to test annotators with fewer items, or better, "
+            "have each annotator rate more items: the paper recommends at least 30 items per "
+            "annotator (for the t-test) and finds 50-100 sufficient in most cases "
+            "(Calderon et al. 2025, section 5.1 and Appendix A)."
+        )
 
 
 def _json_float(value: float) -> float | None:
