@@ -74,10 +74,10 @@ _DOC_PARAMETERS = """
         An item is kept when at least this many humans (>= 2) and the LLM annotated it.
     min_items_per_human : int, keyword-only
         An annotator is tested only with at least this many kept items.
-    test : {"ttest", "wilcoxon", "auto"}, keyword-only
-        One-sided one-sample t-test of ``d = W_h - W_f`` against ``epsilon``, the
-        Wilcoxon signed-rank test of ``d - epsilon``, or Wilcoxon for annotators with
-        fewer than 30 items and the t-test otherwise (paper, Appendix A).
+    test : {"ttest"}, keyword-only
+        One-sided one-sample t-test of ``d = W_h - W_f`` against ``epsilon`` (the
+        paper's test). The signed-rank tests ``"wilcoxon"`` and ``"auto"`` were removed:
+        they test a pseudo-median, not the mean of ``d`` (see ``docs/metrics.md``).
     annotator_weights : mapping, optional, keyword-only
         Quality score ``Q_j > 0`` of every annotator (Appendix C.3): the alignment
         scores weight the other annotators by ``Q_k`` and the winning rate is
@@ -88,7 +88,7 @@ _DOC_PARAMETERS = """
         of the other annotators (ties: the smallest label) or the expert's label;
         ``rho`` are weighted means and the t statistic uses the weighted standard
         deviation and the effective sample size ``(sum pi)^2 / sum pi^2``, with
-        ``n_eff - 1`` degrees of freedom (so ``test="auto"`` uses it for everyone).
+        ``n_eff - 1`` degrees of freedom.
     expert : hashable or mapping, optional, keyword-only
         Appendix C.2, a single expert as the reference: the key of the expert in
         ``humans`` (then not tested) or the expert's ``{item: annotation}``. Each
@@ -101,6 +101,16 @@ _DOC_PARAMETERS = """
         annotator's by the mid-ranks of their ``n_j`` kept items stretched to the same
         range, ``(r - 0.5) * N / n_j + 0.5``, so that annotators who rated fewer items
         stay comparable. On a fully crossed design these are the plain ranks.
+    nan_scores : {"raise", "omit"}, keyword-only
+        What to do when the scoring function returns NaN for a kept item (a NaN cannot
+        be compared: it would count as a win for neither side, making d = 0): raise a
+        ``ValueError`` naming the item, or leave every such item out of the test with a
+        ``RuntimeWarning`` listing them.
+
+    Two alignment scores that differ by less than ``1e-12`` relative are a tie (it
+    counts for both sides). The reference implementation compares the floats exactly,
+    which decides such ties by rounding order with fractional scores and more than 7
+    other annotators per item; with integer scores both agree exactly.
 """
 
 
@@ -134,6 +144,7 @@ def alt_test(
     inverse_probability_weighting: bool = False,
     expert: Hashable | Mapping[Hashable, Any] | None = None,
     ranks: bool = False,
+    nan_scores: str = "raise",
 ) -> AltTestResult:
     r"""The alternative annotator test: may the LLM replace the human annotators?
 
@@ -211,6 +222,7 @@ def alt_test_domains(
     inverse_probability_weighting: bool = False,
     expert: Hashable | Mapping[Hashable, Any] | None = None,
     ranks: bool = False,
+    nan_scores: str = "raise",
 ) -> MultiDomainAltTestResult:
     r"""The alt-test over several domains with one false-discovery correction.
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 from scipy import stats
 
-from ._inference import _t_tests, _wilcoxon
+from ._inference import _t_tests
 from ._inputs import _annotator_weights, _collect, _group_ranks, _Options, _Tested
-from ._results import _AUTO_WILCOXON_BELOW
 
 
 def _run_starts(*keys: np.ndarray) -> np.ndarray:
@@ -163,29 +163,32 @@ def _domain_statistics(humans: Any, llm: Any, opts: _Options) -> _Tested:
     if raw_own is not None:
         raw = (raw_own, [data.raw_llm[i] for i in item], raw_ref)
     own, llm_score = _score_pairs(opts, a, ref_value, ref_weight, value, llm_value, raw)
-    # Ties count for both sides (>=); a NaN score wins for neither, as in the reference.
-    w_f = (llm_score >= own).astype(float)
-    w_h = (own >= llm_score).astype(float)
+    gold = None
+    if opts.ipw:
+        gold = (
+            expert_value
+            if expert_value is not None
+            else _mode_per_group(a, ref_value, ref_weight, item.size)
+        )
+    n_dropped = 0
+    bad = np.isnan(own) | np.isnan(llm_score)
+    if bad.any():
+        bad_items = np.unique(item[bad])
+        _nan_scores(opts, data, bad_items, annot[np.argmax(bad)])
+        n_dropped = bad_items.size
+        keep = ~np.isin(item, bad_items)
+        item, annot, own, llm_score = item[keep], annot[keep], own[keep], llm_score[keep]
+        gold = gold[keep] if gold is not None else None
+    w_f, w_h = _indicators(llm_score, own)
 
     n_items = np.bincount(annot, minlength=m)
     tested = n_items >= opts.min_items_per_human
-    pi = _ipw_weights(a, annot, ref_value, ref_weight, expert_value, n_items) if opts.ipw else None
+    pi = _ipw_weights(annot, gold, n_items) if gold is not None else None
     t_stat, p_t, rho_f, rho_h = _t_tests(w_f, w_h, annot, m, opts.epsilon, pi)
 
-    statistic = np.full(m, np.nan)
-    p_value = np.full(m, np.nan)
-    tests: list[str | None] = [None] * m
-    d = w_h - w_f
-    for j in np.flatnonzero(tested):
-        use_wilcoxon = opts.test == "wilcoxon" or (
-            opts.test == "auto" and not opts.ipw and n_items[j] < _AUTO_WILCOXON_BELOW
-        )
-        if use_wilcoxon:
-            statistic[j], p_value[j] = _wilcoxon(d[annot == j], opts.epsilon)
-            tests[j] = "wilcoxon"
-        else:
-            statistic[j], p_value[j] = t_stat[j], p_t[j]
-            tests[j] = "ttest"
+    statistic = np.where(tested, t_stat, np.nan)
+    p_value = np.where(tested, p_t, np.nan)
+    tests: list[str | None] = ["ttest" if t else None for t in tested]
     return _Tested(
         annotators=data.annotators,
         n_items=n_items,
@@ -196,27 +199,54 @@ def _domain_statistics(humans: Any, llm: Any, opts: _Options) -> _Tested:
         p_value=p_value,
         tests=tests,
         weights=weights,
-        n_kept=int(kept_items.sum()),
+        n_kept=int(kept_items.sum()) - n_dropped,
     )
 
 
-def _ipw_weights(
-    a: np.ndarray,
-    annot: np.ndarray,
-    ref_value: np.ndarray,
-    ref_weight: np.ndarray,
-    expert_value: np.ndarray | None,
-    n_items: np.ndarray,
-) -> np.ndarray:
+def _ipw_weights(annot: np.ndarray, gold: np.ndarray, n_items: np.ndarray) -> np.ndarray:
     """Appendix C.1: pi_{y,j} = |I_j| / #{i in I_j : y_i = y} for each annotation."""
-    n = annot.size
-    gold = (
-        expert_value if expert_value is not None else _mode_per_group(a, ref_value, ref_weight, n)
-    )
     order = np.lexsort((gold, annot))
     g_annot, g_gold = annot[order], gold[order]
     new = _run_starts(g_annot, g_gold)
     run = np.cumsum(new) - 1
-    pi = np.empty(n)
+    pi = np.empty(annot.size)
     pi[order] = n_items[g_annot] / np.bincount(run)[run]
     return pi
+
+
+# Relative tolerance under which two alignment scores are a tie. Rounding: a score is a
+# sum of at most a few hundred non-negative terms, a division and a square root, so two
+# equal scores computed in different orders differ by < 1e-13 relative. Distinct scores:
+# on a 0-100 scale in 0.01 steps, two different neg_rmse scores differ by > 5e-10
+# relative. 1e-12 sits between the two with a margin of 100 on each side.
+_TIE_RTOL = 1e-12
+
+
+def _indicators(llm_score: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """W_f = [S(f) >= S(h)], W_h = [S(h) >= S(f)], with scores within _TIE_RTOL tied.
+
+    The reference implementation compares the floats exactly, so that a tie computed
+    in two rounding orders (fractional scores and more than 7 other annotators per item,
+    where numpy's sum switches to pairwise summation) is decided by rounding; here it
+    counts for both sides, as the paper's definition (ties count for both) intends.
+    """
+    tie = np.abs(llm_score - own) <= _TIE_RTOL * np.maximum(np.abs(llm_score), np.abs(own))
+    return ((llm_score > own) | tie).astype(float), ((own > llm_score) | tie).astype(float)
+
+
+def _nan_scores(opts: _Options, data: Any, bad_items: np.ndarray, first_annot: int) -> None:
+    """Raise for NaN alignment scores, or (``nan_scores="omit"``) warn that they are dropped."""
+    names = [data.items[i] for i in bad_items[:5]]
+    if opts.nan_scores == "raise":
+        raise ValueError(
+            f"scoring returned NaN on {bad_items.size} kept item(s), first item "
+            f"{names[0]!r} (annotator {data.annotators[first_annot]!r}); a NaN score cannot be "
+            "compared, so fix the scoring function, or pass nan_scores='omit' to leave such "
+            "items out of the test with a warning"
+        )
+    warnings.warn(
+        f"scoring returned NaN on {bad_items.size} kept item(s), left out of the alt-test: "
+        f"{names!r}{' ...' if bad_items.size > 5 else ''}",
+        RuntimeWarning,
+        stacklevel=4,
+    )

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from scipy import special, stats
 
@@ -42,20 +40,6 @@ def _t_tests(
         df = n_eff - 1.0
         p_value = np.where(df > 0, special.stdtr(np.where(df > 0, df, 1.0), t_stat), np.nan)
     return t_stat, p_value, rho_f, rho_h
-
-
-def _wilcoxon(d: np.ndarray, epsilon: float) -> tuple[float, float]:
-    """One-sided Wilcoxon signed-rank test of median(d) < epsilon; NaN when impossible."""
-    diff = d - epsilon
-    if not np.any(diff != 0):
-        return float("nan"), float("nan")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        try:
-            res = stats.wilcoxon(diff, alternative="less")
-        except ValueError:
-            return float("nan"), float("nan")
-    return float(res.statistic), float(res.pvalue)
 
 
 def _by_rejections(p_values: np.ndarray, q: float) -> np.ndarray:

@@ -13,6 +13,9 @@ from scipy import stats
 from .._validation import check_probability
 from ._results import SCORINGS, TESTS
 
+# Offered until issue 9: they tested a pseudo-median instead of the mean (docs/metrics.md).
+_REMOVED_TESTS = ("wilcoxon", "auto")
+
 
 @dataclass
 class _Options:
@@ -27,6 +30,7 @@ class _Options:
     ipw: bool
     expert: Hashable | Mapping[Hashable, Any] | None
     ranks: bool
+    nan_scores: str
 
 
 @dataclass
@@ -71,6 +75,7 @@ def _check_options(
     inverse_probability_weighting: Any,
     expert: Any,
     ranks: Any,
+    nan_scores: Any,
 ) -> _Options:
     if callable(scoring):
         scoring_name = getattr(scoring, "__name__", "custom")
@@ -93,13 +98,17 @@ def _check_options(
     ):
         if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
             raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    if test in _REMOVED_TESTS:
+        raise ValueError(
+            f"test={test!r} is no longer offered: the Wilcoxon signed-rank test of d - epsilon "
+            "tests a pseudo-median, not the mean of d = W_h - W_f that the alt-test's H0 is "
+            "about, and since d is mostly 0 it rejected true null hypotheses far more often "
+            f"than the level (see docs/metrics.md); use one of {', '.join(TESTS)}"
+        )
     if test not in TESTS:
         raise ValueError(f"test must be one of {', '.join(TESTS)}, got {test!r}")
-    if inverse_probability_weighting and test == "wilcoxon":
-        raise ValueError(
-            "inverse_probability_weighting uses the weighted t-test; it cannot be combined "
-            "with test='wilcoxon'"
-        )
+    if nan_scores not in ("raise", "omit"):
+        raise ValueError(f"nan_scores must be 'raise' or 'omit', got {nan_scores!r}")
     if ranks and scoring == "accuracy":
         raise ValueError("ranks=True needs a numeric scoring ('neg_rmse' or a callable)")
     if annotator_weights is not None:
@@ -116,6 +125,7 @@ def _check_options(
         ipw=bool(inverse_probability_weighting),
         expert=expert,
         ranks=bool(ranks),
+        nan_scores=nan_scores,
     )
 
 
@@ -143,6 +153,7 @@ class _Annotations:
     """The annotations of one domain, restricted to the items the LLM was asked about."""
 
     annotators: list[Hashable]
+    items: list[Hashable]  # the keys of ``llm``
     llm: np.ndarray  # per LLM item: value, label code, or NaN when missing
     item: np.ndarray  # per human annotation: position of its item in ``llm``
     annotator: np.ndarray  # per human annotation: position of its annotator
@@ -220,6 +231,7 @@ def _collect(humans: Any, llm: Any, opts: _Options) -> _Annotations:
     annotator = np.repeat(np.arange(len(annotators)), counts)
     data = _Annotations(
         annotators=annotators,
+        items=list(llm),
         llm=encode(llm_values, "llm"),
         item=item,
         annotator=annotator,

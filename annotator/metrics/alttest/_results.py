@@ -18,9 +18,6 @@ __all__ = [
     "TooFewItemsError",
 ]
 
-# The paper's FAQ: below 30 items the t-test's normality assumption is doubtful.
-_AUTO_WILCOXON_BELOW = 30
-
 
 @dataclass(frozen=True)
 class AnnotatorResult:
@@ -40,14 +37,15 @@ class AnnotatorResult:
         annotator (``rho_h``) aligns with the other annotators at least as well as the
         other side (IPW-weighted shares with ``inverse_probability_weighting``).
     statistic : float
-        The t statistic, or the Wilcoxon signed-rank statistic (sum of positive ranks).
+        The t statistic (``test="ttest"``), or the e-value of the test by betting
+        (``test="betting"``).
     p_value : float
         One-sided p-value of H0: ``rho_h - rho_f >= epsilon``; NaN when it cannot be
         computed.
     rejected : bool
         Whether H0 is rejected by the Benjamini-Yekutieli procedure (the LLM wins).
     test : str or None
-        ``"ttest"`` or ``"wilcoxon"``; None when not tested.
+        ``"ttest"`` or ``"betting"``; None when not tested.
     weight : float
         The annotator's quality weight (1 unless ``annotator_weights`` is given).
     """
