@@ -11,6 +11,8 @@ The names are imported on first use (PEP 562), so that ``annotator.metrics.cli``
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 from ._names import LLM_PREFIX
@@ -76,3 +78,19 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
+
+
+class _Package(types.ModuleType):
+    """Keeps ``icc`` and ``nmae`` the functions once their same-named submodules load.
+
+    Importing a submodule sets it as an attribute of the package, which would shadow a
+    function of the same name that is only resolved lazily.
+    """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, types.ModuleType) and _SOURCES.get(name) == name:
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

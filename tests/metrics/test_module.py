@@ -111,3 +111,14 @@ def test_cli_module_imports_no_numeric_libraries():
 def test_alttest_modules_stay_small():
     for path in (PACKAGE / "alttest").glob("*.py"):
         assert len(path.read_text().splitlines()) <= 450, path
+
+
+def test_functions_named_like_their_module_stay_functions():
+    # A fresh interpreter where the submodules load before the package names resolve.
+    code = (
+        "import annotator.metrics.icc, annotator.metrics.nmae; "
+        "from annotator.metrics import icc, nmae; print(callable(icc), callable(nmae), "
+        "type(icc).__name__)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "True", "function"]
