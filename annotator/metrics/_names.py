@@ -13,7 +13,7 @@ LEVELS = ("nominal", "ordinal", "interval", "ratio")
 #: Alignment scorings of the alt-test.
 SCORINGS = ("neg_rmse", "accuracy")
 #: Per-annotator tests of the alt-test.
-TESTS = ("ttest",)
+TESTS = ("ttest", "betting")
 #: Prefix of the LLM columns of the ``matrix`` export (``llm:MODEL``); the exporter
 #: writes it and :func:`annotator.metrics.read_matrix` reads it.
 LLM_PREFIX = "llm:"

@@ -72,7 +72,7 @@ def _print_alt_test(model: str, res: AltTestResult) -> None:
     width = max([9] + [len(str(row.annotator)) for row in res.annotators])
     click.echo(
         f"  {'annotator':<{width}}  {'items':>5}  {'rho_f':>5}  {'rho_h':>5}  "
-        f"{'statistic':>9}  {'p-value':>9}  rejected"
+        f"{'e-value' if res.test == 'betting' else 'statistic':>9}  {'p-value':>9}  rejected"
     )
     for row in res.annotators:
         if not row.tested:
@@ -83,7 +83,8 @@ def _print_alt_test(model: str, res: AltTestResult) -> None:
         click.echo(
             f"  {str(row.annotator):<{width}}  {row.n_items:>5}  {_fmt(row.rho_f, '5.2f')}  "
             f"{_fmt(row.rho_h, '5.2f')}  {_fmt(row.statistic, '9.3f')}  "
-            f"{_fmt(row.p_value, '9.2e')}  {'yes' if row.rejected else 'no'}"
+            f"{_fmt(row.p_value, '9.2e')}  "
+            f"{('yes (secured)' if row.secured else 'yes') if row.rejected else 'no'}"
         )
 
 
@@ -104,9 +105,25 @@ def _print_alt_test(model: str, res: AltTestResult) -> None:
 @click.option("--scoring", type=click.Choice(SCORINGS), default="neg_rmse", show_default=True)
 @click.option("--epsilon", type=float, default=0.2, show_default=True, help="Cost-benefit margin.")
 @click.option("--q", type=float, default=0.05, show_default=True, help="Target FDR (BY).")
-@click.option("--test", type=click.Choice(TESTS), default="ttest", show_default=True)
+@click.option(
+    "--test",
+    type=click.Choice(TESTS),
+    default="ttest",
+    show_default=True,
+    help="The paper's t-test, or the test by betting (valid at every number of items).",
+)
 @click.option("--min-humans-per-item", type=int, default=2, show_default=True)
-@click.option("--min-items-per-human", type=int, default=30, show_default=True)
+@click.option(
+    "--min-items-per-human",
+    type=int,
+    default=None,
+    help="Annotators with fewer kept items are not tested [default: 30; 1 with --sequential].",
+)
+@click.option(
+    "--sequential",
+    is_flag=True,
+    help="Test by betting and say whether the verdict can still change as items arrive.",
+)
 @click.option("--ranks", is_flag=True, help="Test on ranks instead of raw scores.")
 @click.option("--ipw", is_flag=True, help="Inverse probability weighting for imbalanced labels.")
 @click.option("--expert", default=None, help="Annotator used as the single expert reference.")
@@ -126,7 +143,8 @@ def alt_test_command(
     q: float,
     test: str,
     min_humans_per_item: int,
-    min_items_per_human: int,
+    min_items_per_human: int | None,
+    sequential: bool,
     ranks: bool,
     ipw: bool,
     expert: str | None,
@@ -137,9 +155,15 @@ def alt_test_command(
     """Run the alt-test: may an LLM judge replace the human annotators?
 
     Prints, per model, PASSED or FAILED (winning rate >= 0.5), the winning rate, the
-    average advantage probability and one row per annotator.
+    average advantage probability and one row per annotator. With --sequential, the
+    test by betting and a verdict that more items cannot reverse, or "not decided yet".
     """
-    from .alttest import TooFewItemsError, alt_test
+    from .alttest import TooFewItemsError, alt_test, alt_test_sequential
+
+    if sequential and (ranks or ipw or test != "ttest"):
+        raise click.UsageError("--sequential chooses the test itself; drop --test, --ranks, --ipw")
+    if min_items_per_human is None:
+        min_items_per_human = 1 if sequential else 30
 
     data = _load_json(humans_path, "--humans")
     if _is_export(data):
@@ -161,6 +185,19 @@ def alt_test_command(
     results = {}
     for name, predictions in by_model.items():
         try:
+            if sequential:
+                results[name] = alt_test_sequential(
+                    humans=humans,
+                    llm=predictions,
+                    scoring=scoring,
+                    epsilon=epsilon,
+                    q=q,
+                    min_humans_per_item=min_humans_per_item,
+                    min_items_per_human=min_items_per_human,
+                    annotator_weights=weights,
+                    expert=expert,
+                )
+                continue
             results[name] = alt_test(
                 humans=humans,
                 llm=predictions,
@@ -186,7 +223,11 @@ def alt_test_command(
     for i, (name, res) in enumerate(results.items()):
         if i:
             click.echo()
-        _print_alt_test(name, res)
+        if sequential:
+            _print_alt_test(name, res.result)
+            click.echo(f"  sequential verdict: {res.message}")
+        else:
+            _print_alt_test(name, res)
 
 
 def _select(matrix: RatingMatrix, raters: str, benchmark: str | None):

@@ -184,3 +184,42 @@ def test_alt_test_too_few_items_names_the_cli_option(tmp_path):
     assert "Lower --min-items-per-human" in result.output
     assert "--min-items-per-human=30" in result.output
     assert "at least 30 items per annotator" in result.output
+
+
+def _export(tmp_path, n_items, differ):
+    scores = [1, 2, 3, 4, 5] * (n_items // 5)
+    humans = {h: {f"i{i}": v for i, v in enumerate(scores)} for h in ("a", "b", "c")}
+    llm = {f"i{i}": v + (1 if i < differ else 0) for i, v in enumerate(scores)}
+    path = tmp_path / "alttest.json"
+    path.write_text(json.dumps({"humans": humans, "llm": llm}))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("n_items", "differ", "epsilon", "verdict"),
+    [
+        (150, 0, "0.2", "the LLM passes (WR 1.00) and this cannot be reversed by more items"),
+        (20, 3, "0.1", "not decided yet (WR 0.00 now; 0 of 3 annotators secured"),
+    ],
+)
+def test_alt_test_sequential(tmp_path, n_items, differ, epsilon, verdict):
+    path = _export(tmp_path, n_items, differ)
+    result = _invoke(
+        alt_test_command, ["--humans", str(path), "--sequential", "--epsilon", epsilon]
+    )
+    assert result.exit_code == 0, result.output
+    assert f"  sequential verdict: {verdict}" in result.output
+    assert "e-value" in result.output
+    as_json = _invoke(
+        alt_test_command, ["--humans", str(path), "--sequential", "--epsilon", epsilon, "--json"]
+    )
+    payload = json.loads(as_json.output)["llm"]
+    assert payload["message"].startswith(verdict) and payload["result"]["test"] == "betting"
+
+
+def test_alt_test_sequential_refuses_other_tests(tmp_path):
+    path = _export(tmp_path, 20, 0)
+    result = CliRunner().invoke(
+        alt_test_command, ["--humans", str(path), "--sequential", "--test", "betting"]
+    )
+    assert result.exit_code != 0 and "--sequential chooses the test" in result.output

@@ -18,6 +18,8 @@ MODULES = [
     "alpha",
     "alttest",
     "alttest._api",
+    "alttest._betting",
+    "alttest._sequential",
     "alttest._core",
     "alttest._inference",
     "alttest._inputs",

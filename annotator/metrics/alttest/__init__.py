@@ -2,7 +2,9 @@
 
 Modules: ``_results`` (result dataclasses), ``_inputs`` (option checks, annotation
 arrays), ``_core`` (alignment scores and indicators), ``_inference`` (per-annotator
-tests, false-discovery control), ``_api`` (the public functions).
+tests, false-discovery control), ``_betting`` (the anytime-valid test by betting
+and e-BH), ``_api`` (the public functions), ``_sequential`` (the verdict as ratings
+arrive).
 
 The procedure is the one of Calderon, Reichart and Dror (ACL 2025), section 3, with the
 edge behaviour of the authors' reference implementation (public repository
@@ -33,6 +35,7 @@ from ._results import (
     MultiDomainAltTestResult,
     TooFewItemsError,
 )
+from ._sequential import SequentialVerdict, alt_test_sequential
 
 __all__ = [
     "SCORINGS",
@@ -40,7 +43,9 @@ __all__ = [
     "AltTestResult",
     "AnnotatorResult",
     "MultiDomainAltTestResult",
+    "SequentialVerdict",
     "TooFewItemsError",
     "alt_test",
     "alt_test_domains",
+    "alt_test_sequential",
 ]

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ._betting import anytime_p_values, e_bh, stopped_e_values
 from ._core import _domain_statistics
 from ._inference import _by_rejections
 from ._inputs import _as_mapping, _check_options, _Options, _Tested
@@ -19,7 +20,38 @@ from ._results import (
 )
 
 
-def _assemble(part: _Tested, rejected: np.ndarray, opts: _Options) -> AltTestResult:
+def _decide(parts: list[_Tested], opts: _Options) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Rejections and secured flags of each part, with one correction over all of them.
+
+    The t-test: Benjamini-Yekutieli on the p-values. The test by betting: each capital
+    stopped at ``m / q``, then e-BH; the statistic becomes the e-value and the p-value
+    the anytime-valid one. ``m`` counts every annotator, tested or not (an annotator
+    not tested has p = NaN, or e = 1), as the reference does for NaN p-values.
+    """
+    sizes = [part.p_value.size for part in parts]
+    bounds = np.cumsum([0, *sizes])
+    if opts.test == "betting":
+        paths = [path for part in parts for path in part.log_capital]
+        threshold = len(paths) / opts.q
+        e_values = stopped_e_values(paths, threshold)
+        p_values = anytime_p_values(paths)
+        rejected = e_bh(e_values, opts.q)
+        secured = e_values >= threshold
+        for part, lo, hi in zip(parts, bounds[:-1], bounds[1:], strict=True):
+            part.statistic = np.where(part.tested, e_values[lo:hi], np.nan)
+            part.p_value = p_values[lo:hi]
+    else:
+        rejected = _by_rejections(np.concatenate([part.p_value for part in parts]), opts.q)
+        secured = np.zeros(rejected.size, dtype=bool)
+    return [
+        (rejected[lo:hi], secured[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
+    ]
+
+
+def _assemble(
+    part: _Tested, decided: tuple[np.ndarray, np.ndarray], opts: _Options
+) -> AltTestResult:
+    rejected, secured = decided
     tested = part.tested
     if not tested.any():
         raise TooFewItemsError(
@@ -42,6 +74,7 @@ def _assemble(part: _Tested, rejected: np.ndarray, opts: _Options) -> AltTestRes
             rejected=bool(rejected[j]),
             test=part.tests[j],
             weight=float(part.weights[j]),
+            secured=bool(secured[j]),
         )
         for j, h in enumerate(part.annotators)
     )
@@ -74,10 +107,15 @@ _DOC_PARAMETERS = """
         An item is kept when at least this many humans (>= 2) and the LLM annotated it.
     min_items_per_human : int, keyword-only
         An annotator is tested only with at least this many kept items.
-    test : {"ttest"}, keyword-only
-        One-sided one-sample t-test of ``d = W_h - W_f`` against ``epsilon`` (the
-        paper's test). The signed-rank tests ``"wilcoxon"`` and ``"auto"`` were removed:
-        they test a pseudo-median, not the mean of ``d`` (see ``docs/metrics.md``).
+    test : {"ttest", "betting"}, keyword-only
+        ``"ttest"``: the paper's one-sided one-sample t-test of ``d = W_h - W_f``
+        against ``epsilon``, corrected by Benjamini-Yekutieli. ``"betting"``: a test by
+        betting of H0 ``E[d] >= epsilon`` for the bounded ``d`` in [-1, 1], valid at
+        every number of items (Waudby-Smith and Ramdas 2023), with e-BH across
+        annotators (Wang and Ramdas 2022); ``statistic`` is then the e-value (see
+        :func:`alt_test_sequential`). The signed-rank tests ``"wilcoxon"`` and
+        ``"auto"`` were removed: they test a pseudo-median, not the mean of ``d``
+        (``docs/metrics.md``).
     annotator_weights : mapping, optional, keyword-only
         Quality score ``Q_j > 0`` of every annotator (Appendix C.3): the alignment
         scores weight the other annotators by ``Q_k`` and the winning rate is
@@ -205,7 +243,7 @@ def alt_test(
     """
     opts = _options(locals())
     part = _domain_statistics(humans, llm, opts)
-    return _assemble(part, _by_rejections(part.p_value, opts.q), opts)
+    return _assemble(part, _decide([part], opts)[0], opts)
 
 
 @_shared_parameters
@@ -263,14 +301,11 @@ def alt_test_domains(
             parts[name] = _domain_statistics(spec["humans"], spec["llm"], opts)
         except ValueError as exc:
             raise ValueError(f"domain {name!r}: {exc}") from exc
-    all_p = np.concatenate([part.p_value for part in parts.values()])
-    rejected = _by_rejections(all_p, opts.q)
+    decided = dict(zip(parts, _decide(list(parts.values()), opts), strict=True))
     results: dict[str, AltTestResult] = {}
-    start = 0
     for name, part in parts.items():
-        stop = start + part.p_value.size
         try:
-            results[name] = _assemble(part, rejected[start:stop], opts)
+            results[name] = _assemble(part, decided[name], opts)
         except TooFewItemsError as exc:
             raise TooFewItemsError(
                 min_items_per_human=exc.min_items_per_human,
@@ -280,7 +315,6 @@ def alt_test_domains(
             ) from exc
         except ValueError as exc:
             raise ValueError(f"domain {name!r}: {exc}") from exc
-        start = stop
     return MultiDomainAltTestResult(
         domains=results,
         n_passed=sum(res.passed for res in results.values()),

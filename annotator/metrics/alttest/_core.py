@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from ._betting import betting_log_capital
 from ._inference import _t_tests
 from ._inputs import _annotator_weights, _collect, _group_ranks, _Options, _Tested
 
@@ -188,7 +189,16 @@ def _domain_statistics(humans: Any, llm: Any, opts: _Options) -> _Tested:
 
     statistic = np.where(tested, t_stat, np.nan)
     p_value = np.where(tested, p_t, np.nan)
-    tests: list[str | None] = ["ttest" if t else None for t in tested]
+    tests: list[str | None] = [opts.test if t else None for t in tested]
+    log_capital = None
+    if opts.test == "betting":
+        # Each annotator's items in the order of ``llm`` (the stable sort above): fixed
+        # before seeing the data, as the supermartingale argument needs.
+        x = (w_h - w_f + 1.0) / 2.0
+        m0 = (1.0 + opts.epsilon) / 2.0
+        log_capital = [
+            betting_log_capital(x[annot == j], m0) if tested[j] else None for j in range(m)
+        ]
     return _Tested(
         annotators=data.annotators,
         n_items=n_items,
@@ -200,6 +210,7 @@ def _domain_statistics(humans: Any, llm: Any, opts: _Options) -> _Tested:
         tests=tests,
         weights=weights,
         n_kept=int(kept_items.sum()) - n_dropped,
+        log_capital=log_capital,
     )
 
 

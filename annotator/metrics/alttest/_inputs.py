@@ -47,6 +47,8 @@ class _Tested:
     tests: list[str | None]
     weights: np.ndarray
     n_kept: int
+    # test="betting": log K_t of each tested annotator over their items, else None.
+    log_capital: list[np.ndarray | None] | None = None
 
 
 def _is_missing(value: Any) -> bool:
@@ -107,6 +109,11 @@ def _check_options(
         )
     if test not in TESTS:
         raise ValueError(f"test must be one of {', '.join(TESTS)}, got {test!r}")
+    if inverse_probability_weighting and test == "betting":
+        raise ValueError(
+            "inverse_probability_weighting reweights the items, which the test by betting "
+            "does not support; use test='ttest' with it"
+        )
     if nan_scores not in ("raise", "omit"):
         raise ValueError(f"nan_scores must be 'raise' or 'omit', got {nan_scores!r}")
     if ranks and scoring == "accuracy":

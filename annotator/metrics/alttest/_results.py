@@ -41,13 +41,18 @@ class AnnotatorResult:
         (``test="betting"``).
     p_value : float
         One-sided p-value of H0: ``rho_h - rho_f >= epsilon``; NaN when it cannot be
-        computed.
+        computed. With ``test="betting"``, the anytime-valid ``min(1, 1 / max_t K_t)``
+        (the decision uses the e-values, not this).
     rejected : bool
-        Whether H0 is rejected by the Benjamini-Yekutieli procedure (the LLM wins).
+        Whether H0 is rejected (the LLM wins): by the Benjamini-Yekutieli procedure on
+        the p-values, or with ``test="betting"`` by the e-BH procedure on the e-values.
     test : str or None
         ``"ttest"`` or ``"betting"``; None when not tested.
     weight : float
         The annotator's quality weight (1 unless ``annotator_weights`` is given).
+    secured : bool
+        ``test="betting"`` only: the e-value reached ``m / q`` (m annotators), so the
+        rejection stands whatever items are added after the current ones.
     """
 
     annotator: Hashable
@@ -60,6 +65,7 @@ class AnnotatorResult:
     rejected: bool
     test: str | None
     weight: float = 1.0
+    secured: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """Return the row as plain Python types (JSON-ready; NaN becomes None)."""
@@ -74,6 +80,7 @@ class AnnotatorResult:
             "rejected": self.rejected,
             "test": self.test,
             "weight": self.weight,
+            "secured": self.secured,
         }
 
 
