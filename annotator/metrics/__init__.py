@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from .icc import ICCResult, icc
     from .matrix import RatingMatrix, read_matrix, split_matrix
     from .nmae import nmae
+    from .retest import RaterRetest, RetestResult, retest_reliability
 
 # Public name -> submodule that defines it.
 _SOURCES = {
@@ -39,7 +40,9 @@ _SOURCES = {
     "AnnotatorResult": "alttest",
     "ICCResult": "icc",
     "MultiDomainAltTestResult": "alttest",
+    "RaterRetest": "retest",
     "RatingMatrix": "matrix",
+    "RetestResult": "retest",
     "SequentialVerdict": "alttest",
     "TooFewItemsError": "alttest",
     "alt_test": "alttest",
@@ -49,6 +52,7 @@ _SOURCES = {
     "krippendorff_alpha": "alpha",
     "nmae": "nmae",
     "read_matrix": "matrix",
+    "retest_reliability": "retest",
     "split_matrix": "matrix",
 }
 
@@ -58,7 +62,9 @@ __all__ = [
     "AnnotatorResult",
     "ICCResult",
     "MultiDomainAltTestResult",
+    "RaterRetest",
     "RatingMatrix",
+    "RetestResult",
     "SequentialVerdict",
     "TooFewItemsError",
     "alt_test",
@@ -68,6 +74,7 @@ __all__ = [
     "krippendorff_alpha",
     "nmae",
     "read_matrix",
+    "retest_reliability",
     "split_matrix",
 ]
 

@@ -27,6 +27,7 @@ MODULES = [
     "icc",
     "matrix",
     "nmae",
+    "retest",
     "cli",
 ]
 PACKAGE = Path(metrics.__file__).parent
