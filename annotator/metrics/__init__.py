@@ -32,12 +32,21 @@ if TYPE_CHECKING:
     from .icc import ICCResult, icc
     from .matrix import RatingMatrix, read_matrix, split_matrix
     from .nmae import nmae
+    from .plan import (
+        DStudy,
+        VarianceComponents,
+        d_study,
+        raters_needed,
+        spearman_brown,
+        variance_components,
+    )
     from .retest import RaterRetest, RetestResult, retest_reliability
 
 # Public name -> submodule that defines it.
 _SOURCES = {
     "AltTestResult": "alttest",
     "AnnotatorResult": "alttest",
+    "DStudy": "plan",
     "ICCResult": "icc",
     "MultiDomainAltTestResult": "alttest",
     "RaterRetest": "retest",
@@ -45,21 +54,27 @@ _SOURCES = {
     "RetestResult": "retest",
     "SequentialVerdict": "alttest",
     "TooFewItemsError": "alttest",
+    "VarianceComponents": "plan",
     "alt_test": "alttest",
     "alt_test_domains": "alttest",
     "alt_test_sequential": "alttest",
+    "d_study": "plan",
     "icc": "icc",
     "krippendorff_alpha": "alpha",
     "nmae": "nmae",
+    "raters_needed": "plan",
     "read_matrix": "matrix",
     "retest_reliability": "retest",
+    "spearman_brown": "plan",
     "split_matrix": "matrix",
+    "variance_components": "plan",
 }
 
 __all__ = [
     "LLM_PREFIX",
     "AltTestResult",
     "AnnotatorResult",
+    "DStudy",
     "ICCResult",
     "MultiDomainAltTestResult",
     "RaterRetest",
@@ -67,15 +82,20 @@ __all__ = [
     "RetestResult",
     "SequentialVerdict",
     "TooFewItemsError",
+    "VarianceComponents",
     "alt_test",
     "alt_test_domains",
     "alt_test_sequential",
+    "d_study",
     "icc",
     "krippendorff_alpha",
     "nmae",
+    "raters_needed",
     "read_matrix",
     "retest_reliability",
+    "spearman_brown",
     "split_matrix",
+    "variance_components",
 ]
 
 

@@ -166,10 +166,10 @@ def test_alpha_command(matrix_csv):
     assert "Krippendorff's alpha (interval)" in text and "raters 2" in text
 
 
-def test_register_adds_the_three_commands():
+def test_register_adds_the_commands():
     group = click.Group("annotator")
     register(group)
-    assert {"alt-test", "icc", "alpha"} <= set(group.commands)
+    assert {"alt-test", "icc", "alpha", "plan"} <= set(group.commands)
     result = CliRunner().invoke(group, ["alt-test", "--help"])
     assert result.exit_code == 0 and "--epsilon" in result.output
 
@@ -223,3 +223,26 @@ def test_alt_test_sequential_refuses_other_tests(tmp_path):
         alt_test_command, ["--humans", str(path), "--sequential", "--test", "betting"]
     )
     assert result.exit_code != 0 and "--sequential chooses the test" in result.output
+
+
+def test_plan_from_stated_components():
+    from annotator.metrics.cli import plan_command
+
+    # Phi(k) = 1 / (1 + 1/k) for components (1, 0.25, 0.75): 0.8 at k = 4.
+    result = _invoke(plan_command, ["--components", "1,0.25,0.75", "--target", "0.8"])
+    assert result.exit_code == 0, result.output
+    assert "ICC(A,k) >= 0.8 needs 4 rater(s)" in result.output
+    assert re.search(r"^\s+4\s+0\.800\s+0\.842$", result.output, re.MULTILINE)
+
+
+def test_plan_from_a_pilot_matrix(matrix_csv):
+    from annotator.metrics import raters_needed
+    from annotator.metrics.cli import plan_command
+
+    result = _invoke(plan_command, [str(matrix_csv), "--json", "--target", "0.9"])
+    payload = json.loads(result.output)
+    pilot = icc(np.array([[9, 2, 5], [6, 1, 3], [8, 4, 6], [7, 1, 2], [10, 5, 6], [6, 2, 4]]))
+    assert payload["rows"][2]["absolute"] == pytest.approx(pilot.icc_ak)
+    assert payload["raters_needed"] == raters_needed(pilot.icc_a1, target=0.9)
+    both = CliRunner().invoke(plan_command, [str(matrix_csv), "--components", "1,0,1"])
+    assert both.exit_code != 0 and "not both" in both.output

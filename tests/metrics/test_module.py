@@ -28,6 +28,7 @@ MODULES = [
     "matrix",
     "nmae",
     "retest",
+    "plan",
     "cli",
 ]
 PACKAGE = Path(metrics.__file__).parent
