@@ -40,10 +40,12 @@ if TYPE_CHECKING:
         spearman_brown,
         variance_components,
     )
+    from .power import AltTestPower, alt_test_power
     from .retest import RaterRetest, RetestResult, retest_reliability
 
 # Public name -> submodule that defines it.
 _SOURCES = {
+    "AltTestPower": "power",
     "AltTestResult": "alttest",
     "AnnotatorResult": "alttest",
     "DStudy": "plan",
@@ -57,6 +59,7 @@ _SOURCES = {
     "VarianceComponents": "plan",
     "alt_test": "alttest",
     "alt_test_domains": "alttest",
+    "alt_test_power": "power",
     "alt_test_sequential": "alttest",
     "d_study": "plan",
     "icc": "icc",
@@ -72,6 +75,7 @@ _SOURCES = {
 
 __all__ = [
     "LLM_PREFIX",
+    "AltTestPower",
     "AltTestResult",
     "AnnotatorResult",
     "DStudy",
@@ -85,6 +89,7 @@ __all__ = [
     "VarianceComponents",
     "alt_test",
     "alt_test_domains",
+    "alt_test_power",
     "alt_test_sequential",
     "d_study",
     "icc",

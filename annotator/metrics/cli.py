@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 # The statistics (numpy, pandas, scipy) are imported inside the commands: the module is
 # imported to build ``annotator --help``, which must start fast.
 
-__all__ = ["alpha_command", "alt_test_command", "icc_command", "plan_command", "register"]
+__all__ = ["alpha_command", "alt_test_command", "icc_command", "register"]
 
 _RATERS = ("humans", "llm", "all")
 
@@ -345,97 +345,10 @@ def alpha_command(
     click.echo(f"items {frame.shape[0]}, raters {frame.shape[1]}")
 
 
-def _components_option(value: str | None) -> tuple[float, float, float] | None:
-    if value is None:
-        return None
-    try:
-        parts = tuple(float(v) for v in value.split(","))
-    except ValueError:
-        parts = ()
-    if len(parts) != 3:
-        raise click.BadParameter("give ITEMS,RATERS,RESIDUAL, e.g. 1.0,0.2,0.8")
-    return parts
-
-
-@click.command("plan")
-@click.argument("matrix", required=False, type=click.Path(exists=True, dir_okay=False))
-@click.option(
-    "--components",
-    default=None,
-    help="Stated variance components ITEMS,RATERS,RESIDUAL instead of a pilot MATRIX.",
-)
-@_raters_option
-@_benchmark_option
-@click.option("--target", type=float, default=0.8, show_default=True, help="Wanted ICC(A,k).")
-@click.option(
-    "--max-raters", type=int, default=12, show_default=True, help="Largest k' in the table."
-)
-@click.option(
-    "--nan-policy",
-    type=click.Choice(["omit", "raise"]),
-    default="omit",
-    show_default=True,
-    help="Drop pilot items with a missing rating, or fail.",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def plan_command(
-    matrix: str | None,
-    components: str | None,
-    raters: str,
-    benchmark: str | None,
-    target: float,
-    max_raters: int,
-    nan_policy: str,
-    as_json: bool,
-) -> None:
-    """Raters needed for a target reliability, from a pilot MATRIX (CSV) or components.
-
-    A one-facet D-study (items x raters): the predicted ICC(A,k') and ICC(C,k') of the
-    mean of k' raters, and the smallest k' whose ICC(A,k') reaches --target.
-    """
-    from .plan import VarianceComponents, d_study, raters_needed, variance_components
-
-    stated = _components_option(components)
-    if (matrix is None) == (stated is None):
-        raise click.UsageError("give either a pilot MATRIX or --components, not both")
-    if max_raters < 1:
-        raise click.BadParameter("must be at least 1", param_hint="--max-raters")
-    try:
-        if stated is not None:
-            comps = VarianceComponents(*stated)
-        else:
-            frame = _select(_read(matrix), raters, benchmark)
-            comps = variance_components(frame, nan_policy=nan_policy)
-        if not 0.0 < target < 1.0:
-            raise ValueError(f"--target must be strictly between 0 and 1, got {target}")
-        table = d_study(comps, raters=range(1, max_raters + 1))
-    except ValueError as exc:
-        raise click.ClickException(str(exc)) from exc
-    # Phi(k') is the Spearman-Brown step-up of Phi(1), so inverting it gives k' exactly.
-    single = table.absolute[0]
-    needed = raters_needed(single, target=target) if 0.0 < single < 1.0 else None
-    if single >= 1.0:
-        needed = 1
-    if as_json:
-        payload = table.to_dict() | {"target": target, "raters_needed": needed}
-        click.echo(json.dumps(payload, indent=2))
-        return
-    source = f"pilot {comps.n} items x {comps.k} raters" if comps.k else "stated"
-    click.echo(
-        f"variance components ({source}): items {comps.items:.4g}, raters "
-        f"{comps.raters:.4g}, residual {comps.residual:.4g}"
-    )
-    click.echo("  raters  ICC(A,k)  ICC(C,k)")
-    for k, a, r in zip(table.raters, table.absolute, table.relative, strict=True):
-        click.echo(f"  {k:>6}  {a:8.3f}  {r:8.3f}")
-    if needed is None:
-        click.echo(f"no number of raters reaches ICC(A,k) >= {target:g} (no item variance)")
-    else:
-        click.echo(f"ICC(A,k) >= {target:g} needs {needed} rater(s)")
-
-
 def register(group: click.Group) -> None:
     """Add ``alt-test``, ``icc``, ``alpha`` and ``plan`` to a click group (the app's CLI)."""
+    from .plan_cli import plan_command
+
     group.add_command(alt_test_command)
     group.add_command(icc_command)
     group.add_command(alpha_command)

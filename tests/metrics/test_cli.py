@@ -226,7 +226,7 @@ def test_alt_test_sequential_refuses_other_tests(tmp_path):
 
 
 def test_plan_from_stated_components():
-    from annotator.metrics.cli import plan_command
+    from annotator.metrics.plan_cli import plan_command
 
     # Phi(k) = 1 / (1 + 1/k) for components (1, 0.25, 0.75): 0.8 at k = 4.
     result = _invoke(plan_command, ["--components", "1,0.25,0.75", "--target", "0.8"])
@@ -237,7 +237,7 @@ def test_plan_from_stated_components():
 
 def test_plan_from_a_pilot_matrix(matrix_csv):
     from annotator.metrics import raters_needed
-    from annotator.metrics.cli import plan_command
+    from annotator.metrics.plan_cli import plan_command
 
     result = _invoke(plan_command, [str(matrix_csv), "--json", "--target", "0.9"])
     payload = json.loads(result.output)
@@ -246,3 +246,20 @@ def test_plan_from_a_pilot_matrix(matrix_csv):
     assert payload["raters_needed"] == raters_needed(pilot.icc_a1, target=0.9)
     both = CliRunner().invoke(plan_command, [str(matrix_csv), "--components", "1,0,1"])
     assert both.exit_code != 0 and "not both" in both.output
+
+
+def test_plan_alt_test_from_both_exports(tmp_path, matrix_csv):
+    from annotator.metrics.plan_cli import plan_command
+
+    path = _export(tmp_path, 40, 0)
+    args = ["--alttest", "--items", "20,40", "--reps", "5", "--min-items-per-human", "10"]
+    result = _invoke(plan_command, [str(path), *args, "--json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)["rows"]
+    # The LLM equals every human on every item: every resampled study passes.
+    assert [(r["n_items"], r["pass_probability"]) for r in rows] == [(20, 1.0), (40, 1.0)]
+    text = _invoke(plan_command, [str(matrix_csv), *args, "--model", "gpt", "--items", "6"])
+    assert text.exit_code == 0, text.output
+    assert "alt-test by resampling the pilot (5 studies per size, seed 0)" in text.output
+    unknown = CliRunner().invoke(plan_command, [str(matrix_csv), "--alttest"])
+    assert unknown.exit_code != 0 and "choose a model with --model" in unknown.output

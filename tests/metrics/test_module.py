@@ -29,6 +29,8 @@ MODULES = [
     "nmae",
     "retest",
     "plan",
+    "plan_cli",
+    "power",
     "cli",
 ]
 PACKAGE = Path(metrics.__file__).parent
@@ -105,7 +107,7 @@ def test_lazy_names_resolve_to_their_modules():
 def test_cli_module_imports_no_numeric_libraries():
     # ``annotator --help`` imports the metrics CLI; the statistics load inside the commands.
     code = (
-        "import sys, annotator.metrics.cli; "
+        "import sys, annotator.metrics.cli, annotator.metrics.plan_cli; "
         "print(sorted(m for m in ('numpy', 'pandas', 'scipy') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
