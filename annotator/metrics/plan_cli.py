@@ -111,6 +111,12 @@ def _plan_alt_test(pilot: str, model, benchmark, items, study_raters, reps, seed
     help="Drop pilot items with a missing rating, or fail.",
 )
 @click.option(
+    "--ci-items",
+    default=None,
+    help="Also simulate the ICC interval widths for these numbers of items (e.g. 30,60,120).",
+)
+@click.option("--ci-raters", default="3", show_default=True, help="... and of raters.")
+@click.option(
     "--alttest",
     "for_alt_test",
     is_flag=True,
@@ -123,8 +129,10 @@ def _plan_alt_test(pilot: str, model, benchmark, items, study_raters, reps, seed
 @click.option("--scoring", type=click.Choice(SCORINGS), default="neg_rmse", show_default=True)
 @click.option("--test", type=click.Choice(TESTS), default="ttest", show_default=True)
 @click.option("--min-items-per-human", type=int, default=30, show_default=True)
-@click.option("--reps", type=int, default=200, show_default=True, help="--alttest: studies.")
-@click.option("--seed", type=int, default=0, show_default=True, help="--alttest: seed.")
+@click.option(
+    "--reps", type=int, default=200, show_default=True, help="Simulated studies per size."
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the simulations.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def plan_command(
     pilot: str | None,
@@ -134,6 +142,8 @@ def plan_command(
     target: float,
     max_raters: int,
     nan_policy: str,
+    ci_items: str | None,
+    ci_raters: str,
     for_alt_test: bool,
     model: str | None,
     items: str,
@@ -167,7 +177,13 @@ def plan_command(
         per_study = _numbers(study_raters, name="--study-raters", kind=int)
         _plan_alt_test(pilot, model, benchmark, sizes, per_study, reps, seed, options, as_json)
         return
-    from .plan import VarianceComponents, d_study, raters_needed, variance_components
+    from .plan import (
+        VarianceComponents,
+        d_study,
+        icc_interval_widths,
+        raters_needed,
+        variance_components,
+    )
 
     stated = _numbers(components, name="--components")
     if stated is not None and len(stated) != 3:
@@ -186,6 +202,15 @@ def plan_command(
                 _select(_read(pilot), raters, benchmark), nan_policy=nan_policy
             )
         table = d_study(comps, raters=range(1, max_raters + 1))
+        widths = None
+        if ci_items is not None:
+            widths = icc_interval_widths(
+                comps,
+                n_items=list(_numbers(ci_items, name="--ci-items", kind=int)),
+                n_raters=list(_numbers(ci_raters, name="--ci-raters", kind=int)),
+                reps=reps,
+                seed=seed,
+            )
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
     # Phi(k') is the Spearman-Brown step-up of Phi(1), so inverting it gives k' exactly.
@@ -210,3 +235,14 @@ def plan_command(
         click.echo(f"no number of raters reaches ICC(A,k) >= {target:g} (no item variance)")
     else:
         click.echo(f"ICC(A,k) >= {target:g} needs {needed} rater(s)")
+    if widths is not None:
+        click.echo(
+            f"median 95% interval width, {widths.reps} simulated studies per size "
+            f"(seed {widths.seed}):"
+        )
+        click.echo("   items  raters  ICC(A,1)  ICC(A,k)  coverage(A,1)")
+        for row in widths.rows:
+            click.echo(
+                f"  {row['n_items']:>6}  {row['n_raters']:>6}  {row['width_a1']:8.3f}  "
+                f"{row['width_ak']:8.3f}  {row['coverage_a1']:13.2f}"
+            )

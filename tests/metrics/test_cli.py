@@ -263,3 +263,13 @@ def test_plan_alt_test_from_both_exports(tmp_path, matrix_csv):
     assert "alt-test by resampling the pilot (5 studies per size, seed 0)" in text.output
     unknown = CliRunner().invoke(plan_command, [str(matrix_csv), "--alttest"])
     assert unknown.exit_code != 0 and "choose a model with --model" in unknown.output
+
+
+def test_plan_interval_widths():
+    from annotator.metrics.plan_cli import plan_command
+
+    args = ["--components", "1,0.25,0.75", "--ci-items", "20,60", "--ci-raters", "3", "--reps"]
+    result = _invoke(plan_command, [*args, "20", "--json"])
+    rows = json.loads(result.output)["interval_widths"]["rows"]
+    assert [(r["n_items"], r["n_raters"]) for r in rows] == [(20, 3), (60, 3)]
+    assert rows[1]["width_a1"] < rows[0]["width_a1"]

@@ -104,3 +104,41 @@ def test_predictions_hold_in_fresh_studies(truth):
 def test_input_checks(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_interval_widths_shrink_with_items_and_raters_and_cover():
+    from annotator.metrics import icc_interval_widths
+
+    comps = VarianceComponents(items=1.0, raters=0.2, residual=0.8)
+    table = icc_interval_widths(comps, n_items=[20, 80], n_raters=[3, 8], reps=150, seed=1)
+    width = {(r["n_raters"], r["n_items"]): r for r in table.rows}
+    assert width[(3, 80)]["width_a1"] < width[(3, 20)]["width_a1"]
+    assert width[(8, 20)]["width_ak"] < width[(3, 20)]["width_ak"]
+    for row in table.rows:
+        # 95 % intervals; 150 studies give a standard error of 0.018.
+        assert abs(row["coverage_a1"] - 0.95) < 0.07, row
+    again = icc_interval_widths(comps, n_items=[20, 80], n_raters=[3, 8], reps=150, seed=1)
+    assert again == table
+
+
+def test_interval_widths_from_a_pilot_match_fresh_studies():
+    from annotator.metrics import icc_interval_widths
+
+    # The median width predicted from a pilot's components against the median width of
+    # fresh studies drawn from the true components (not from the pilot).
+    truth = (1.0, 0.25, 1.5)
+    rng = np.random.default_rng(21)
+    comps = variance_components(_study(rng, 150, 5, truth))
+    predicted = icc_interval_widths(comps, n_items=60, n_raters=4, reps=150, seed=2)
+    fresh = np.median([np.diff(icc(_study(rng, 60, 4, truth)).ci_a1)[0] for _ in range(150)])
+    assert predicted.rows[0]["width_a1"] == pytest.approx(fresh, rel=0.15)
+
+
+def test_interval_widths_input_checks():
+    from annotator.metrics import icc_interval_widths
+
+    comps = VarianceComponents(items=1.0, raters=0.2, residual=0.8)
+    with pytest.raises(ValueError, match="n_items"):
+        icc_interval_widths(comps, n_items=[1], n_raters=3)
+    with pytest.raises(ValueError, match="reps"):
+        icc_interval_widths(comps, n_items=10, n_raters=3, reps=0)
