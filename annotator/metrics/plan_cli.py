@@ -219,9 +219,10 @@ def plan_command(
     if single >= 1.0:
         needed = 1
     if as_json:
-        click.echo(
-            json.dumps(table.to_dict() | {"target": target, "raters_needed": needed}, indent=2)
-        )
+        payload = table.to_dict() | {"target": target, "raters_needed": needed}
+        if widths is not None:
+            payload["interval_widths"] = widths.to_dict()
+        click.echo(json.dumps(payload, indent=2))
         return
     source = f"pilot {comps.n} items x {comps.k} raters" if comps.k else "stated"
     click.echo(
