@@ -15,8 +15,6 @@ import pytest
 from annotator.metrics import alt_test, alt_test_sequential
 from annotator.metrics.alttest._betting import betting_log_capital, e_bh
 
-from .test_alttest import _random_study
-
 
 def _capital_loop(x, m0, cap):
     mu_sum, sq_sum, log_k, out = 0.0, 0.0, 0.0, []
@@ -101,7 +99,7 @@ def test_betting_passes_an_llm_that_agrees_and_reports_e_values():
 
 
 def test_betting_refuses_ipw():
-    humans, llm = _random_study(30)
+    humans, llm = _agreeing_humans()
     with pytest.raises(ValueError, match="inverse_probability_weighting"):
         alt_test(humans=humans, llm=llm, test="betting", inverse_probability_weighting=True)
 
@@ -130,3 +128,27 @@ def test_sequential_not_decided_yet():
     assert not verdict.decided and verdict.secured_winning_rate == 0.0
     assert verdict.message.startswith("not decided yet (WR 0.00 now; 0 of 3 annotators secured")
     assert verdict.to_dict()["result"]["test"] == "betting"
+
+
+def test_domains_with_betting_share_one_e_bh():
+    from annotator.metrics import alt_test_domains
+
+    humans, llm = _agreeing_humans(n_items=60, differ=0)
+    single = alt_test(humans=humans, llm=llm, min_items_per_human=1, test="betting")
+    one = alt_test_domains(
+        {"x": {"humans": humans, "llm": llm}}, min_items_per_human=1, test="betting"
+    )
+    assert one.domains["x"] == single
+    two = alt_test_domains(
+        {"x": {"humans": humans, "llm": llm}, "y": {"humans": humans, "llm": llm}},
+        min_items_per_human=1,
+        test="betting",
+    )
+    # Six annotators in all: an e-value is stopped (secured) at 6 / q = 120, not 60.
+    for row in two.domains["x"].annotators:
+        assert row.secured == (row.statistic >= 6 / 0.05)
+        assert row.statistic == pytest.approx(
+            math.exp(
+                next(v for v in betting_log_capital(np.full(60, 0.5), 0.6) if v >= math.log(120))
+            )
+        )
