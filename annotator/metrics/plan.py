@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ._validation import check_integer, check_integers
 from .icc import icc
 
 __all__ = [
@@ -269,11 +270,7 @@ def d_study(components: VarianceComponents, *, raters: Any) -> DStudy:
     >>> [round(v, 3) for v in d_study(comps, raters=[1, 4]).absolute]
     [0.5, 0.8]
     """
-    ks = [raters] if isinstance(raters, int | np.integer) else list(raters)
-    if not ks or any(
-        isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1 for k in ks
-    ):
-        raise ValueError(f"raters must be positive integers, got {raters!r}")
+    ks = check_integers(raters, name="raters", low=1)
     parts = (components.items, components.raters, components.residual)
     if any(not math.isfinite(v) or v < 0 for v in parts) or sum(parts) == 0:
         raise ValueError("components must be finite, non-negative and not all zero")
@@ -365,10 +362,9 @@ def icc_interval_widths(
     Bonett, D. G. (2002). Sample size requirements for estimating intraclass
     correlations with desired precision. Statistics in Medicine, 21(9), 1331-1335.
     """
-    items = _positive_ints(n_items, name="n_items", low=2)
-    raters = _positive_ints(n_raters, name="n_raters", low=2)
-    if isinstance(reps, bool) or not isinstance(reps, int | np.integer) or reps < 1:
-        raise ValueError(f"reps must be a positive integer, got {reps!r}")
+    items = check_integers(n_items, name="n_items", low=2)
+    raters = check_integers(n_raters, name="n_raters", low=2)
+    reps = check_integer(reps, name="reps", low=1)
     truth = d_study(components, raters=1).absolute[0]
     s_i, s_r, s_e = (
         math.sqrt(v) for v in (components.items, components.raters, components.residual)
@@ -398,12 +394,3 @@ def icc_interval_widths(
                 }
             )
     return IntervalWidths(rows=tuple(rows), confidence=float(confidence), reps=reps, seed=seed)
-
-
-def _positive_ints(values: Any, *, name: str, low: int) -> list[int]:
-    values = [values] if isinstance(values, int | np.integer) else list(values)
-    if not values or any(
-        isinstance(v, bool) or not isinstance(v, int | np.integer) or v < low for v in values
-    ):
-        raise ValueError(f"{name} must be integers >= {low}, got {values!r}")
-    return [int(v) for v in values]

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ._validation import check_integer, check_integers
 from .alttest import TooFewItemsError, alt_test
 from .alttest._inputs import _as_mapping, _is_missing
 
@@ -37,15 +38,6 @@ class AltTestPower:
     def to_dict(self) -> dict[str, Any]:
         """Return the table as plain Python types (JSON-ready)."""
         return {"seed": self.seed, "options": self.options, "rows": list(self.rows)}
-
-
-def _sizes(values: Any, *, name: str, low: int) -> list[int]:
-    values = [values] if isinstance(values, int | np.integer) else list(values)
-    if not values or any(
-        isinstance(v, bool) or not isinstance(v, int | np.integer) or v < low for v in values
-    ):
-        raise ValueError(f"{name} must be integers >= {low}, got {values!r}")
-    return [int(v) for v in values]
 
 
 def alt_test_power(
@@ -103,12 +95,11 @@ def alt_test_power(
     """
     humans = _as_mapping(humans, name="humans")
     llm = _as_mapping(llm, name="llm")
-    items_sizes = _sizes(n_items, name="n_items", low=1)
-    rater_sizes = _sizes(n_raters, name="n_raters", low=2)
+    items_sizes = check_integers(n_items, name="n_items", low=1)
+    rater_sizes = check_integers(n_raters, name="n_raters", low=2)
     if max(rater_sizes) > len(humans):
         raise ValueError(f"n_raters must be at most the pilot's {len(humans)} annotators")
-    if isinstance(reps, bool) or not isinstance(reps, int | np.integer) or reps < 1:
-        raise ValueError(f"reps must be a positive integer, got {reps!r}")
+    reps = check_integer(reps, name="reps", low=1)
     annotators = list(humans)
     # DataFrame inputs (the matrix export) carry NaN for a missing rating: drop those.
     maps = {
