@@ -56,7 +56,22 @@ def test_public_api():
 
 
 @pytest.mark.parametrize(
-    "name", ["icc", "nmae", "krippendorff_alpha", "alt_test", "alt_test_domains"]
+    "name",
+    [
+        "icc",
+        "nmae",
+        "krippendorff_alpha",
+        "alt_test",
+        "alt_test_domains",
+        "alt_test_sequential",
+        "alt_test_power",
+        "retest_reliability",
+        "spearman_brown",
+        "raters_needed",
+        "variance_components",
+        "d_study",
+        "icc_interval_widths",
+    ],
 )
 def test_public_functions_have_keyword_only_options_and_docs(name):
     fn = getattr(metrics, name)
