@@ -3,6 +3,7 @@
 Run from the repository root (about 10 s on one core):
 
     .venv/bin/python validation/alttest_betting.py [--reps 4000] [--seed 20261122]
+        [--published ../shared/data/alttest]
 
 Each replication draws i.i.d. differences d = W_h - W_f in {-1, 0, 1} for one annotator
 and applies, at every sample size n from 10 to 200 on the first n draws:
@@ -148,10 +149,48 @@ def power_table(rng: np.random.Generator, reps: int) -> list[str]:
     return lines
 
 
+def published_table(base: Path) -> list[str]:
+    """Winning rates of the t-test and of the test by betting on the public datasets."""
+    import json
+
+    from annotator.metrics import alt_test, alt_test_sequential
+
+    settings = {
+        "10k_prompts": ("neg_rmse", 0.15),
+        "cebab_stars": ("neg_rmse", 0.1),
+        "mtbench": ("accuracy", 0.2),
+    }
+    lines = [
+        f"Public datasets ({base}): winning rate, t-test / betting; sequential verdict",
+        "",
+        "| dataset | LLM | t-test WR | betting WR | sequential |",
+        "|---|---|---|---|---|",
+    ]
+    for name, (scoring, eps) in settings.items():
+        humans = json.loads((base / name / "human_annotations.json").read_text())
+        llms = json.loads((base / name / "llm_annotations.json").read_text())
+        for model, llm in llms.items():
+            opts = {"humans": humans, "llm": llm, "scoring": scoring, "epsilon": eps}
+            t = alt_test(**opts)
+            b = alt_test(**opts, test="betting")
+            v = alt_test_sequential(**opts)
+            verdict = "passes for good" if v.decided else "not decided"
+            lines.append(
+                f"| {name} | {model} | {t.winning_rate:.2f} | {b.winning_rate:.2f} | {verdict} |"
+            )
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=4000)
     parser.add_argument("--seed", type=int, default=20261122)
+    parser.add_argument(
+        "--published",
+        type=Path,
+        default=None,
+        help="also run both tests on the public alt-test data (e.g. ../shared/data/alttest)",
+    )
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     print(f"replications {args.reps}, seed {args.seed}\n")
@@ -162,6 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     ):
         print("\n".join(block))
         print()
+    if args.published is not None:
+        print("\n".join(published_table(args.published)))
     return 0
 
 
