@@ -415,6 +415,7 @@ class LazyCommand(click.Command):
 
 
 def _metrics_commands() -> list[click.Command]:
+    # The commands annotator.metrics.cli.register adds (a test keeps them equal).
     return [
         LazyCommand(
             "alt-test",
@@ -430,6 +431,11 @@ def _metrics_commands() -> list[click.Command]:
             "alpha",
             "annotator.metrics.cli:alpha_command",
             "Krippendorff's alpha of the matrix export MATRIX (a CSV); empty cells are missing.",
+        ),
+        LazyCommand(
+            "plan",
+            "annotator.metrics.plan_cli:plan_command",
+            "Plan a study from a PILOT export (matrix CSV; alttest JSON with --alttest).",
         ),
     ]
 

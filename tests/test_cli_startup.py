@@ -100,6 +100,17 @@ def test_lazy_commands_list_the_help_of_the_real_command(command):
     assert command.get_short_help_str(limit) == real.get_short_help_str(limit)
 
 
+def test_lazy_commands_are_the_commands_of_the_metrics_module():
+    from annotator.metrics.cli import register
+
+    group = click.Group()
+    register(group)
+    lazy = {c.name: c for c in COMMANDS if isinstance(c, LazyCommand)}
+    assert set(lazy) == set(group.commands)
+    for name, command in group.commands.items():
+        assert lazy[name].load() is command
+
+
 def test_lazy_commands_run_under_annotator_and_under_flask(app):
     from flask.cli import ScriptInfo
 
