@@ -91,6 +91,12 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     init_extensions(app)
 
+    from .models import UserSource
+    from .rate.blocks import BlockStatus
+
+    # Templates compare with these names, never with the stored strings.
+    app.jinja_env.globals.update(BlockStatus=BlockStatus, UserSource=UserSource)
+
     from . import auth, lead, rate
 
     app.register_blueprint(auth.bp)

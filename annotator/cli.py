@@ -12,7 +12,7 @@ from sqlmodel import select
 
 from . import migrate
 from .db import get_engine, session_scope
-from .models import Study, User
+from .models import Role, Study, User
 from .studies import (
     StudyExists,
     create_invites,
@@ -326,7 +326,7 @@ def serve_command(host: str, port: int, demo: bool) -> None:
         for line in created:
             click.echo(line)
     with session_scope() as session:
-        if session.exec(select(User).where(User.role == "lead")).first() is None:
+        if session.exec(select(User).where(User.role == Role.LEAD)).first() is None:
             click.echo("No lead yet: create one with `annotator lead create EMAIL`.")
     click.echo(f"Serving on {server_url(host, port)} (listening on {host}:{port}; Ctrl+C to stop).")
     if base_url.rstrip("/") != server_url(host, port):

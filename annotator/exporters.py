@@ -14,7 +14,6 @@ from sqlalchemy import func
 from sqlmodel import Session, select
 
 from .models import (
-    ROLE_RATER,
     Benchmark,
     Demographics,
     Item,
@@ -22,6 +21,7 @@ from .models import (
     Rating,
     RatingChange,
     RatingSession,
+    Role,
     Scale,
     Study,
     User,
@@ -308,7 +308,7 @@ def demographics_export(session: Session, study: Study) -> pd.DataFrame:
     rows = session.exec(
         select(User, Demographics)
         .join(Demographics, Demographics.user_id == User.id, isouter=True)
-        .where(User.study_id == study.id, User.role == ROLE_RATER)
+        .where(User.study_id == study.id, User.role == Role.RATER)
         .order_by(User.rater_code)
     ).all()
     answers = [d.answers if d else {} for _, d in rows]

@@ -16,7 +16,7 @@ from werkzeug.security import check_password_hash
 
 from ..db import get_session
 from ..extensions import limiter
-from ..models import ROLE_LEAD, ROLE_RATER, User
+from ..models import Role, User
 
 __all__ = ["bp", "lead_required", "confirmed", "render_confirm"]
 
@@ -29,7 +29,7 @@ def lead_required(view):
     @wraps(view)
     @login_required
     def wrapped(*args, **kwargs):
-        if current_user.role != ROLE_LEAD:
+        if not current_user.is_lead:
             abort(403)
         return view(*args, **kwargs)
 
@@ -47,7 +47,7 @@ def _safe_next(target: str | None) -> str | None:
 
 
 def _home_for(user: User) -> str:
-    if user.role == ROLE_LEAD:
+    if user.is_lead:
         return url_for("lead.index")
     if "rate" in current_app.blueprints:
         return url_for("rate.dashboard")
@@ -144,7 +144,7 @@ def logout():
     # show it before they leave.
     if (
         current_user.is_authenticated
-        and current_user.role == ROLE_RATER
+        and current_user.role == Role.RATER
         and not current_user.password_hash
         and not confirmed()
     ):

@@ -17,24 +17,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
 
 from sqlalchemy import func, update
 from sqlmodel import Session, select
 
 from ..clock import now
 from ..models import (
-    ROLE_RATER,
+    AuditAction,
     AuditEvent,
     BlockAssignment,
+    ChangeReason,
     Demographics,
     Invite,
     Item,
     Rating,
     RatingChange,
     RatingSession,
+    Role,
     Scale,
     Study,
     User,
+    UserSource,
 )
 from ..studies import issue_return_link, new_rater_code, study_scales
 from . import protocol
@@ -55,20 +59,20 @@ __all__ = [
     "serve",
     "submit_score",
     "lift_gap",
-    "DONE",
-    "IN_PROGRESS",
-    "AVAILABLE",
-    "WAITING",
-    "LOCKED",
+    "BlockStatus",
 ]
 
-DONE = "done"
-IN_PROGRESS = "in progress"
-AVAILABLE = "available"
-# The previous block is done; this one opens at a known time.
-WAITING = "waiting"
-# The previous block is not done yet.
-LOCKED = "locked"
+
+class BlockStatus(StrEnum):
+    """What a rater may do with a block (shown on their dashboard and the lead's raters page)."""
+
+    DONE = "done"
+    IN_PROGRESS = "in progress"
+    AVAILABLE = "available"
+    # The previous block is done; this one opens at a known time.
+    WAITING = "waiting"
+    # The previous block is not done yet.
+    LOCKED = "locked"
 
 
 class InviteUsed(Exception):
@@ -97,7 +101,10 @@ def _claim_invite(session: Session, invite: Invite, user: User) -> None:
 
 def _new_rater(session: Session, study: Study) -> User:
     user = User(
-        role=ROLE_RATER, rater_code=new_rater_code(session), study_id=study.id, source="invite"
+        role=Role.RATER,
+        rater_code=new_rater_code(session),
+        study_id=study.id,
+        source=UserSource.INVITE,
     )
     session.add(user)
     session.flush()
@@ -166,15 +173,15 @@ def needs_demographics(session: Session, user: User, study: Study) -> bool:
 class BlockState:
     block: RatingSession
     scale: Scale
-    status: str
-    # For WAITING blocks: when they open.
+    status: BlockStatus
+    # For BlockStatus.WAITING blocks: when they open.
     opens_at: datetime | None
     rated: int
     total: int
 
     @property
     def startable(self) -> bool:
-        return self.status == AVAILABLE
+        return self.status == BlockStatus.AVAILABLE
 
 
 def _rated_counts(session: Session, blocks: list[RatingSession]) -> dict[int, int]:
@@ -206,21 +213,21 @@ def block_states(session: Session, user: User) -> list[BlockState]:
     for index, block in enumerate(blocks):
         opens_at = None
         if block.completed_at is not None:
-            status = DONE
+            status = BlockStatus.DONE
         elif block.started_at is not None:
-            status = IN_PROGRESS
+            status = BlockStatus.IN_PROGRESS
         elif index == 0:
-            status = AVAILABLE
+            status = BlockStatus.AVAILABLE
         elif blocks[index - 1].completed_at is None:
-            status = LOCKED
+            status = BlockStatus.LOCKED
         else:
             opens_at = protocol.next_block_opens(
                 blocks[index - 1].completed_at, study.session_gap_days
             )
             if block.gap_lifted_at is not None or current >= opens_at:
-                status = AVAILABLE
+                status = BlockStatus.AVAILABLE
             else:
-                status = WAITING
+                status = BlockStatus.WAITING
         states.append(
             BlockState(
                 block=block,
@@ -252,13 +259,13 @@ def _study_items(session: Session, study: Study) -> tuple[list[int], list[int]]:
 def start_block(session: Session, user: User, state: BlockState) -> RatingSession:
     """Fix the block's item order from its seed and mark it started."""
     block = state.block
-    if state.status == IN_PROGRESS:
+    if state.status == BlockStatus.IN_PROGRESS:
         return block
-    if state.status == DONE:
+    if state.status == BlockStatus.DONE:
         raise BlockUnavailable("This block is already complete.")
-    if state.status == LOCKED:
+    if state.status == BlockStatus.LOCKED:
         raise BlockUnavailable("Please complete the blocks before this one first.")
-    if state.status == WAITING:
+    if state.status == BlockStatus.WAITING:
         raise BlockUnavailable("This block is not open yet.")
     study = session.get(Study, user.study_id)
     regular, gold = _study_items(session, study)
@@ -355,7 +362,7 @@ def submit_score(
                 value=value,
                 previous_value=None,
                 changed_at=current,
-                reason="create",
+                reason=ChangeReason.CREATE,
                 actor_id=user.id,
             )
         )
@@ -369,7 +376,7 @@ def submit_score(
                 value=value,
                 previous_value=rating.value,
                 changed_at=current,
-                reason="revise",
+                reason=ChangeReason.REVISE,
                 actor_id=user.id,
             )
         )
@@ -418,7 +425,7 @@ def lift_gap(session: Session, lead: User, rater: User) -> RatingSession | None:
             actor_id=lead.id,
             subject_id=rater.id,
             study_id=rater.study_id,
-            action="gap-lifted",
+            action=AuditAction.GAP_LIFTED,
             details={"block_position": block.position, "scale": scale.name},
         )
     )

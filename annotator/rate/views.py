@@ -29,15 +29,12 @@ from werkzeug.security import generate_password_hash
 from ..auth import confirmed, render_confirm
 from ..clock import now
 from ..db import get_session
-from ..models import ROLE_RATER, Benchmark, Demographics, Invite, Item, Study
+from ..models import MIN_PASSWORD_LENGTH, Benchmark, Demographics, Invite, Item, Role, Study
 from ..studies import link_base_url, rater_by_return_token, return_url
 from . import bp
 from .blocks import (
-    DONE,
-    IN_PROGRESS,
-    LOCKED,
-    WAITING,
     BlockState,
+    BlockStatus,
     BlockUnavailable,
     InviteUsed,
     block_state,
@@ -55,9 +52,6 @@ from .markdown import render_markdown
 from .questionnaire import choice_label, read_answers, self_describe_key
 from .scores import ScoreError, format_number, parse_score, scale_hint
 
-MIN_PASSWORD = 8
-
-
 # ------------------------------------------------------------------ helpers
 
 
@@ -68,7 +62,7 @@ def rater_required(view):
     @login_required
     def wrapped(*args, **kwargs):
         if (
-            current_user.role != ROLE_RATER
+            current_user.role != Role.RATER
             or current_user.study_id is None
             or current_user.consented_at is None
         ):
@@ -285,7 +279,7 @@ def dashboard():
         "rate/dashboard.html",
         study=_study(),
         states=states,
-        all_done=bool(states) and all(s.status == DONE for s in states),
+        all_done=bool(states) and all(s.status == BlockStatus.DONE for s in states),
     )
 
 
@@ -296,8 +290,8 @@ def account():
     if request.method == "POST":
         password = request.form.get("password", "")
         confirm = request.form.get("confirm", "")
-        if len(password) < MIN_PASSWORD:
-            error = f"Please choose a password of at least {MIN_PASSWORD} characters."
+        if len(password) < MIN_PASSWORD_LENGTH:
+            error = f"Please choose a password of at least {MIN_PASSWORD_LENGTH} characters."
         elif password != confirm:
             error = "The two passwords differ; please type the same password twice."
         else:
@@ -311,7 +305,9 @@ def account():
                 "info",
             )
             return redirect(url_for("rate.dashboard"))
-    return render_template("rate/account.html", error=error), (422 if error else 200)
+    return render_template("rate/account.html", error=error, min_length=MIN_PASSWORD_LENGTH), (
+        422 if error else 200
+    )
 
 
 # ------------------------------------------------------------------- blocks
@@ -323,7 +319,7 @@ def account():
 def start(block_id: int):
     session = get_session()
     state = _own_block(block_id)
-    if state.status in (WAITING, LOCKED):
+    if state.status in (BlockStatus.WAITING, BlockStatus.LOCKED):
         return _not_open_yet(state)
     try:
         start_block(session, current_user, state)
@@ -340,11 +336,11 @@ def start(block_id: int):
 @questionnaire_first
 def block(block_id: int):
     state = _own_block(block_id)
-    if state.status == DONE:
+    if state.status == BlockStatus.DONE:
         return redirect(url_for("rate.block_done", block_id=block_id))
-    if state.status in (WAITING, LOCKED):
+    if state.status in (BlockStatus.WAITING, BlockStatus.LOCKED):
         return _not_open_yet(state)
-    if state.status != IN_PROGRESS:
+    if state.status != BlockStatus.IN_PROGRESS:
         return redirect(url_for("rate.dashboard"))
     rated = ratings_by_position(get_session(), state.block)
     position = next_position(state.block, rated) or len(state.block.item_order)
@@ -432,14 +428,14 @@ def _post_to_completed_block(state: BlockState, position: int):
 def item(block_id: int, position: int):
     session = get_session()
     state = _own_block(block_id)
-    if state.status == DONE:
+    if state.status == BlockStatus.DONE:
         if request.method == "POST":
             return _post_to_completed_block(state, position)
         return redirect(url_for("rate.block_done", block_id=block_id))
-    if state.status != IN_PROGRESS:
+    if state.status != BlockStatus.IN_PROGRESS:
         if request.method == "POST":
             flash("This block has not been started; nothing was stored.", "error")
-        elif state.status in (WAITING, LOCKED):
+        elif state.status in (BlockStatus.WAITING, BlockStatus.LOCKED):
             return _not_open_yet(state)
         return _go(url_for("rate.dashboard"))
     block = state.block
@@ -496,10 +492,10 @@ def item(block_id: int, position: int):
 @questionnaire_first
 def block_done(block_id: int):
     state = _own_block(block_id)
-    if state.status != DONE:
+    if state.status != BlockStatus.DONE:
         return redirect(url_for("rate.block", block_id=block_id))
     states = block_states(get_session(), current_user)
-    upcoming = next((s for s in states if s.status != DONE), None)
+    upcoming = next((s for s in states if s.status != BlockStatus.DONE), None)
     if upcoming is None:
         return redirect(url_for("rate.thanks"))
     return render_template(
@@ -516,6 +512,6 @@ def block_done(block_id: int):
 @questionnaire_first
 def thanks():
     states = block_states(get_session(), current_user)
-    if not states or any(s.status != DONE for s in states):
+    if not states or any(s.status != BlockStatus.DONE for s in states):
         return redirect(url_for("rate.dashboard"))
     return render_template("rate/thanks.html", study=_study())
