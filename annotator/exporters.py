@@ -15,12 +15,12 @@ from sqlmodel import Session, select
 
 from .models import (
     Benchmark,
+    Block,
     Demographics,
     Item,
     LLMScore,
     Rating,
     RatingChange,
-    RatingSession,
     Role,
     Scale,
     Study,
@@ -375,15 +375,13 @@ def long_export(
         .subquery()
     )
     query = (
-        select(Rating, Item, User.rater_code, RatingSession.position, changes.c.n)
+        select(Rating, Item, User.rater_code, Block.position, changes.c.n)
         .join(Item, Item.id == Rating.item_id)
         .join(User, User.id == Rating.rater_id)
-        .join(RatingSession, RatingSession.id == Rating.session_id, isouter=True)
+        .join(Block, Block.id == Rating.block_id, isouter=True)
         .join(changes, changes.c.rating_id == Rating.id, isouter=True)
         .where(Item.study_id == study.id, Rating.scale_id.in_(list(scale_by_id)))
-        .order_by(
-            User.rater_code, RatingSession.position, Rating.scale_id, Rating.position, Item.id
-        )
+        .order_by(User.rater_code, Block.position, Rating.scale_id, Rating.position, Item.id)
     )
     if bench is not None:
         query = query.where(Item.benchmark_id == bench.id)

@@ -23,7 +23,7 @@ __all__ = [
     "User",
     "Invite",
     "Demographics",
-    "RatingSession",
+    "Block",
     "BlockAssignment",
     "Rating",
     "RatingChange",
@@ -201,7 +201,7 @@ class Demographics(SQLModel, table=True):
     submitted_at: datetime = Field(default_factory=now)
 
 
-class RatingSession(SQLModel, table=True):
+class Block(SQLModel, table=True):
     """One block: a rater rates every item of the study on one scale."""
 
     __table_args__ = (
@@ -233,7 +233,7 @@ class RatingSession(SQLModel, table=True):
 class BlockAssignment(SQLModel, table=True):
     """How a rater's block order was drawn when they consented.
 
-    The order itself is ``RatingSession.position``; this row keeps what made
+    The order itself is ``Block.position``; this row keeps what made
     it: the rater's place among the study's raters (which Latin-square row
     they got) or the seed of their random order.
     """
@@ -264,9 +264,9 @@ class Rating(SQLModel, table=True):
     rater_id: int = Field(foreign_key="user.id", index=True)
     item_id: int = Field(foreign_key="item.id")
     scale_id: int = Field(foreign_key="scale.id")
-    session_id: int | None = Field(default=None, foreign_key="ratingsession.id", index=True)
+    block_id: int | None = Field(default=None, foreign_key="block.id", index=True)
     value: float
-    # 1-based place in the session's presentation order; None when imported.
+    # 1-based place in the block's presentation order; None when imported.
     position: int | None = None
     is_repeat: bool = False
     is_attention_check: bool = False

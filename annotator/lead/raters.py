@@ -85,7 +85,7 @@ def _imported_counts(session: Session, study: Study) -> dict[int, dict[str, int]
     for rater_id, scale_id, count in session.exec(
         select(Rating.rater_id, Rating.scale_id, func.count(Rating.id))
         .join(Scale, Scale.id == Rating.scale_id)
-        .where(Scale.study_id == study.id, Rating.session_id.is_(None))
+        .where(Scale.study_id == study.id, Rating.block_id.is_(None))
         .group_by(Rating.rater_id, Rating.scale_id)
     ).all():
         counts.setdefault(rater_id, {})[names[scale_id]] = count

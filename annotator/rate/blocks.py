@@ -4,9 +4,9 @@ Data-access functions take the session and leave the commit to the caller.
 
 Attention checks: items with a gold score (``Item.gold_score``) are used
 *only* as attention checks. They are never among the regular items of a
-session, so each rater rates every regular item exactly once per scale and
-the checks stay out of the items x raters matrices; a session shows
-``attention_checks.per_session`` of them (drawn with the session's seed) at
+block, so each rater rates every regular item exactly once per scale and
+the checks stay out of the items x raters matrices; a block shows
+``attention_checks.per_session`` of them (drawn with the block's seed) at
 random places. A study that asks for no checks shows no gold items at all.
 
 Test-retest repeats are stored as separate ratings with ``is_repeat`` set,
@@ -26,6 +26,7 @@ from ..clock import now
 from ..models import (
     AuditAction,
     AuditEvent,
+    Block,
     BlockAssignment,
     ChangeReason,
     Demographics,
@@ -33,7 +34,6 @@ from ..models import (
     Item,
     Rating,
     RatingChange,
-    RatingSession,
     Role,
     Scale,
     Study,
@@ -150,9 +150,7 @@ def enrol(session: Session, invite: Invite) -> User:
     session.add(assignment)
     for position, scale_id in enumerate(assignment.scale_ids, start=1):
         session.add(
-            RatingSession(
-                rater_id=user.id, scale_id=scale_id, position=position, seed=protocol.new_seed()
-            )
+            Block(rater_id=user.id, scale_id=scale_id, position=position, seed=protocol.new_seed())
         )
     session.flush()
     return user
@@ -171,7 +169,7 @@ def needs_demographics(session: Session, user: User, study: Study) -> bool:
 
 @dataclass
 class BlockState:
-    block: RatingSession
+    block: Block
     scale: Scale
     status: BlockStatus
     # For BlockStatus.WAITING blocks: when they open.
@@ -184,14 +182,14 @@ class BlockState:
         return self.status == BlockStatus.AVAILABLE
 
 
-def _rated_counts(session: Session, blocks: list[RatingSession]) -> dict[int, int]:
+def _rated_counts(session: Session, blocks: list[Block]) -> dict[int, int]:
     if not blocks:
         return {}
     return dict(
         session.exec(
-            select(Rating.session_id, func.count(Rating.id))
-            .where(Rating.session_id.in_([b.id for b in blocks]))
-            .group_by(Rating.session_id)
+            select(Rating.block_id, func.count(Rating.id))
+            .where(Rating.block_id.in_([b.id for b in blocks]))
+            .group_by(Rating.block_id)
         ).all()
     )
 
@@ -200,11 +198,7 @@ def block_states(session: Session, user: User) -> list[BlockState]:
     """Every block of the rater, in order, with what the rater may do with it."""
     study = session.get(Study, user.study_id)
     blocks = list(
-        session.exec(
-            select(RatingSession)
-            .where(RatingSession.rater_id == user.id)
-            .order_by(RatingSession.position)
-        )
+        session.exec(select(Block).where(Block.rater_id == user.id).order_by(Block.position))
     )
     scales = {s.id: s for s in study_scales(session, study)}
     counts = _rated_counts(session, blocks)
@@ -256,7 +250,7 @@ def _study_items(session: Session, study: Study) -> tuple[list[int], list[int]]:
     return regular, gold
 
 
-def start_block(session: Session, user: User, state: BlockState) -> RatingSession:
+def start_block(session: Session, user: User, state: BlockState) -> Block:
     """Fix the block's item order from its seed and mark it started."""
     block = state.block
     if state.status == BlockStatus.IN_PROGRESS:
@@ -288,12 +282,12 @@ def start_block(session: Session, user: User, state: BlockState) -> RatingSessio
 # ---------------------------------------------------------------- ratings
 
 
-def ratings_by_position(session: Session, block: RatingSession) -> dict[int, Rating]:
-    ratings = session.exec(select(Rating).where(Rating.session_id == block.id)).all()
+def ratings_by_position(session: Session, block: Block) -> dict[int, Rating]:
+    ratings = session.exec(select(Rating).where(Rating.block_id == block.id)).all()
     return {rating.position: rating for rating in ratings}
 
 
-def next_position(block: RatingSession, rated: dict[int, Rating]) -> int | None:
+def next_position(block: Block, rated: dict[int, Rating]) -> int | None:
     """The first unrated place of the order (1-based); ``None`` when all are rated."""
     for position in range(1, len(block.item_order) + 1):
         if position not in rated:
@@ -301,7 +295,7 @@ def next_position(block: RatingSession, rated: dict[int, Rating]) -> int | None:
     return None
 
 
-def serve(session: Session, block: RatingSession, position: int) -> None:
+def serve(session: Session, block: Block, position: int) -> None:
     """Note when the entry at ``position`` was first shown."""
     if block.current_position != position:
         block.current_position = position
@@ -318,7 +312,7 @@ class Submitted:
 
 
 def submit_score(
-    session: Session, user: User, block: RatingSession, scale: Scale, position: int, raw: str
+    session: Session, user: User, block: Block, scale: Scale, position: int, raw: str
 ) -> Submitted:
     """Store the score for the entry at ``position``.
 
@@ -346,7 +340,7 @@ def submit_score(
             rater_id=user.id,
             item_id=entry["item"],
             scale_id=block.scale_id,
-            session_id=block.id,
+            block_id=block.id,
             value=value,
             position=position,
             is_repeat=bool(entry["repeat"]),
@@ -399,7 +393,7 @@ def submit_score(
 # ------------------------------------------------------------------- lead
 
 
-def lift_gap(session: Session, lead: User, rater: User) -> RatingSession | None:
+def lift_gap(session: Session, lead: User, rater: User) -> Block | None:
     """Let ``rater`` start their next block now; logged as an AuditEvent.
 
     The gap is lifted for the first block that has not been started, except
@@ -407,13 +401,13 @@ def lift_gap(session: Session, lead: User, rater: User) -> RatingSession | None:
     there is none.
     """
     block = session.exec(
-        select(RatingSession)
+        select(Block)
         .where(
-            RatingSession.rater_id == rater.id,
-            RatingSession.started_at.is_(None),
-            RatingSession.position > 1,
+            Block.rater_id == rater.id,
+            Block.started_at.is_(None),
+            Block.position > 1,
         )
-        .order_by(RatingSession.position)
+        .order_by(Block.position)
     ).first()
     if block is None:
         return None

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from sqlmodel import Session, select
 
 from annotator.db import get_engine
-from annotator.models import BlockAssignment, Item, RatingSession, Scale
+from annotator.models import Block, BlockAssignment, Item, Scale
 from annotator.rate import protocol
 
 from .conftest import blocks_of, join, start, study_toml
@@ -50,9 +50,9 @@ def _orders_from_database(app, study_id: int) -> list[list[str]]:
             s.id: s.name for s in session.exec(select(Scale).where(Scale.study_id == study_id))
         }
         rows = session.exec(
-            select(RatingSession.rater_id, RatingSession.position, RatingSession.scale_id)
-            .where(RatingSession.scale_id.in_(list(names)))
-            .order_by(RatingSession.rater_id, RatingSession.position)
+            select(Block.rater_id, Block.position, Block.scale_id)
+            .where(Block.scale_id.in_(list(names)))
+            .order_by(Block.rater_id, Block.position)
         ).all()
     orders: dict[int, list[str]] = {}
     for rater_id, _position, scale_id in rows:

@@ -7,7 +7,7 @@ from sqlmodel import Session, select
 
 from annotator.db import get_engine
 from annotator.exporters import long_export
-from annotator.models import Item, Rating, RatingChange, RatingSession
+from annotator.models import Block, Item, Rating, RatingChange
 from annotator.studies import get_study
 
 from .conftest import (
@@ -363,9 +363,7 @@ def test_ratings_never_mix_between_blocks(app, client, rater, block, clock):
     rate_all(client, second.id, 10, value="9.5")
     with Session(get_engine(app)) as session:
         rows = session.exec(
-            select(Rating.value, RatingSession.position).join(
-                RatingSession, RatingSession.id == Rating.session_id
-            )
+            select(Rating.value, Block.position).join(Block, Block.id == Rating.block_id)
         ).all()
     assert sorted(set(rows)) == [(1.0, 1), (9.5, 2)]
 
