@@ -230,7 +230,9 @@ def raters_links(study: str, code: str | None, rotate: bool, base_url: str | Non
     Raters whose ratings were imported, and raters who declined, have none.
     Every replacement is logged.
     """
-    from .studies import no_return_link, return_url, rotate_return_link, study_raters
+    from .collect.enrolment import no_return_link, return_url
+    from .studies import study_raters
+    from .study.raters import rotate_return_link
 
     with session_scope() as session:
         raters = study_raters(session, _study_or_fail(session, study), code=code)

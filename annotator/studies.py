@@ -10,7 +10,6 @@ from sqlalchemy import func
 from sqlmodel import Session, select
 from werkzeug.security import generate_password_hash
 
-from .clock import now
 from .models import (
     MIN_PASSWORD_LENGTH,
     AuditAction,
@@ -21,7 +20,6 @@ from .models import (
     Scale,
     Study,
     User,
-    UserSource,
 )
 from .studyfile import StudyFile
 
@@ -35,12 +33,7 @@ __all__ = [
     "create_invites",
     "new_rater_code",
     "invite_url",
-    "issue_return_link",
-    "rotate_return_link",
-    "no_return_link",
-    "rater_by_return_token",
     "study_raters",
-    "return_url",
     "server_url",
     "link_base_url",
 ]
@@ -139,59 +132,12 @@ def invite_url(token: str, base_url: str) -> str:
     return f"{base_url.rstrip('/')}/invite/{token}"
 
 
-# ------------------------------------------------------------ return links
-
-
-def issue_return_link(user: User) -> None:
-    """Give ``user`` a new personal return link; any earlier one stops working."""
-    # 32 random bytes: the link alone logs the rater in, like a password.
-    user.return_token = secrets.token_urlsafe(32)
-    user.return_token_issued_at = now()
-
-
-def rotate_return_link(session: Session, rater: User, *, actor: User | None, via: str) -> None:
-    """Replace the rater's return link, logged as an AuditEvent (``via``: "web" or "cli")."""
-    if rater.return_token is None:
-        raise ValueError(no_return_link(rater))
-    issue_return_link(rater)
-    session.add(rater)
-    session.add(
-        AuditEvent(
-            actor_id=actor.id if actor is not None else None,
-            subject_id=rater.id,
-            study_id=rater.study_id,
-            action=AuditAction.RETURN_LINK_ROTATED,
-            details={"via": via},
-        )
-    )
-    session.flush()
-
-
-def no_return_link(rater: User) -> str:
-    """Why ``rater`` has no return link."""
-    reason = "was imported" if rater.source == UserSource.IMPORT else "declined to take part"
-    return f"rater {rater.rater_code} {reason} and has no return link"
-
-
-def rater_by_return_token(session: Session, token: str) -> User | None:
-    if not token:
-        return None
-    return session.exec(
-        select(User).where(User.return_token == token, User.role == Role.RATER)
-    ).first()
-
-
 def study_raters(session: Session, study: Study, *, code: str | None = None) -> list[User]:
     """The study's raters in joining order; ``code`` picks one, ignoring case."""
     query = select(User).where(User.study_id == study.id, User.role == Role.RATER)
     if code is not None:
         query = query.where(func.upper(User.rater_code) == code.strip().upper())
     return list(session.exec(query.order_by(User.created_at, User.id)))
-
-
-def return_url(token: str, base_url: str) -> str:
-    """The rater's personal way back in (served by the rate blueprint)."""
-    return f"{base_url.rstrip('/')}/r/{token}"
 
 
 def server_url(host: str, port: int) -> str:

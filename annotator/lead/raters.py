@@ -10,11 +10,14 @@ from flask_login import current_user
 from sqlalchemy import func
 from sqlmodel import Session, select
 
-from ..auth import confirmed, lead_required, render_confirm
+from ..collect.blocks import BlockState, BlockStatus, block_states
+from ..collect.enrolment import return_url
 from ..db import get_session
 from ..models import AuditAction, AuditEvent, Demographics, Rating, Role, Scale, Study, User
-from ..rate.blocks import BlockState, BlockStatus, block_states, lift_gap
-from ..studies import link_base_url, return_url, rotate_return_link, study_scales
+from ..studies import link_base_url, study_scales
+from ..study.raters import lift_gap, rotate_return_link
+from ..web.auth.access import lead_required
+from ..web.confirm import confirmed, render_confirm
 from . import bp, get_study_or_404
 
 __all__ = ["RaterRow", "rater_rows"]

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlmodel import Session, select
 
+from annotator.collect import protocol
 from annotator.db import get_engine
 from annotator.models import Block, BlockAssignment, Item, Scale
-from annotator.rate import protocol
 
 from .conftest import blocks_of, join, start, study_toml
 

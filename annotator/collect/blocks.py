@@ -1,4 +1,4 @@
-"""A rater's way through a study: enrolment, blocks, serving and scoring.
+"""A rater's blocks: their states, starting one, serving an item and storing a score.
 
 Data-access functions take the session and leave the commit to the caller.
 
@@ -19,46 +19,43 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import func, update
+from sqlalchemy import func
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from ..clock import now
 from ..models import (
-    AuditAction,
-    AuditEvent,
+    Benchmark,
     Block,
-    BlockAssignment,
     ChangeReason,
-    Demographics,
-    Invite,
     Item,
     Rating,
     RatingChange,
-    Role,
     Scale,
     Study,
     User,
-    UserSource,
 )
-from ..studies import issue_return_link, new_rater_code, study_scales
+from ..rate.scores import parse_score
+from ..studies import study_scales
 from . import protocol
-from .scores import parse_score
 
 __all__ = [
-    "InviteUsed",
     "BlockUnavailable",
     "BlockState",
-    "enrol",
-    "decline",
-    "needs_demographics",
     "block_states",
     "block_state",
+    "count_blocks",
     "start_block",
     "ratings_by_position",
     "next_position",
     "serve",
     "submit_score",
-    "lift_gap",
+    "Submitted",
+    "ItemPage",
+    "item_page",
+    "open_item",
+    "Scored",
+    "rate_item",
     "BlockStatus",
 ]
 
@@ -75,93 +72,8 @@ class BlockStatus(StrEnum):
     LOCKED = "locked"
 
 
-class InviteUsed(Exception):
-    """The invite was taken by someone else in the meantime."""
-
-
 class BlockUnavailable(Exception):
     """A block that may not be started (yet); the message says why."""
-
-
-# ------------------------------------------------------------- enrolment
-
-
-def _claim_invite(session: Session, invite: Invite, user: User) -> None:
-    # A conditional UPDATE, so two tabs submitting the same invite at once
-    # cannot both use it.
-    result = session.execute(
-        update(Invite)
-        .where(Invite.id == invite.id, Invite.used_at.is_(None))
-        .values(used_at=now(), user_id=user.id)
-    )
-    if result.rowcount != 1:
-        raise InviteUsed(invite.token)
-    session.refresh(invite)
-
-
-def _new_rater(session: Session, study: Study) -> User:
-    user = User(
-        role=Role.RATER,
-        rater_code=new_rater_code(session),
-        study_id=study.id,
-        source=UserSource.INVITE,
-    )
-    session.add(user)
-    session.flush()
-    return user
-
-
-def decline(session: Session, invite: Invite) -> User:
-    """Record a refusal of consent: a rater code with ``declined_at``, nothing else."""
-    study = session.get(Study, invite.study_id)
-    user = _new_rater(session, study)
-    user.declined_at = now()
-    _claim_invite(session, invite, user)
-    return user
-
-
-def enrol(session: Session, invite: Invite) -> User:
-    """A new rater who consented, with their blocks in their assigned order."""
-    # Lock the study row so that raters joining at the same moment get
-    # consecutive places (and so consecutive Latin-square rows) on
-    # PostgreSQL; SQLite serialises writers anyway.
-    study = session.exec(select(Study).where(Study.id == invite.study_id).with_for_update()).one()
-    user = _new_rater(session, study)
-    user.consented_at = now()
-    issue_return_link(user)
-    _claim_invite(session, invite, user)
-    scales = study_scales(session, study)
-    last = session.exec(
-        select(func.max(BlockAssignment.sequence)).where(BlockAssignment.study_id == study.id)
-    ).one()
-    # The unique (study, sequence) constraint turns any race the lock misses
-    # into an error (and a rolled-back, retryable request), never into two
-    # raters on one row.
-    sequence = 0 if last is None else last + 1
-    assignment = BlockAssignment(
-        user_id=user.id, study_id=study.id, sequence=sequence, method=study.scale_order
-    )
-    if study.scale_order == "random":
-        assignment.seed = protocol.new_seed()
-        order = protocol.random_block_order(assignment.seed, len(scales))
-    else:
-        assignment.latin_row, order = protocol.balanced_block_order(sequence, len(scales))
-    assignment.scale_ids = [scales[i].id for i in order]
-    session.add(assignment)
-    for position, scale_id in enumerate(assignment.scale_ids, start=1):
-        session.add(
-            Block(rater_id=user.id, scale_id=scale_id, position=position, seed=protocol.new_seed())
-        )
-    session.flush()
-    return user
-
-
-def needs_demographics(session: Session, user: User, study: Study) -> bool:
-    if not study.demographics:
-        return False
-    return (
-        session.exec(select(Demographics.id).where(Demographics.user_id == user.id)).first() is None
-    )
 
 
 # ----------------------------------------------------------------- blocks
@@ -174,7 +86,8 @@ class BlockState:
     status: BlockStatus
     # For BlockStatus.WAITING blocks: when they open.
     opens_at: datetime | None
-    rated: int
+    # Ratings stored in the block; None when not counted (see block_states).
+    rated: int | None
     total: int
 
     @property
@@ -194,14 +107,19 @@ def _rated_counts(session: Session, blocks: list[Block]) -> dict[int, int]:
     )
 
 
-def block_states(session: Session, user: User) -> list[BlockState]:
-    """Every block of the rater, in order, with what the rater may do with it."""
+def block_states(session: Session, user: User, *, count_rated: bool = True) -> list[BlockState]:
+    """Every block of the rater, in order, with what the rater may do with it.
+
+    ``count_rated=False`` leaves ``rated`` as ``None`` and skips the query
+    that counts each block's ratings (pages that show one block load that
+    block's ratings themselves).
+    """
     study = session.get(Study, user.study_id)
     blocks = list(
         session.exec(select(Block).where(Block.rater_id == user.id).order_by(Block.position))
     )
     scales = {s.id: s for s in study_scales(session, study)}
-    counts = _rated_counts(session, blocks)
+    counts = _rated_counts(session, blocks) if count_rated else None
     current = now()
     states: list[BlockState] = []
     for index, block in enumerate(blocks):
@@ -228,7 +146,7 @@ def block_states(session: Session, user: User) -> list[BlockState]:
                 scale=scales[block.scale_id],
                 status=status,
                 opens_at=opens_at,
-                rated=counts.get(block.id, 0),
+                rated=counts.get(block.id, 0) if counts is not None else None,
                 total=len(block.item_order),
             )
         )
@@ -236,11 +154,15 @@ def block_states(session: Session, user: User) -> list[BlockState]:
 
 
 def block_state(session: Session, user: User, block_id: int) -> BlockState | None:
-    """The rater's own block ``block_id``; ``None`` for anyone else's."""
-    for state in block_states(session, user):
+    """The rater's own block ``block_id`` (``rated`` not counted); ``None`` for anyone else's."""
+    for state in block_states(session, user, count_rated=False):
         if state.block.id == block_id:
             return state
     return None
+
+
+def count_blocks(session: Session, user: User) -> int:
+    return session.exec(select(func.count(Block.id)).where(Block.rater_id == user.id)).one()
 
 
 def _study_items(session: Session, study: Study) -> tuple[list[int], list[int]]:
@@ -312,7 +234,14 @@ class Submitted:
 
 
 def submit_score(
-    session: Session, user: User, block: Block, scale: Scale, position: int, raw: str
+    session: Session,
+    user: User,
+    block: Block,
+    scale: Scale,
+    position: int,
+    raw: str,
+    *,
+    rated: dict[int, Rating] | None = None,
 ) -> Submitted:
     """Store the score for the entry at ``position``.
 
@@ -323,13 +252,16 @@ def submit_score(
     in the rating's history (the rating keeps the served and submitted times
     of its first value; every change has its own time).
 
+    ``rated`` is the block's ratings by position as loaded in this
+    transaction (loaded here when not given); a new rating is added to it.
+
     Two identical requests at once: the loser's INSERT violates the unique
-    key of Rating and raises ``IntegrityError``; the caller rolls back and
-    calls again, which then finds the winner's rating.
+    key of Rating and raises ``IntegrityError`` (see :func:`rate_item`).
     """
     value = parse_score(raw, scale)
     entry = block.item_order[position - 1]
-    rated = ratings_by_position(session, block)
+    if rated is None:
+        rated = ratings_by_position(session, block)
     rating = rated.get(position)
     current = now()
     if rating is None:
@@ -350,6 +282,7 @@ def submit_score(
         )
         session.add(rating)
         session.flush()
+        rated[position] = rating
         session.add(
             RatingChange(
                 rating_id=rating.id,
@@ -379,49 +312,131 @@ def submit_score(
         outcome = "revise"
     session.flush()
     completed = False
-    if block.completed_at is None:
-        rated = ratings_by_position(session, block)
-        if next_position(block, rated) is None:
-            block.completed_at = current
-            block.current_position = None
-            block.current_served_at = None
-            session.add(block)
-            completed = True
+    # Only a new rating can complete the block: it is the last unrated place.
+    if block.completed_at is None and next_position(block, rated) is None:
+        block.completed_at = current
+        block.current_position = None
+        block.current_served_at = None
+        session.add(block)
+        completed = True
     return Submitted(rating=rating, outcome=outcome, block_completed=completed)
 
 
-# ------------------------------------------------------------------- lead
+# ------------------------------------------------------- what the rater sees
 
 
-def lift_gap(session: Session, lead: User, rater: User) -> Block | None:
-    """Let ``rater`` start their next block now; logged as an AuditEvent.
+@dataclass
+class ItemPage:
+    """One entry of a block as the rater sees it, with where they are."""
 
-    The gap is lifted for the first block that has not been started, except
-    the first block (which has no gap). Returns that block, or ``None`` when
-    there is none.
-    """
-    block = session.exec(
-        select(Block)
-        .where(
-            Block.rater_id == rater.id,
-            Block.started_at.is_(None),
-            Block.position > 1,
-        )
-        .order_by(Block.position)
-    ).first()
-    if block is None:
-        return None
-    scale = session.get(Scale, block.scale_id)
-    block.gap_lifted_at = now()
-    session.add(block)
-    session.add(
-        AuditEvent(
-            actor_id=lead.id,
-            subject_id=rater.id,
-            study_id=rater.study_id,
-            action=AuditAction.GAP_LIFTED,
-            details={"block_position": block.position, "scale": scale.name},
-        )
+    block: Block
+    position: int
+    item: Item
+    benchmark: Benchmark
+    # The rater's rating of this entry, if any: the page then revises it.
+    existing: Rating | None
+    rated: int
+    # The first unrated place (None when all are rated).
+    frontier: int | None
+    # A break reminder is due before this new entry.
+    break_due: bool
+
+    @property
+    def total(self) -> int:
+        return len(self.block.item_order)
+
+
+def item_page(
+    session: Session,
+    block: Block,
+    position: int,
+    rated: dict[int, Rating],
+    *,
+    break_every: int | None,
+) -> ItemPage:
+    """The page for ``position`` from the block's ratings already loaded."""
+    item = session.get(Item, block.item_order[position - 1]["item"])
+    existing = rated.get(position)
+    done_before = position - 1
+    break_due = bool(
+        existing is None and break_every and done_before > 0 and done_before % break_every == 0
     )
-    session.flush()
-    return block
+    return ItemPage(
+        block=block,
+        position=position,
+        item=item,
+        benchmark=session.get(Benchmark, item.benchmark_id),
+        existing=existing,
+        rated=len(rated),
+        frontier=next_position(block, rated),
+        break_due=break_due,
+    )
+
+
+def open_item(
+    session: Session, block: Block, position: int, *, break_every: int | None
+) -> ItemPage | int:
+    """What a rater asking for ``position`` sees; the caller commits.
+
+    A place beyond the first unrated one returns that place (an ``int``) to
+    go to instead; the first unrated place is marked as served from now.
+    """
+    rated = ratings_by_position(session, block)
+    frontier = next_position(block, rated)
+    if frontier is not None and position > frontier:
+        return frontier
+    if position == frontier:
+        serve(session, block, position)
+    return item_page(session, block, position, rated, break_every=break_every)
+
+
+@dataclass
+class Scored:
+    submitted: Submitted
+    # The page of the next place when it was asked for and there is one.
+    following: ItemPage | None
+
+
+def rate_item(
+    session: Session,
+    user: User,
+    block: Block,
+    scale: Scale,
+    position: int,
+    raw: str,
+    *,
+    break_every: int | None,
+    show_following: bool = False,
+) -> Scored:
+    """Store a rater's score for ``position`` and commit it.
+
+    With ``show_following`` the next place is served in the same
+    transaction and its page returned, so the block's ratings are loaded
+    once per score. Raises what :func:`submit_score` raises, with nothing
+    stored.
+
+    Unlike the other functions here this one commits: a twin request (the
+    same form sent twice at once) that stored the rating first makes this
+    INSERT fail, and only a rolled-back transaction can look again, find
+    the twin's rating and store nothing new.
+    """
+    for attempt in range(2):
+        try:
+            rated = ratings_by_position(session, block)
+            submitted = submit_score(session, user, block, scale, position, raw, rated=rated)
+            following = None
+            if (
+                show_following
+                and not submitted.block_completed
+                and position < len(block.item_order)
+            ):
+                if position + 1 == next_position(block, rated):
+                    serve(session, block, position + 1)
+                following = item_page(session, block, position + 1, rated, break_every=break_every)
+            session.commit()
+            return Scored(submitted=submitted, following=following)
+        except IntegrityError:
+            session.rollback()
+            if attempt:
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover

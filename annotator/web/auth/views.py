@@ -1,39 +1,22 @@
-"""Logging in and out, the front page that sends each role to its home,
-confirmation pages and the error pages of the whole app."""
+"""Routes of logging in and out, and the front page that sends each role to its home."""
 
 from __future__ import annotations
 
-from functools import wraps
 from urllib.parse import urlsplit
 
-from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
+from flask import current_app, flash, redirect, render_template, request, url_for
 from flask_limiter.util import get_remote_address
-from flask_login import current_user, login_required, login_user, logout_user
+from flask_login import current_user, login_user, logout_user
 from sqlalchemy import func
 from sqlmodel import select
-from werkzeug.exceptions import HTTPException
 from werkzeug.security import check_password_hash
 
-from ..db import get_session
-from ..extensions import limiter
-from ..models import Role, User
-
-__all__ = ["bp", "lead_required", "confirmed", "render_confirm"]
-
-bp = Blueprint("auth", __name__)
-
-
-def lead_required(view):
-    """Only leads may pass; raters get 403, anonymous users the login page."""
-
-    @wraps(view)
-    @login_required
-    def wrapped(*args, **kwargs):
-        if not current_user.is_lead:
-            abort(403)
-        return view(*args, **kwargs)
-
-    return wrapped
+from ...db import get_session
+from ...extensions import limiter
+from ...models import Role, User
+from ..confirm import confirmed, render_confirm
+from . import bp
+from .forms import LoginForm
 
 
 def _safe_next(target: str | None) -> str | None:
@@ -59,19 +42,6 @@ def index():
     if current_user.is_authenticated:
         return redirect(_home_for(current_user))
     return redirect(url_for("auth.login"))
-
-
-def confirmed() -> bool:
-    """Whether the form was sent from a confirmation page (see :func:`render_confirm`)."""
-    return request.form.get("confirmed") == "yes"
-
-
-def render_confirm(*, status: int = 200, template: str = "confirm.html", **context):
-    """Ask before an irreversible action: a page whose form posts again with ``confirmed``.
-
-    Two steps in plain HTML, so the question is asked without JavaScript too.
-    """
-    return render_template(template, **context), status
 
 
 # Failed logins are counted per account and address, so that one person
@@ -120,22 +90,21 @@ def _find_account(identifier: str) -> User | None:
     _login_address_limit, key_func=get_remote_address, methods=["POST"], deduct_when=_failed
 )
 def login():
+    form = LoginForm()
     error = None
-    if request.method == "POST":
-        identifier = request.form.get("username", "").strip()
-        password = request.form.get("password", "")
-        user = _find_account(identifier)
+    if form.is_submitted():
+        user = _find_account(form.username.data) if form.validate() else None
         if (
             user is None
             or not user.password_hash
-            or not check_password_hash(user.password_hash, password)
+            or not check_password_hash(user.password_hash, form.password.data)
         ):
             error = "Unknown user or wrong password."
         else:
             login_user(user)
             return redirect(_safe_next(request.args.get("next")) or _home_for(user))
     status = 401 if error else 200
-    return render_template("auth/login.html", error=error), status
+    return render_template("auth/login.html", form=form, error=error), status
 
 
 @bp.route("/logout", methods=["POST"])
@@ -159,46 +128,3 @@ def logout():
     logout_user()
     flash("You are logged out.", "info")
     return redirect(url_for("auth.login"))
-
-
-# ------------------------------------------------------------------ errors
-
-ERROR_PAGES = {
-    400: ("Something in that request was not right", "The page could not use what was sent."),
-    403: ("You may not open this page", "It belongs to another role or another account."),
-    404: ("Page not found", "The address may be mistyped, or the page no longer exists."),
-    405: ("Not possible here", "This page cannot be used that way."),
-    410: ("This link no longer works", "It has been used or replaced."),
-    429: (
-        "Too many attempts",
-        "Please wait a minute before you try again.",
-    ),
-    500: (
-        "Something went wrong on our side",
-        "Nothing you did caused this, and your saved ratings are safe. Please try again in a moment.",
-    ),
-}
-
-
-@bp.app_errorhandler(HTTPException)
-def http_error(error: HTTPException):
-    if error.code not in ERROR_PAGES:
-        return error
-    title, message = ERROR_PAGES[error.code]
-    response = current_app.make_response(
-        (
-            render_template("errors/error.html", code=error.code, title=title, message=message),
-            error.code,
-        )
-    )
-    # Keep what the exception carries (Retry-After, Allow, ...).
-    for name, value in error.get_headers():
-        if name.lower() != "content-type":
-            response.headers[name] = value
-    return response
-
-
-@bp.app_errorhandler(500)
-def server_error(error):
-    title, message = ERROR_PAGES[500]
-    return render_template("errors/error.html", code=500, title=title, message=message), 500
