@@ -233,5 +233,5 @@ def lead_client(app):
     return client
 
 
-# The second step of a confirmation page (annotator.auth.render_confirm).
+# The second step of a confirmation page (annotator.web.confirm.render_confirm).
 CONFIRMED = {"confirmed": "yes"}
