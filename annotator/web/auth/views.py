@@ -32,9 +32,7 @@ def _safe_next(target: str | None) -> str | None:
 def _home_for(user: User) -> str:
     if user.is_lead:
         return url_for("lead.index")
-    if "rate" in current_app.blueprints:
-        return url_for("rate.dashboard")
-    return url_for("auth.login")
+    return url_for("rate.dashboard")
 
 
 @bp.route("/")

@@ -8,7 +8,7 @@ includes), picked by the ``HX-Request`` header. The views parse, call
 
 from __future__ import annotations
 
-from functools import lru_cache, wraps
+from functools import wraps
 
 from flask import (
     abort,
@@ -19,9 +19,7 @@ from flask import (
     request,
     url_for,
 )
-from flask_login import current_user, login_required, login_user, logout_user
-from jinja2.sandbox import SandboxedEnvironment
-from markupsafe import Markup
+from flask_login import current_user, login_user, logout_user
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 from werkzeug.security import generate_password_hash
@@ -51,31 +49,15 @@ from ...collect.enrolment import (
 )
 from ...collect.questionnaire import choice_label, read_answers, self_describe_key
 from ...db import get_session
-from ...models import Benchmark, Demographics, Invite, Item, Role, Study
+from ...models import Demographics, Invite, Study
 from ...rate.scores import ScoreError, format_number, parse_score, scale_hint
+from ..auth.access import rater_required
 from ..confirm import confirmed, render_confirm
-from ..markdown import render_markdown
 from . import bp
+from .display import instructions_for, render_item_text
 from .forms import PasswordForm
 
 # ------------------------------------------------------------------ helpers
-
-
-def rater_required(view):
-    """Only raters who consented may pass; leads get 403, anonymous users the login."""
-
-    @wraps(view)
-    @login_required
-    def wrapped(*args, **kwargs):
-        if (
-            current_user.role != Role.RATER
-            or current_user.study_id is None
-            or current_user.consented_at is None
-        ):
-            abort(403)
-        return view(*args, **kwargs)
-
-    return wrapped
 
 
 def questionnaire_first(view):
@@ -99,22 +81,6 @@ def is_htmx() -> bool:
     return (
         request.headers.get("HX-Request") == "true"
         and request.headers.get("HX-History-Restore-Request") != "true"
-    )
-
-
-@lru_cache(maxsize=64)
-def _item_template(source: str):
-    # Sandboxed and autoescaped: item fields are data, never markup.
-    return SandboxedEnvironment(autoescape=True).from_string(source)
-
-
-def render_item_text(benchmark: Benchmark, item: Item) -> Markup:
-    return Markup(_item_template(benchmark.template).render(**item.fields))
-
-
-def instructions_for(benchmark: Benchmark, scale) -> Markup:
-    return render_markdown(
-        benchmark.instructions.format(min=format_number(scale.min), max=format_number(scale.max))
     )
 
 
