@@ -3,33 +3,138 @@
 Pure functions on arrays (items x raters, NaN for a missing rating) or on the
 ``{annotator: {item: annotation}}`` dictionaries of the alt-test; no database and no
 Flask. See ``docs/metrics.md`` for usage, the command line and benchmark figures.
+
+The names are imported on first use (PEP 562), so that ``annotator.metrics.cli`` and
+``annotator --help`` do not pay for numpy, pandas and scipy.
 """
 
 from __future__ import annotations
 
-from .alpha import krippendorff_alpha
-from .alttest import (
-    AltTestResult,
-    AnnotatorResult,
-    MultiDomainAltTestResult,
-    alt_test,
-    alt_test_domains,
-)
-from .icc import ICCResult, icc
-from .matrix import RatingMatrix, read_matrix, split_matrix
-from .nmae import nmae
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
+from ._names import LLM_PREFIX
+
+if TYPE_CHECKING:
+    from .alpha import krippendorff_alpha
+    from .alttest import (
+        AltTestResult,
+        AnnotatorResult,
+        MultiDomainAltTestResult,
+        SequentialVerdict,
+        TooFewItemsError,
+        alt_test,
+        alt_test_domains,
+        alt_test_sequential,
+    )
+    from .icc import ICCResult, icc
+    from .matrix import RatingMatrix, read_matrix, split_matrix
+    from .nmae import nmae
+    from .plan import (
+        DStudy,
+        IntervalWidths,
+        VarianceComponents,
+        d_study,
+        icc_interval_widths,
+        raters_needed,
+        spearman_brown,
+        variance_components,
+    )
+    from .power import AltTestPower, alt_test_power
+    from .retest import RaterRetest, RetestResult, retest_reliability
+
+# Public name -> submodule that defines it.
+_SOURCES = {
+    "AltTestPower": "power",
+    "AltTestResult": "alttest",
+    "AnnotatorResult": "alttest",
+    "DStudy": "plan",
+    "ICCResult": "icc",
+    "IntervalWidths": "plan",
+    "MultiDomainAltTestResult": "alttest",
+    "RaterRetest": "retest",
+    "RatingMatrix": "matrix",
+    "RetestResult": "retest",
+    "SequentialVerdict": "alttest",
+    "TooFewItemsError": "alttest",
+    "VarianceComponents": "plan",
+    "alt_test": "alttest",
+    "alt_test_domains": "alttest",
+    "alt_test_power": "power",
+    "alt_test_sequential": "alttest",
+    "d_study": "plan",
+    "icc": "icc",
+    "icc_interval_widths": "plan",
+    "krippendorff_alpha": "alpha",
+    "nmae": "nmae",
+    "raters_needed": "plan",
+    "read_matrix": "matrix",
+    "retest_reliability": "retest",
+    "spearman_brown": "plan",
+    "split_matrix": "matrix",
+    "variance_components": "plan",
+}
 
 __all__ = [
+    "LLM_PREFIX",
+    "AltTestPower",
     "AltTestResult",
     "AnnotatorResult",
+    "DStudy",
     "ICCResult",
+    "IntervalWidths",
     "MultiDomainAltTestResult",
+    "RaterRetest",
     "RatingMatrix",
+    "RetestResult",
+    "SequentialVerdict",
+    "TooFewItemsError",
+    "VarianceComponents",
     "alt_test",
     "alt_test_domains",
+    "alt_test_power",
+    "alt_test_sequential",
+    "d_study",
     "icc",
+    "icc_interval_widths",
     "krippendorff_alpha",
     "nmae",
+    "raters_needed",
     "read_matrix",
+    "retest_reliability",
+    "spearman_brown",
     "split_matrix",
+    "variance_components",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module = _SOURCES[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+class _Package(types.ModuleType):
+    """Keeps ``icc`` and ``nmae`` the functions once their same-named submodules load.
+
+    Importing a submodule sets it as an attribute of the package, which would shadow a
+    function of the same name that is only resolved lazily.
+    """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, types.ModuleType) and _SOURCES.get(name) == name:
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

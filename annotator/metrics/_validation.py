@@ -6,7 +6,13 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["as_ratings_matrix", "check_nan_policy", "check_probability"]
+__all__ = [
+    "as_ratings_matrix",
+    "check_integer",
+    "check_integers",
+    "check_nan_policy",
+    "check_probability",
+]
 
 
 def as_ratings_matrix(ratings: Any, *, name: str = "ratings") -> np.ndarray:
@@ -47,3 +53,20 @@ def check_probability(value: float, *, name: str) -> float:
     if not 0.0 < value < 1.0:
         raise ValueError(f"{name} must be strictly between 0 and 1, got {value}")
     return value
+
+
+def check_integers(values: Any, *, name: str, low: int) -> list[int]:
+    """One integer or a sequence of integers, each at least ``low``, as a list."""
+    values = [values] if isinstance(values, int | np.integer) else list(values)
+    if not values or any(
+        isinstance(v, bool) or not isinstance(v, int | np.integer) or v < low for v in values
+    ):
+        raise ValueError(f"{name} must be integers >= {low}, got {values!r}")
+    return [int(v) for v in values]
+
+
+def check_integer(value: Any, *, name: str, low: int) -> int:
+    """One integer, at least ``low``."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)

@@ -7,11 +7,10 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from ._names import LEVELS
 from ._validation import as_ratings_matrix
 
 __all__ = ["LEVELS", "krippendorff_alpha"]
-
-LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
 # Upper bound on the size of the temporary pair arrays of the ratio metric, which has no
 # closed form: the work stays quadratic in the number of distinct values, the memory not.

@@ -1,4 +1,4 @@
-"""Command-line front ends: ``annotator alt-test``, ``annotator icc``, ``annotator alpha``.
+"""Command-line front ends: ``annotator alt-test``, ``icc``, ``alpha`` and ``plan``.
 
 Plain click commands, registered on the application's command group by
 :func:`register`; they import nothing from the web application.
@@ -9,14 +9,18 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from .alpha import LEVELS, krippendorff_alpha
-from .alttest import SCORINGS, TESTS, AltTestResult, alt_test
-from .icc import icc
-from .matrix import RatingMatrix, read_matrix
+from ._names import LEVELS, SCORINGS, TESTS
+
+if TYPE_CHECKING:
+    from .alttest import AltTestResult
+    from .matrix import RatingMatrix
+
+# The statistics (numpy, pandas, scipy) are imported inside the commands: the module is
+# imported to build ``annotator --help``, which must start fast.
 
 __all__ = ["alpha_command", "alt_test_command", "icc_command", "register"]
 
@@ -68,7 +72,7 @@ def _print_alt_test(model: str, res: AltTestResult) -> None:
     width = max([9] + [len(str(row.annotator)) for row in res.annotators])
     click.echo(
         f"  {'annotator':<{width}}  {'items':>5}  {'rho_f':>5}  {'rho_h':>5}  "
-        f"{'statistic':>9}  {'p-value':>9}  rejected"
+        f"{'e-value' if res.test == 'betting' else 'statistic':>9}  {'p-value':>9}  rejected"
     )
     for row in res.annotators:
         if not row.tested:
@@ -79,7 +83,8 @@ def _print_alt_test(model: str, res: AltTestResult) -> None:
         click.echo(
             f"  {str(row.annotator):<{width}}  {row.n_items:>5}  {_fmt(row.rho_f, '5.2f')}  "
             f"{_fmt(row.rho_h, '5.2f')}  {_fmt(row.statistic, '9.3f')}  "
-            f"{_fmt(row.p_value, '9.2e')}  {'yes' if row.rejected else 'no'}"
+            f"{_fmt(row.p_value, '9.2e')}  "
+            f"{('yes (secured)' if row.secured else 'yes') if row.rejected else 'no'}"
         )
 
 
@@ -100,9 +105,25 @@ def _print_alt_test(model: str, res: AltTestResult) -> None:
 @click.option("--scoring", type=click.Choice(SCORINGS), default="neg_rmse", show_default=True)
 @click.option("--epsilon", type=float, default=0.2, show_default=True, help="Cost-benefit margin.")
 @click.option("--q", type=float, default=0.05, show_default=True, help="Target FDR (BY).")
-@click.option("--test", type=click.Choice(TESTS), default="ttest", show_default=True)
+@click.option(
+    "--test",
+    type=click.Choice(TESTS),
+    default="ttest",
+    show_default=True,
+    help="The paper's t-test, or the test by betting (valid at every number of items).",
+)
 @click.option("--min-humans-per-item", type=int, default=2, show_default=True)
-@click.option("--min-items-per-human", type=int, default=30, show_default=True)
+@click.option(
+    "--min-items-per-human",
+    type=int,
+    default=None,
+    help="Annotators with fewer kept items are not tested [default: 30; 1 with --sequential].",
+)
+@click.option(
+    "--sequential",
+    is_flag=True,
+    help="Test by betting and say whether the verdict can still change as items arrive.",
+)
 @click.option("--ranks", is_flag=True, help="Test on ranks instead of raw scores.")
 @click.option("--ipw", is_flag=True, help="Inverse probability weighting for imbalanced labels.")
 @click.option("--expert", default=None, help="Annotator used as the single expert reference.")
@@ -122,7 +143,8 @@ def alt_test_command(
     q: float,
     test: str,
     min_humans_per_item: int,
-    min_items_per_human: int,
+    min_items_per_human: int | None,
+    sequential: bool,
     ranks: bool,
     ipw: bool,
     expert: str | None,
@@ -133,8 +155,16 @@ def alt_test_command(
     """Run the alt-test: may an LLM judge replace the human annotators?
 
     Prints, per model, PASSED or FAILED (winning rate >= 0.5), the winning rate, the
-    average advantage probability and one row per annotator.
+    average advantage probability and one row per annotator. With --sequential, the
+    test by betting and a verdict that more items cannot reverse, or "not decided yet".
     """
+    from .alttest import TooFewItemsError, alt_test, alt_test_sequential
+
+    if sequential and (ranks or ipw or test != "ttest"):
+        raise click.UsageError("--sequential chooses the test itself; drop --test, --ranks, --ipw")
+    if min_items_per_human is None:
+        min_items_per_human = 1 if sequential else 30
+
     data = _load_json(humans_path, "--humans")
     if _is_export(data):
         humans, llm = data["humans"], data["llm"]
@@ -155,6 +185,19 @@ def alt_test_command(
     results = {}
     for name, predictions in by_model.items():
         try:
+            if sequential:
+                results[name] = alt_test_sequential(
+                    humans=humans,
+                    llm=predictions,
+                    scoring=scoring,
+                    epsilon=epsilon,
+                    q=q,
+                    min_humans_per_item=min_humans_per_item,
+                    min_items_per_human=min_items_per_human,
+                    annotator_weights=weights,
+                    expert=expert,
+                )
+                continue
             results[name] = alt_test(
                 humans=humans,
                 llm=predictions,
@@ -169,6 +212,9 @@ def alt_test_command(
                 expert=expert,
                 ranks=ranks,
             )
+        except TooFewItemsError as exc:
+            message = exc.describe(option="--min-items-per-human")
+            raise click.ClickException(f"model {name}: {message}") from exc
         except ValueError as exc:
             raise click.ClickException(f"model {name}: {exc}") from exc
     if as_json:
@@ -177,7 +223,11 @@ def alt_test_command(
     for i, (name, res) in enumerate(results.items()):
         if i:
             click.echo()
-        _print_alt_test(name, res)
+        if sequential:
+            _print_alt_test(name, res.result)
+            click.echo(f"  sequential verdict: {res.message}")
+        else:
+            _print_alt_test(name, res)
 
 
 def _select(matrix: RatingMatrix, raters: str, benchmark: str | None):
@@ -198,6 +248,8 @@ def _select(matrix: RatingMatrix, raters: str, benchmark: str | None):
 
 
 def _read(path: str) -> RatingMatrix:
+    from .matrix import read_matrix
+
     try:
         return read_matrix(path)
     except (ValueError, OSError) as exc:
@@ -237,6 +289,8 @@ def icc_command(
     as_json: bool,
 ) -> None:
     """ICC(A,1), ICC(A,k), ICC(C,1), ICC(C,k) of the matrix export MATRIX (a CSV)."""
+    from .icc import icc
+
     frame = _select(_read(matrix), raters, benchmark)
     try:
         res = icc(frame, confidence=confidence, nan_policy=nan_policy)
@@ -271,6 +325,8 @@ def alpha_command(
     matrix: str, level: str, raters: str, benchmark: str | None, as_json: bool
 ) -> None:
     """Krippendorff's alpha of the matrix export MATRIX (a CSV); empty cells are missing."""
+    from .alpha import krippendorff_alpha
+
     frame = _select(_read(matrix), raters, benchmark)
     try:
         value = krippendorff_alpha(frame, level=level)
@@ -290,7 +346,10 @@ def alpha_command(
 
 
 def register(group: click.Group) -> None:
-    """Add ``alt-test``, ``icc`` and ``alpha`` to a click group (the app's CLI)."""
+    """Add ``alt-test``, ``icc``, ``alpha`` and ``plan`` to a click group (the app's CLI)."""
+    from .plan_cli import plan_command
+
     group.add_command(alt_test_command)
     group.add_command(icc_command)
     group.add_command(alpha_command)
+    group.add_command(plan_command)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -91,6 +92,12 @@ def icc(ratings: Any, *, confidence: float = 0.95, nan_policy: str = "raise") ->
     R's ``psych::ICC`` and ``pingouin.intraclass_corr`` do; the ICC(A,k) interval is the
     Spearman-Brown step-up of the ICC(A,1) bounds.
 
+    Two degenerate matrices give NaN, each with a ``RuntimeWarning``: a constant matrix
+    (all mean squares 0) has every ICC and interval NaN; perfect agreement
+    (:math:`MS_E = 0`) has ICC(C,1) = ICC(C,k) = 1 (and ICC(A,.) = 1 when the raters also
+    share their means) but undefined F-based intervals, returned as ``(nan, nan)``
+    (their limit as :math:`MS_E \to 0` is (1, 1) for the consistency forms).
+
     Parameters
     ----------
     ratings : array_like or pandas.DataFrame
@@ -160,6 +167,21 @@ def icc(ratings: Any, *, confidence: float = 0.95, nan_policy: str = "raise") ->
     msc = np.float64(ss_raters / df_raters)
     mse = np.float64(ss_error / df_error)
 
+    if ss_items == 0 and ss_raters == 0 and ss_error == 0:
+        warnings.warn(
+            "ratings are constant (every mean square is 0): every ICC is 0/0 and returned "
+            "as NaN, with NaN confidence intervals",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    elif ss_error == 0:
+        warnings.warn(
+            "ratings have no residual variance (the raters agree perfectly, up to a constant "
+            "offset per rater): ICC(C,1) = ICC(C,k) = 1 and the F-based confidence intervals "
+            "are undefined (F = MS_I / MS_E is infinite), returned as (NaN, NaN)",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     alpha = 1.0 - confidence
     upper = 1.0 - alpha / 2.0
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -8,9 +8,10 @@ from typing import IO
 
 import pandas as pd
 
+from ._names import LLM_PREFIX
+
 __all__ = ["LLM_PREFIX", "RatingMatrix", "read_matrix", "split_matrix"]
 
-LLM_PREFIX = "llm:"
 _ID_COLUMNS = ("item_id", "benchmark")
 
 

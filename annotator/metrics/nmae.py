@@ -12,7 +12,9 @@ from ._validation import check_nan_policy
 __all__ = ["nmae"]
 
 
-def _consensus(values: Any, *, name: str) -> np.ndarray:
+def _scores(values: Any, *, name: str) -> tuple[np.ndarray, Any]:
+    """``values`` as a float array (1-D or 2-D) and its pandas index (None for arrays)."""
+    index = getattr(values, "index", None) if hasattr(values, "to_numpy") else None
     if hasattr(values, "to_numpy"):
         try:
             arr = values.to_numpy(dtype=float, na_value=np.nan)
@@ -23,15 +25,47 @@ def _consensus(values: Any, *, name: str) -> np.ndarray:
             arr = np.asarray(values, dtype=float)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{name} must hold numbers (NaN for a missing score)") from exc
+    if arr.ndim not in (1, 2):
+        raise ValueError(f"{name} must be 1-D (one score per item) or 2-D (items x raters)")
+    if np.isinf(arr).any():
+        raise ValueError(f"{name} contains infinite values")
+    return arr, index
+
+
+def _check_bounds(arr: np.ndarray, index: Any, *, name: str, low: float, high: float) -> None:
+    outside = (arr < low) | (arr > high)  # NaN compares False: missing is not outside
+    if outside.any():
+        pos = np.argwhere(outside)[0]
+        item = index[pos[0]] if index is not None else int(pos[0])
+        raise ValueError(
+            f"{name} holds {int(outside.sum())} score(s) outside the scale [{low:g}, {high:g}], "
+            f"first {arr[tuple(pos)]:g} for item {item!r}"
+        )
+
+
+def _align(x: np.ndarray, x_index: Any, y: np.ndarray, y_index: Any) -> np.ndarray:
+    """Reorder ``y`` to the items of ``x`` when both are pandas objects."""
+    if x_index is None or y_index is None:
+        return y  # an array has no labels: pair by position
+    for name, index in (("a", x_index), ("b", y_index)):
+        if index.has_duplicates:
+            raise ValueError(f"{name}'s index repeats item {index[index.duplicated()][0]!r}")
+    only_a = x_index.difference(y_index)
+    only_b = y_index.difference(x_index)
+    if len(only_a) or len(only_b):
+        raise ValueError(
+            f"a and b index different items ({len(only_a)} only in a, {len(only_b)} only in "
+            f"b, e.g. {(list(only_a) + list(only_b))[0]!r}); select the common items first"
+        )
+    return y[y_index.get_indexer(x_index)]
+
+
+def _consensus(arr: np.ndarray) -> np.ndarray:
     if arr.ndim == 2:
         # One row per item: the item's consensus is the mean of its available scores.
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows stay NaN
             arr = np.nanmean(arr, axis=1)
-    elif arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D (one score per item) or 2-D (items x raters)")
-    if np.isinf(arr).any():
-        raise ValueError(f"{name} contains infinite values")
     return arr
 
 
@@ -52,8 +86,10 @@ def nmae(a: Any, b: Any, *, scale_min: float, scale_max: float, nan_policy: str 
     Parameters
     ----------
     a, b : array_like or pandas object
-        Scores of the same ``n`` items in the same order: 1-D (one score per item) or
-        2-D items x raters (averaged per item, ignoring missing cells).
+        Scores of the same ``n`` items: 1-D (one score per item) or 2-D items x raters
+        (averaged per item, ignoring missing cells). Two pandas objects are paired by
+        their index (which must hold the same items, in any order); otherwise by
+        position.
     scale_min, scale_max : float, keyword-only
         Lowest and highest possible score of the rating scale.
     nan_policy : {"raise", "omit"}, keyword-only
@@ -66,8 +102,9 @@ def nmae(a: Any, b: Any, *, scale_min: float, scale_max: float, nan_policy: str 
     Raises
     ------
     ValueError
-        If the scale is empty, the inputs have different numbers of items, an item is
-        missing under ``nan_policy="raise"``, or no item is left.
+        If the scale is empty, a score lies outside it, the inputs have different
+        numbers of items or (pandas) different index labels, an item is missing under
+        ``nan_policy="raise"``, or no item is left.
 
     References
     ----------
@@ -89,8 +126,12 @@ def nmae(a: Any, b: Any, *, scale_min: float, scale_max: float, nan_policy: str 
         raise ValueError(
             f"scale_max must be greater than scale_min, got [{scale_min}, {scale_max}]"
         )
-    x = _consensus(a, name="a")
-    y = _consensus(b, name="b")
+    x, x_index = _scores(a, name="a")
+    y, y_index = _scores(b, name="b")
+    _check_bounds(x, x_index, name="a", low=low, high=high)
+    _check_bounds(y, y_index, name="b", low=low, high=high)
+    x, y = _consensus(x), _consensus(y)
+    y = _align(x, x_index, y, y_index)
     if x.shape != y.shape:
         raise ValueError(f"a and b must score the same items: {x.shape[0]} != {y.shape[0]} items")
     missing = np.isnan(x) | np.isnan(y)

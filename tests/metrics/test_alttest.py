@@ -219,17 +219,112 @@ def test_by_correction_uses_scipy():
     assert [row.rejected for row in res.annotators] == list(expected)
 
 
-def test_wilcoxon_and_auto():
-    humans, llm = _random_study(10, n_items=40, missing=0.4)
-    res = alt_test(humans=humans, llm=llm, test="wilcoxon", min_items_per_human=10)
+def _agreeing_humans_and_an_llm_that_differs_on_three_items():
+    # Issue 9's example: 20 items, 3 humans who always agree, an LLM that differs on 3.
+    scores = [1, 2, 3, 4, 5] * 4
+    llm = {f"i{i}": v + (1 if i < 3 else 0) for i, v in enumerate(scores)}
+    humans = {h: {f"i{i}": v for i, v in enumerate(scores)} for h in ("a", "b", "c")}
+    return humans, llm
+
+
+def test_issue_example_t_test():
+    humans, llm = _agreeing_humans_and_an_llm_that_differs_on_three_items()
+    res = alt_test(humans=humans, llm=llm, epsilon=0.1, min_items_per_human=20)
+    # d = W_h - W_f is 1 on the 3 items and 0 on the 17 others, for each annotator.
+    ref = stats.ttest_1samp([1] * 3 + [0] * 17, 0.1, alternative="less")
     for row in res.annotators:
-        d = _indicator_diffs(humans, llm, row.annotator)
-        ref = stats.wilcoxon(np.asarray(d) - 0.2, alternative="less")
-        assert row.test == "wilcoxon"
-        assert (row.statistic, row.p_value) == pytest.approx((ref.statistic, ref.pvalue))
-    auto = alt_test(humans=humans, llm=llm, test="auto", min_items_per_human=10)
-    for row in auto.annotators:
-        assert row.test == ("wilcoxon" if row.n_items < 30 else "ttest")
+        assert row.p_value == pytest.approx(ref.pvalue, rel=1e-12)
+        assert round(row.p_value, 2) == 0.73
+    assert not res.passed
+
+
+@pytest.mark.parametrize("test", ["wilcoxon", "auto"])
+def test_signed_rank_options_are_refused(test):
+    # They tested a pseudo-median: on the example above "auto" gave p = 0.026 and passed
+    # an LLM whose d has mean 0.15 > epsilon = 0.1.
+    humans, llm = _agreeing_humans_and_an_llm_that_differs_on_three_items()
+    with pytest.raises(ValueError, match="pseudo-median"):
+        alt_test(humans=humans, llm=llm, epsilon=0.1, min_items_per_human=20, test=test)
+
+
+def _nan_on(bad_item):
+    def neg_rmse(prediction, annotations):
+        if prediction is bad_item:
+            return float("nan")
+        return -math.sqrt(np.mean([(prediction - a) ** 2 for a in annotations]))
+
+    return neg_rmse
+
+
+def test_nan_alignment_score_raises_naming_the_item():
+    humans, llm = _random_study(20, missing=0.0, llm_missing=0.0)
+    marker = 3.0  # a float object only the LLM's item i5 holds
+    llm["i5"] = marker
+    with pytest.raises(ValueError, match=r"NaN.*'i5'.*nan_scores='omit'"):
+        alt_test(humans=humans, llm=llm, scoring=_nan_on(marker), min_items_per_human=10)
+
+
+def test_nan_alignment_score_omitted_with_a_warning():
+    humans, llm = _random_study(20, missing=0.0, llm_missing=0.0)
+    marker = 3.0
+    llm["i5"] = marker
+    with pytest.warns(RuntimeWarning, match="i5"):
+        res = alt_test(
+            humans=humans,
+            llm=llm,
+            scoring=_nan_on(marker),
+            min_items_per_human=10,
+            nan_scores="omit",
+        )
+    without = {h: {i: v for i, v in anns.items() if i != "i5"} for h, anns in humans.items()}
+    ref = alt_test(humans=without, llm=llm, min_items_per_human=10)
+    assert res.n_items == ref.n_items == 59
+    assert [r.p_value for r in res.annotators] == pytest.approx(
+        [r.p_value for r in ref.annotators], rel=1e-12
+    )
+    assert res.winning_rate == ref.winning_rate
+
+
+def _mirrored_study(seed, n_items=30):
+    """12 raters in 0.01 steps: on each item the LLM mirrors rater h0 about the centre of
+    the other 11 (which are symmetric about it), so S(f) = S(h0) exactly in decimals."""
+    rng = np.random.default_rng(seed)
+    humans = {f"h{k}": {} for k in range(12)}
+    llm = {}
+    for i in range(n_items):
+        centre = int(rng.integers(100, 400))
+        offsets = rng.integers(1, 100, size=5)
+        others = [centre + o for o in offsets] + [centre - o for o in offsets] + [centre]
+        rng.shuffle(others)
+        delta = int(rng.integers(1, 100))
+        for k, v in enumerate([centre + delta, *others]):
+            humans[f"h{k}"][f"i{i}"] = int(v) / 100
+        llm[f"i{i}"] = (centre - delta) / 100
+    return humans, llm
+
+
+def _exact_rhos(humans, llm, annotator):
+    # Mean squared errors in exact decimal arithmetic (sqrt is monotone).
+    from fractions import Fraction
+
+    wins_f = wins_h = 0
+    for item, value in humans[annotator].items():
+        others = [Fraction(str(humans[k][item])) for k in humans if k != annotator]
+        mse_h = sum((Fraction(str(value)) - o) ** 2 for o in others) / len(others)
+        mse_f = sum((Fraction(str(llm[item])) - o) ** 2 for o in others) / len(others)
+        wins_f += mse_f <= mse_h
+        wins_h += mse_h <= mse_f
+    n = len(humans[annotator])
+    return wins_f / n, wins_h / n
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_fractional_ties_with_many_raters_are_ties(seed):
+    humans, llm = _mirrored_study(seed)
+    res = alt_test(humans=humans, llm=llm, epsilon=0.1, min_items_per_human=10)
+    for row in res.annotators:
+        assert (row.rho_f, row.rho_h) == pytest.approx(_exact_rhos(humans, llm, row.annotator))
+    assert (res.annotators[0].rho_f, res.annotators[0].rho_h) == (1.0, 1.0)
 
 
 def _indicator_diffs(humans, llm, annotator):
@@ -324,6 +419,7 @@ def test_result_types_and_json():
         ({"annotator_weights": {"h0": 1.0}}, "lacks"),
         ({"expert": "nobody"}, "expert"),
         ({"inverse_probability_weighting": True, "test": "wilcoxon"}, "wilcoxon"),
+        ({"nan_scores": "ignore"}, "nan_scores"),
         ({"ranks": True, "scoring": "accuracy"}, "ranks"),
     ],
 )
@@ -337,3 +433,24 @@ def test_input_checks(kwargs, message):
 def test_keyword_only():
     with pytest.raises(TypeError):
         alt_test({}, {})  # type: ignore[misc]
+
+
+def test_too_few_items_error_names_the_option_and_the_papers_advice():
+    humans, llm = _random_study(18, n_items=25, missing=0.0, llm_missing=0.0)
+    with pytest.raises(ValueError, match="no annotator") as info:
+        alt_test(humans=humans, llm=llm)
+    message = str(info.value)
+    assert "Lower min_items_per_human" in message
+    assert "the most any annotator has is 25" in message
+    # Calderon et al. (2025), section 5.1 and the FAQ of Appendix A.
+    assert "at least 30 items per annotator" in message and "50-100" in message
+    assert "section 5.1" in message
+
+
+def test_too_few_items_error_in_a_domain_keeps_its_type():
+    from annotator.metrics.alttest import TooFewItemsError, alt_test_domains
+
+    humans, llm = _random_study(19, n_items=25, missing=0.0, llm_missing=0.0)
+    with pytest.raises(TooFewItemsError, match="domain 'small'") as info:
+        alt_test_domains({"small": {"humans": humans, "llm": llm}})
+    assert info.value.domain == "small" and info.value.most_items == 25

@@ -166,9 +166,110 @@ def test_alpha_command(matrix_csv):
     assert "Krippendorff's alpha (interval)" in text and "raters 2" in text
 
 
-def test_register_adds_the_three_commands():
+def test_register_adds_the_commands():
     group = click.Group("annotator")
     register(group)
-    assert {"alt-test", "icc", "alpha"} <= set(group.commands)
+    assert {"alt-test", "icc", "alpha", "plan"} <= set(group.commands)
     result = CliRunner().invoke(group, ["alt-test", "--help"])
     assert result.exit_code == 0 and "--epsilon" in result.output
+
+
+def test_alt_test_too_few_items_names_the_cli_option(tmp_path):
+    humans = {f"h{j}": {f"i{i}": (i + j) % 5 for i in range(12)} for j in range(3)}
+    llm = {f"i{i}": i % 5 for i in range(12)}
+    path = tmp_path / "alttest.json"
+    path.write_text(json.dumps({"humans": humans, "llm": llm}))
+    result = CliRunner().invoke(alt_test_command, ["--humans", str(path)])
+    assert result.exit_code != 0
+    assert "Lower --min-items-per-human" in result.output
+    assert "--min-items-per-human=30" in result.output
+    assert "at least 30 items per annotator" in result.output
+
+
+def _export(tmp_path, n_items, differ):
+    scores = [1, 2, 3, 4, 5] * (n_items // 5)
+    humans = {h: {f"i{i}": v for i, v in enumerate(scores)} for h in ("a", "b", "c")}
+    llm = {f"i{i}": v + (1 if i < differ else 0) for i, v in enumerate(scores)}
+    path = tmp_path / "alttest.json"
+    path.write_text(json.dumps({"humans": humans, "llm": llm}))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("n_items", "differ", "epsilon", "verdict"),
+    [
+        (150, 0, "0.2", "the LLM passes (WR 1.00) and this cannot be reversed by more items"),
+        (20, 3, "0.1", "not decided yet (WR 0.00 now; 0 of 3 annotators secured"),
+    ],
+)
+def test_alt_test_sequential(tmp_path, n_items, differ, epsilon, verdict):
+    path = _export(tmp_path, n_items, differ)
+    result = _invoke(
+        alt_test_command, ["--humans", str(path), "--sequential", "--epsilon", epsilon]
+    )
+    assert result.exit_code == 0, result.output
+    assert f"  sequential verdict: {verdict}" in result.output
+    assert "e-value" in result.output
+    as_json = _invoke(
+        alt_test_command, ["--humans", str(path), "--sequential", "--epsilon", epsilon, "--json"]
+    )
+    payload = json.loads(as_json.output)["llm"]
+    assert payload["message"].startswith(verdict) and payload["result"]["test"] == "betting"
+
+
+def test_alt_test_sequential_refuses_other_tests(tmp_path):
+    path = _export(tmp_path, 20, 0)
+    result = CliRunner().invoke(
+        alt_test_command, ["--humans", str(path), "--sequential", "--test", "betting"]
+    )
+    assert result.exit_code != 0 and "--sequential chooses the test" in result.output
+
+
+def test_plan_from_stated_components():
+    from annotator.metrics.plan_cli import plan_command
+
+    # Phi(k) = 1 / (1 + 1/k) for components (1, 0.25, 0.75): 0.8 at k = 4.
+    result = _invoke(plan_command, ["--components", "1,0.25,0.75", "--target", "0.8"])
+    assert result.exit_code == 0, result.output
+    assert "ICC(A,k) >= 0.8 needs 4 rater(s)" in result.output
+    assert re.search(r"^\s+4\s+0\.800\s+0\.842$", result.output, re.MULTILINE)
+
+
+def test_plan_from_a_pilot_matrix(matrix_csv):
+    from annotator.metrics import raters_needed
+    from annotator.metrics.plan_cli import plan_command
+
+    result = _invoke(plan_command, [str(matrix_csv), "--json", "--target", "0.9"])
+    payload = json.loads(result.output)
+    pilot = icc(np.array([[9, 2, 5], [6, 1, 3], [8, 4, 6], [7, 1, 2], [10, 5, 6], [6, 2, 4]]))
+    assert payload["rows"][2]["absolute"] == pytest.approx(pilot.icc_ak)
+    assert payload["raters_needed"] == raters_needed(pilot.icc_a1, target=0.9)
+    both = CliRunner().invoke(plan_command, [str(matrix_csv), "--components", "1,0,1"])
+    assert both.exit_code != 0 and "not both" in both.output
+
+
+def test_plan_alt_test_from_both_exports(tmp_path, matrix_csv):
+    from annotator.metrics.plan_cli import plan_command
+
+    path = _export(tmp_path, 40, 0)
+    args = ["--alttest", "--items", "20,40", "--reps", "5", "--min-items-per-human", "10"]
+    result = _invoke(plan_command, [str(path), *args, "--json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)["rows"]
+    # The LLM equals every human on every item: every resampled study passes.
+    assert [(r["n_items"], r["pass_probability"]) for r in rows] == [(20, 1.0), (40, 1.0)]
+    text = _invoke(plan_command, [str(matrix_csv), *args, "--model", "gpt", "--items", "6"])
+    assert text.exit_code == 0, text.output
+    assert "alt-test by resampling the pilot (5 studies per size, seed 0)" in text.output
+    unknown = CliRunner().invoke(plan_command, [str(matrix_csv), "--alttest"])
+    assert unknown.exit_code != 0 and "choose a model with --model" in unknown.output
+
+
+def test_plan_interval_widths():
+    from annotator.metrics.plan_cli import plan_command
+
+    args = ["--components", "1,0.25,0.75", "--ci-items", "20,60", "--ci-raters", "3", "--reps"]
+    result = _invoke(plan_command, [*args, "20", "--json"])
+    rows = json.loads(result.output)["interval_widths"]["rows"]
+    assert [(r["n_items"], r["n_raters"]) for r in rows] == [(20, 3), (60, 3)]
+    assert rows[1]["width_a1"] < rows[0]["width_a1"]

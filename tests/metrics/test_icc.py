@@ -141,3 +141,32 @@ def test_invariant_to_shift_and_permutation(x, shift, data):
             assert getattr(other, field) == pytest.approx(
                 getattr(base, field), abs=1e-9, nan_ok=True
             )
+
+
+def test_constant_matrix_warns_and_is_nan():
+    with pytest.warns(RuntimeWarning, match="constant"):
+        res = icc(np.full((4, 3), 2.0))
+    assert np.isnan(res.icc_a1) and np.isnan(res.icc_c1) and np.isnan(res.ci_a1).all()
+
+
+@pytest.mark.parametrize(
+    ("ratings", "icc_a1"),
+    [
+        ([[1, 1], [2, 2], [4, 4]], 1.0),
+        # A constant offset per rater: consistency is perfect, absolute agreement is not.
+        ([[1, 2], [2, 3], [4, 5]], None),
+    ],
+)
+def test_perfect_agreement_warns_that_the_interval_is_undefined(ratings, icc_a1):
+    with pytest.warns(RuntimeWarning, match="no residual variance"):
+        res = icc(np.array(ratings, dtype=float))
+    assert res.icc_c1 == 1.0 and res.icc_ck == 1.0
+    if icc_a1 is not None:
+        assert res.icc_a1 == icc_a1
+    else:
+        # Independent reference: pingouin's ICC(A,1) (which warns about MS_E = 0 itself).
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            ref = pingouin_icc(np.array(ratings, float))["ICC(A,1)"][0]
+        assert res.icc_a1 == pytest.approx(ref)
+    assert all(np.isnan(bound) for bound in res.ci_a1 + res.ci_c1)

@@ -50,3 +50,35 @@ def test_input_checks(a, b, kwargs, message):
 def test_keyword_only():
     with pytest.raises(TypeError):
         nmae([1], [1], 0, 5)  # type: ignore[misc]
+
+
+def test_pandas_inputs_are_paired_by_index():
+    pd = pytest.importorskip("pandas")
+    a = pd.Series([1.0, 2.0, 4.0], index=["x", "y", "z"])
+    b = pd.Series([3.0, 2.0, 2.0], index=["z", "y", "x"])  # same items, other order
+    # Paired by label: |1-2| + |2-2| + |4-3| over 3 items, on a 0-5 scale.
+    assert nmae(a, b, scale_min=0, scale_max=5) == pytest.approx(2 / 3 / 5)
+    frame = pd.DataFrame({"r1": [3.0, 2.0, 2.0], "r2": [3.0, 2.0, 2.0]}, index=["z", "y", "x"])
+    assert nmae(a, frame, scale_min=0, scale_max=5) == pytest.approx(2 / 3 / 5)
+
+
+def test_pandas_inputs_with_different_items_are_refused():
+    pd = pytest.importorskip("pandas")
+    a = pd.Series([1.0, 2.0], index=["x", "y"])
+    b = pd.Series([1.0, 2.0], index=["x", "w"])
+    with pytest.raises(ValueError, match="different items"):
+        nmae(a, b, scale_min=0, scale_max=5)
+    with pytest.raises(ValueError, match="repeats item 'x'"):
+        nmae(pd.Series([1.0, 2.0], index=["x", "x"]), a, scale_min=0, scale_max=5)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "message"),
+    [
+        ([1.0, 6.0], [1.0, 2.0], r"a holds 1 score\(s\) outside the scale \[0, 5\], first 6"),
+        ([1.0, 2.0], [[1.0, -0.5], [2.0, 2.0]], r"b holds 1 .* first -0.5 for item 0"),
+    ],
+)
+def test_scores_outside_the_scale_are_refused(a, b, message):
+    with pytest.raises(ValueError, match=message):
+        nmae(a, b, scale_min=0, scale_max=5)

@@ -1,0 +1,19 @@
+"""Option names shared by the functions and the command line, free of heavy imports.
+
+``annotator.metrics.cli`` builds its ``click.Choice`` lists from these, so that
+``annotator --help`` does not import numpy, pandas or scipy.
+"""
+
+from __future__ import annotations
+
+__all__ = ["LEVELS", "LLM_PREFIX", "SCORINGS", "TESTS"]
+
+#: Krippendorff's alpha metrics (:func:`annotator.metrics.krippendorff_alpha`).
+LEVELS = ("nominal", "ordinal", "interval", "ratio")
+#: Alignment scorings of the alt-test.
+SCORINGS = ("neg_rmse", "accuracy")
+#: Per-annotator tests of the alt-test.
+TESTS = ("ttest", "betting")
+#: Prefix of the LLM columns of the ``matrix`` export (``llm:MODEL``); the exporter
+#: writes it and :func:`annotator.metrics.read_matrix` reads it.
+LLM_PREFIX = "llm:"

@@ -1,0 +1,51 @@
+"""The alternative annotator test (alt-test) for LLM judges, vectorised.
+
+Modules: ``_results`` (result dataclasses), ``_inputs`` (option checks, annotation
+arrays), ``_core`` (alignment scores and indicators), ``_inference`` (per-annotator
+tests, false-discovery control), ``_betting`` (the anytime-valid test by betting
+and e-BH), ``_api`` (the public functions), ``_sequential`` (the verdict as ratings
+arrive).
+
+The procedure is the one of Calderon, Reichart and Dror (ACL 2025), section 3, with the
+edge behaviour of the authors' reference implementation (public repository
+``nitaytech/AltTest``): an item is kept when at least ``min_humans_per_item`` humans
+and the LLM annotated it; an annotator is tested only with at least
+``min_items_per_human`` kept items; ties count as a win for both sides (``>=``); a
+p-value that cannot be computed (NaN) is never a rejection.
+
+Instead of looping over items, every annotation of a kept item is paired with the other
+annotations of the same item (``sum_i c_i (c_i - 1)`` pairs for ``c_i`` annotators of
+item ``i``), and the leave-one-out alignment scores are sums over those pairs
+(``numpy.bincount``), added in the same order as the reference adds them, so that ties
+are decided identically: bit for bit with integer scores, and with fractional scores up
+to 7 other annotators per item (beyond that numpy's own sum in the reference switches to
+pairwise summation). The one-sided t-tests of all annotators are evaluated at once, in
+closed form.
+"""
+
+from __future__ import annotations
+
+from ._api import alt_test, alt_test_domains
+from ._inference import _by_rejections  # noqa: F401  (tests reach it here)
+from ._results import (
+    SCORINGS,
+    TESTS,
+    AltTestResult,
+    AnnotatorResult,
+    MultiDomainAltTestResult,
+    TooFewItemsError,
+)
+from ._sequential import SequentialVerdict, alt_test_sequential
+
+__all__ = [
+    "SCORINGS",
+    "TESTS",
+    "AltTestResult",
+    "AnnotatorResult",
+    "MultiDomainAltTestResult",
+    "SequentialVerdict",
+    "TooFewItemsError",
+    "alt_test",
+    "alt_test_domains",
+    "alt_test_sequential",
+]

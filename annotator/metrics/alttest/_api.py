@@ -1,0 +1,322 @@
+"""The public functions :func:`alt_test` and :func:`alt_test_domains`."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any
+
+import numpy as np
+
+from ._betting import anytime_p_values, e_bh, stopped_e_values
+from ._core import _domain_statistics
+from ._inference import _by_rejections
+from ._inputs import _as_mapping, _check_options, _Options, _Tested
+from ._results import (
+    AltTestResult,
+    AnnotatorResult,
+    MultiDomainAltTestResult,
+    TooFewItemsError,
+)
+
+
+def _decide(parts: list[_Tested], opts: _Options) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Rejections and secured flags of each part, with one correction over all of them.
+
+    The t-test: Benjamini-Yekutieli on the p-values. The test by betting: each capital
+    stopped at ``m / q``, then e-BH; the statistic becomes the e-value and the p-value
+    the anytime-valid one. ``m`` counts every annotator, tested or not (an annotator
+    not tested has p = NaN, or e = 1), as the reference does for NaN p-values.
+    """
+    sizes = [part.p_value.size for part in parts]
+    bounds = np.cumsum([0, *sizes])
+    if opts.test == "betting":
+        paths = [path for part in parts for path in part.log_capital]
+        threshold = len(paths) / opts.q
+        e_values = stopped_e_values(paths, threshold)
+        p_values = anytime_p_values(paths)
+        rejected = e_bh(e_values, opts.q)
+        secured = e_values >= threshold
+        for part, lo, hi in zip(parts, bounds[:-1], bounds[1:], strict=True):
+            part.statistic = np.where(part.tested, e_values[lo:hi], np.nan)
+            part.p_value = p_values[lo:hi]
+    else:
+        rejected = _by_rejections(np.concatenate([part.p_value for part in parts]), opts.q)
+        secured = np.zeros(rejected.size, dtype=bool)
+    return [
+        (rejected[lo:hi], secured[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
+    ]
+
+
+def _assemble(
+    part: _Tested, decided: tuple[np.ndarray, np.ndarray], opts: _Options
+) -> AltTestResult:
+    rejected, secured = decided
+    tested = part.tested
+    if not tested.any():
+        raise TooFewItemsError(
+            min_items_per_human=opts.min_items_per_human,
+            most_items=int(part.n_items.max(initial=0)),
+            n_kept=part.n_kept,
+        )
+    w = part.weights[tested]
+    winning_rate = float(np.sum(w * rejected[tested]) / np.sum(w))
+    advantage = float(np.mean(part.rho_f[tested]))
+    rows = tuple(
+        AnnotatorResult(
+            annotator=h,
+            n_items=int(part.n_items[j]),
+            tested=bool(part.tested[j]),
+            rho_f=float(part.rho_f[j]),
+            rho_h=float(part.rho_h[j]),
+            statistic=float(part.statistic[j]),
+            p_value=float(part.p_value[j]),
+            rejected=bool(rejected[j]),
+            test=part.tests[j],
+            weight=float(part.weights[j]),
+            secured=bool(secured[j]),
+        )
+        for j, h in enumerate(part.annotators)
+    )
+    return AltTestResult(
+        winning_rate=winning_rate,
+        advantage_probability=advantage,
+        passed=winning_rate >= 0.5,
+        annotators=rows,
+        n_items=part.n_kept,
+        n_tested=int(tested.sum()),
+        epsilon=opts.epsilon,
+        q=opts.q,
+        scoring=opts.scoring_name,
+        test=opts.test,
+    )
+
+
+_DOC_PARAMETERS = """
+    scoring : {"neg_rmse", "accuracy"} or callable, keyword-only
+        Alignment score S of a prediction against the other annotators' annotations:
+        negative root mean squared error (numeric annotations), share of equal labels,
+        or ``scoring(prediction, annotations) -> float`` (called with ``weights=`` as
+        well when ``annotator_weights`` is given).
+    epsilon : float, keyword-only
+        Cost-benefit margin in [0, 1]: 0.2 for experts, 0.15 for skilled annotators,
+        0.1 for crowd-workers (paper, section 3.3 and Appendix B.1).
+    q : float, keyword-only
+        Target false discovery rate of the Benjamini-Yekutieli procedure.
+    min_humans_per_item : int, keyword-only
+        An item is kept when at least this many humans (>= 2) and the LLM annotated it.
+    min_items_per_human : int, keyword-only
+        An annotator is tested only with at least this many kept items.
+    test : {"ttest", "betting"}, keyword-only
+        ``"ttest"``: the paper's one-sided one-sample t-test of ``d = W_h - W_f``
+        against ``epsilon``, corrected by Benjamini-Yekutieli. ``"betting"``: a test by
+        betting of H0 ``E[d] >= epsilon`` for the bounded ``d`` in [-1, 1], valid at
+        every number of items (Waudby-Smith and Ramdas 2023), with e-BH across
+        annotators (Wang and Ramdas 2022); ``statistic`` is then the e-value (see
+        :func:`alt_test_sequential`). The signed-rank tests ``"wilcoxon"`` and
+        ``"auto"`` were removed: they test a pseudo-median, not the mean of ``d``
+        (``docs/metrics.md``).
+    annotator_weights : mapping, optional, keyword-only
+        Quality score ``Q_j > 0`` of every annotator (Appendix C.3): the alignment
+        scores weight the other annotators by ``Q_k`` and the winning rate is
+        ``sum_j Q_j [H0j rejected] / sum_j Q_j``.
+    inverse_probability_weighting : bool, keyword-only
+        Appendix C.1, for imbalanced labels: each item of annotator ``j`` is weighted by
+        ``pi_{y,j} = |I_j| / #{i in I_j : y_i = y}``, where ``y_i`` is the majority label
+        of the other annotators (ties: the smallest label) or the expert's label;
+        ``rho`` are weighted means and the t statistic uses the weighted standard
+        deviation and the effective sample size ``(sum pi)^2 / sum pi^2``, with
+        ``n_eff - 1`` degrees of freedom.
+    expert : hashable or mapping, optional, keyword-only
+        Appendix C.2, a single expert as the reference: the key of the expert in
+        ``humans`` (then not tested) or the expert's ``{item: annotation}``. Each
+        annotator and the LLM are scored against the expert alone; items need the
+        expert's and the LLM's annotation. With gold labels and ``epsilon=0`` this is
+        the test of Appendix C.5 (does the LLM outperform humans).
+    ranks : bool, keyword-only
+        FAQ, testing on ranks: replace the LLM's (and the expert's) annotations of the
+        ``N`` kept items by their mid-ranks (1 for the lowest score), and each
+        annotator's by the mid-ranks of their ``n_j`` kept items stretched to the same
+        range, ``(r - 0.5) * N / n_j + 0.5``, so that annotators who rated fewer items
+        stay comparable. On a fully crossed design these are the plain ranks.
+    nan_scores : {"raise", "omit"}, keyword-only
+        What to do when the scoring function returns NaN for a kept item (a NaN cannot
+        be compared: it would count as a win for neither side, making d = 0): raise a
+        ``ValueError`` naming the item, or leave every such item out of the test with a
+        ``RuntimeWarning`` listing them.
+
+    Two alignment scores that differ by less than ``1e-12`` relative are a tie (it
+    counts for both sides). The reference implementation compares the floats exactly,
+    which decides such ties by rounding order with fractional scores and more than 7
+    other annotators per item; with integer scores both agree exactly.
+"""
+
+
+def _shared_parameters(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Put the options both public functions share into the docstring's ``{parameters}``."""
+    if function.__doc__:  # None under python -OO
+        function.__doc__ = function.__doc__.replace("{parameters}", _DOC_PARAMETERS.strip() + "\n")
+    return function
+
+
+_OPTION_NAMES = tuple(inspect.signature(_check_options).parameters)
+
+
+def _options(arguments: Mapping[str, Any]) -> _Options:
+    """Check the shared options among a public function's ``locals()``."""
+    return _check_options(**{name: arguments[name] for name in _OPTION_NAMES})
+
+
+@_shared_parameters
+def alt_test(
+    *,
+    humans: Mapping[Hashable, Mapping[Hashable, Any]],
+    llm: Mapping[Hashable, Any],
+    scoring: str | Callable[..., float] = "neg_rmse",
+    epsilon: float = 0.2,
+    q: float = 0.05,
+    min_humans_per_item: int = 2,
+    min_items_per_human: int = 30,
+    test: str = "ttest",
+    annotator_weights: Mapping[Hashable, float] | None = None,
+    inverse_probability_weighting: bool = False,
+    expert: Hashable | Mapping[Hashable, Any] | None = None,
+    ranks: bool = False,
+    nan_scores: str = "raise",
+) -> AltTestResult:
+    r"""The alternative annotator test: may the LLM replace the human annotators?
+
+    For each annotator :math:`h_j` and each item :math:`x_i` that :math:`h_j` annotated,
+    the LLM :math:`f` and :math:`h_j` are scored against the other annotators
+    :math:`H_i[-j]` of the item with :math:`S(\cdot, x_i, j)` and give the indicators
+
+    .. math::
+
+        W^f_{i,j} = \mathbf{1}\{S(f, x_i, j) \ge S(h_j, x_i, j)\}, \qquad
+        W^h_{i,j} = \mathbf{1}\{S(h_j, x_i, j) \ge S(f, x_i, j)\}
+
+    (ties count for both), the advantage probabilities
+    :math:`\rho^f_j = \bar W^f_j`, :math:`\rho^h_j = \bar W^h_j`, and the test of
+    :math:`H_{0j}: \rho^f_j \le \rho^h_j - \varepsilon` with
+    :math:`t_j = (\bar d_j - \varepsilon) / (s_j / \sqrt{n_j})`,
+    :math:`d_{i,j} = W^h_{i,j} - W^f_{i,j}`, one-sided (alternative: mean below
+    :math:`\varepsilon`). The Benjamini-Yekutieli procedure at level ``q``
+    (``scipy.stats.false_discovery_control(method="by")``) decides the rejections; the
+    winning rate :math:`\omega` is the share of rejected hypotheses, the LLM passes when
+    :math:`\omega \ge 0.5`, and the average advantage probability is
+    :math:`\rho = \frac{1}{m}\sum_j \rho^f_j` (Calderon, Reichart and Dror 2025,
+    section 3).
+
+    Parameters
+    ----------
+    humans : mapping
+        ``{annotator: {item: annotation}}`` (a DataFrame items x annotators works too,
+        NaN for missing). ``None`` or NaN annotations count as missing.
+    llm : mapping
+        ``{item: annotation}`` of the LLM judge (or a Series).
+    {parameters}
+    Returns
+    -------
+    AltTestResult
+
+    Raises
+    ------
+    ValueError
+        On a malformed option or input; :class:`TooFewItemsError` (a ``ValueError``)
+        when no annotator has ``min_items_per_human`` kept items.
+
+    References
+    ----------
+    Calderon, N., Reichart, R., and Dror, R. (2025). The Alternative Annotator Test for
+    LLM-as-a-Judge: How to Statistically Justify Replacing Human Annotators with LLMs.
+    ACL 2025, pages 16051-16081. Reference implementation: github.com/nitaytech/AltTest.
+    Benjamini, Y., and Yekutieli, D. (2001). The control of the false discovery rate in
+    multiple testing under dependency. Annals of Statistics, 29(4), 1165-1188.
+
+    Examples
+    --------
+    >>> from annotator.metrics import alt_test
+    >>> humans = {"a": {1: 1, 2: 2, 3: 3}, "b": {1: 1, 2: 3, 3: 3}, "c": {1: 2, 2: 2, 3: 3}}
+    >>> res = alt_test(humans=humans, llm={1: 1, 2: 2, 3: 3}, min_items_per_human=3)
+    >>> round(res.advantage_probability, 2)
+    1.0
+    """
+    opts = _options(locals())
+    part = _domain_statistics(humans, llm, opts)
+    return _assemble(part, _decide([part], opts)[0], opts)
+
+
+@_shared_parameters
+def alt_test_domains(
+    domains: Mapping[str, Mapping[str, Any]],
+    *,
+    scoring: str | Callable[..., float] = "neg_rmse",
+    epsilon: float = 0.2,
+    q: float = 0.05,
+    min_humans_per_item: int = 2,
+    min_items_per_human: int = 30,
+    test: str = "ttest",
+    annotator_weights: Mapping[Hashable, float] | None = None,
+    inverse_probability_weighting: bool = False,
+    expert: Hashable | Mapping[Hashable, Any] | None = None,
+    ranks: bool = False,
+    nan_scores: str = "raise",
+) -> MultiDomainAltTestResult:
+    r"""The alt-test over several domains with one false-discovery correction.
+
+    Each domain is tested on its own (its annotators compared with the LLM on its
+    items), but the Benjamini-Yekutieli procedure runs once over the p-values of all
+    annotators of all domains; the winning rate is then computed per domain and the
+    summary is "the LLM passes in ``n_passed`` of ``n_domains`` domains" (paper,
+    Appendix A, "How to test if the LLM can be used in several environments or
+    domains?"). See :func:`alt_test` for the statistic.
+
+    Parameters
+    ----------
+    domains : mapping
+        ``{domain: {"humans": {annotator: {item: annotation}}, "llm": {item: annotation}}}``.
+    {parameters}
+    Returns
+    -------
+    MultiDomainAltTestResult
+
+    Raises
+    ------
+    ValueError
+        On a malformed option or domain, or a domain where no annotator can be tested.
+
+    References
+    ----------
+    Calderon, N., Reichart, R., and Dror, R. (2025), Appendix A (FAQ).
+    """
+    opts = _options(locals())
+    domains = _as_mapping(domains, name="domains")
+    if not domains:
+        raise ValueError("domains is empty")
+    parts: dict[str, _Tested] = {}
+    for name, spec in domains.items():
+        if not isinstance(spec, Mapping) or "humans" not in spec or "llm" not in spec:
+            raise ValueError(f"domains[{name!r}] must be a mapping with 'humans' and 'llm'")
+        try:
+            parts[name] = _domain_statistics(spec["humans"], spec["llm"], opts)
+        except ValueError as exc:
+            raise ValueError(f"domain {name!r}: {exc}") from exc
+    decided = dict(zip(parts, _decide(list(parts.values()), opts), strict=True))
+    results: dict[str, AltTestResult] = {}
+    for name, part in parts.items():
+        try:
+            results[name] = _assemble(part, decided[name], opts)
+        except TooFewItemsError as exc:
+            raise TooFewItemsError(
+                min_items_per_human=exc.min_items_per_human,
+                most_items=exc.most_items,
+                n_kept=exc.n_kept,
+                domain=name,
+            ) from exc
+        except ValueError as exc:
+            raise ValueError(f"domain {name!r}: {exc}") from exc
+    return MultiDomainAltTestResult(
+        domains=results,
+        n_passed=sum(res.passed for res in results.values()),
+        n_domains=len(results),
+    )

@@ -1,0 +1,153 @@
+"""The alt-test as ratings arrive: a verdict that more items cannot reverse."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ._api import alt_test
+from ._results import AltTestResult
+
+__all__ = ["SequentialVerdict", "alt_test_sequential"]
+
+
+@dataclass(frozen=True)
+class SequentialVerdict:
+    """Where the anytime-valid alt-test stands with the items rated so far.
+
+    Attributes
+    ----------
+    decided : bool
+        The LLM passes and no further items can reverse it: the annotators whose
+        e-value has reached ``m / q`` (``secured``) already hold half of the total
+        weight, and a secured rejection stays rejected by e-BH whatever comes next.
+    secured_winning_rate : float
+        Weight of the secured annotators over the weight of all annotators (tested or
+        not, since more items may bring more of them into the test): a lower bound on
+        every future winning rate.
+    result : AltTestResult
+        The test by betting on the current items (``test="betting"``).
+    """
+
+    decided: bool
+    secured_winning_rate: float
+    result: AltTestResult
+
+    @property
+    def message(self) -> str:
+        """One line for a dashboard or a terminal."""
+        res = self.result
+        if self.decided:
+            return (
+                f"the LLM passes (WR {res.winning_rate:.2f}) and this cannot be reversed by "
+                "more items"
+            )
+        secured = sum(row.secured for row in res.annotators)
+        return (
+            f"not decided yet (WR {res.winning_rate:.2f} now; {secured} of "
+            f"{len(res.annotators)} annotators secured, secured WR "
+            f"{self.secured_winning_rate:.2f} of the 0.50 needed)"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the verdict as plain Python types (JSON-ready)."""
+        return {
+            "decided": self.decided,
+            "secured_winning_rate": self.secured_winning_rate,
+            "message": self.message,
+            "result": self.result.to_dict(),
+        }
+
+
+def alt_test_sequential(
+    *,
+    humans: Mapping[Hashable, Mapping[Hashable, Any]],
+    llm: Mapping[Hashable, Any],
+    scoring: str | Callable[..., float] = "neg_rmse",
+    epsilon: float = 0.2,
+    q: float = 0.05,
+    min_humans_per_item: int = 2,
+    min_items_per_human: int = 1,
+    annotator_weights: Mapping[Hashable, float] | None = None,
+    expert: Hashable | Mapping[Hashable, Any] | None = None,
+    nan_scores: str = "raise",
+) -> SequentialVerdict:
+    r"""Monitor the alt-test as ratings arrive: passed for good, or not decided yet.
+
+    Runs :func:`alt_test` with ``test="betting"``: for each annotator a test by betting
+    of :math:`H_{0j}: E[d] \ge \varepsilon` on :math:`d = W^h - W^f \in [-1, 1]`
+    (Waudby-Smith and Ramdas 2023), valid at every sample size and under continuous
+    monitoring, and the e-BH procedure across annotators (Wang and Ramdas 2022), which
+    controls the false discovery rate at ``q`` under any dependence. Each annotator's
+    capital is stopped when it reaches :math:`m/q`; such an annotator is *secured*:
+    rejected now and after any number of further items. The verdict is decided when
+
+    .. math::
+
+        \frac{\sum_{j\ \mathrm{secured}} Q_j}{\sum_{j} Q_j} \ge 0.5
+
+    over all ``m`` annotators (weights :math:`Q_j`, 1 by default), since then every
+    future winning rate is at least 0.5.
+
+    The guarantee assumes that new ratings come as new items appended to ``llm`` with
+    their human annotations complete (for instance ``min_humans_per_item`` set to the
+    number of raters per item): an annotator's items are taken in the order of
+    ``llm``, and a later annotation of an earlier item changes that item's reference
+    set and so the past of the betting game. The set of annotators is fixed.
+
+    Parameters
+    ----------
+    humans : mapping
+        ``{annotator: {item: annotation}}`` (or a DataFrame items x annotators).
+    llm : mapping
+        ``{item: annotation}``, items in the order they were rated.
+    scoring, epsilon, q, min_humans_per_item, annotator_weights, expert, nan_scores
+        As in :func:`alt_test`, keyword-only.
+    min_items_per_human : int, keyword-only
+        Annotators with fewer kept items are not tested yet (default 1: the test by
+        betting is valid from the first item, so there is no normality minimum).
+
+    Returns
+    -------
+    SequentialVerdict
+
+    Raises
+    ------
+    ValueError
+        As :func:`alt_test`.
+
+    References
+    ----------
+    Waudby-Smith, I., and Ramdas, A. (2023). Estimating means of bounded random variables
+    by betting. Journal of the Royal Statistical Society B, 86(1), 1-27.
+    Wang, R., and Ramdas, A. (2022). False discovery rate control with e-values. Journal
+    of the Royal Statistical Society B, 84(3), 822-852.
+    Calderon, N., Reichart, R., and Dror, R. (2025). The Alternative Annotator Test for
+    LLM-as-a-Judge. ACL 2025, section 3.
+
+    Examples
+    --------
+    >>> from annotator.metrics import alt_test_sequential
+    >>> scores = [1, 2, 3, 4, 5] * 40
+    >>> humans = {h: dict(enumerate(scores)) for h in ("a", "b", "c")}
+    >>> alt_test_sequential(humans=humans, llm=dict(enumerate(scores)), epsilon=0.2).message
+    'the LLM passes (WR 1.00) and this cannot be reversed by more items'
+    """
+    result = alt_test(
+        humans=humans,
+        llm=llm,
+        scoring=scoring,
+        epsilon=epsilon,
+        q=q,
+        min_humans_per_item=min_humans_per_item,
+        min_items_per_human=min_items_per_human,
+        test="betting",
+        annotator_weights=annotator_weights,
+        expert=expert,
+        nan_scores=nan_scores,
+    )
+    total = sum(row.weight for row in result.annotators)
+    secured = sum(row.weight for row in result.annotators if row.secured)
+    rate = secured / total
+    return SequentialVerdict(decided=rate >= 0.5, secured_winning_rate=rate, result=result)
