@@ -98,3 +98,31 @@ def test_rating_sessions_become_blocks_with_their_ratings(make_app):
         assert connection.execute(text("SELECT session_id FROM rating")).all() == [(7,)]
     migrate.upgrade(engine)
     assert migrate.current_revision(engine) == migrate.head_revision()
+
+
+def test_renamed_block_table_has_the_names_a_new_database_gets(make_app):
+    from sqlalchemy import inspect
+
+    app = make_app(create_schema=False)
+    engine = get_engine(app)
+    migrate.upgrade(engine)
+    schema = inspect(engine)
+    # PostgreSQL also lists the indexes behind unique constraints.
+    indexes = [i for i in schema.get_indexes("block") if not i.get("duplicates_constraint")]
+    assert {i["name"] for i in indexes} == {
+        "ix_block_rater_id",
+        "ix_block_scale_id",
+    }
+    assert "ix_rating_block_id" in {i["name"] for i in schema.get_indexes("rating")}
+    (foreign_key,) = [
+        fk for fk in schema.get_foreign_keys("rating") if fk["constrained_columns"] == ["block_id"]
+    ]
+    assert foreign_key["referred_table"] == "block"
+    if engine.dialect.name == "postgresql":
+        # The names PostgreSQL gives a table created as "block" from the start.
+        assert schema.get_pk_constraint("block")["name"] == "block_pkey"
+        assert {u["name"] for u in schema.get_unique_constraints("block")} == {
+            "block_rater_id_scale_id_key",
+            "block_rater_id_position_key",
+        }
+        assert foreign_key["name"] == "rating_block_id_fkey"
