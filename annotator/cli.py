@@ -273,8 +273,10 @@ def raters_links(study: str, code: str | None, rotate: bool, base_url: str | Non
     Raters whose ratings were imported, and raters who declined, have none.
     Every replacement is logged.
     """
+    from .collect.enrolment import no_return_link, return_url
     from .db import session_scope
-    from .studies import no_return_link, return_url, rotate_return_link, study_raters
+    from .studies import study_raters
+    from .study.raters import rotate_return_link
 
     with session_scope() as session:
         raters = study_raters(session, _study_or_fail(session, study), code=code)
@@ -362,7 +364,7 @@ def serve_command(host: str, port: int, demo: bool) -> None:
     from . import migrate
     from .db import get_engine, session_scope
     from .demo import load_demo
-    from .models import User
+    from .models import Role, User
     from .studies import link_base_url, server_url
 
     app: Flask = current_app._get_current_object()
@@ -376,7 +378,7 @@ def serve_command(host: str, port: int, demo: bool) -> None:
         for line in created:
             click.echo(line)
     with session_scope() as session:
-        if session.exec(select(User).where(User.role == "lead")).first() is None:
+        if session.exec(select(User).where(User.role == Role.LEAD)).first() is None:
             click.echo("No lead yet: create one with `annotator lead create EMAIL`.")
     click.echo(f"Serving on {server_url(host, port)} (listening on {host}:{port}; Ctrl+C to stop).")
     if base_url.rstrip("/") != server_url(host, port):

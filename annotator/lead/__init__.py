@@ -15,7 +15,6 @@ from flask import (
 )
 from sqlmodel import select
 
-from ..auth import lead_required
 from ..db import get_session
 from ..models import Invite, Study
 from ..studies import (
@@ -26,6 +25,7 @@ from ..studies import (
     study_benchmarks,
     study_scales,
 )
+from ..web.auth.access import lead_required
 from .views import scale_progress, study_overviews
 
 __all__ = ["bp"]
