@@ -37,7 +37,7 @@ def _study_or_fail(session, slug: str) -> Study:
     from sqlmodel import select
 
     from .models import Study
-    from .studies import get_study
+    from .study.studies import get_study
 
     study = get_study(session, slug)
     if study is None:
@@ -47,7 +47,7 @@ def _study_or_fail(session, slug: str) -> Study:
 
 
 def _base_url(base_url: str | None) -> str:
-    from .studies import link_base_url
+    from .study.studies import link_base_url
 
     return base_url or link_base_url()
 
@@ -117,7 +117,7 @@ lead_group = AppGroup("lead", help="Project leads.")
 def lead_create(email: str, password: str | None, password_stdin: bool) -> None:
     """Create a lead account that logs in with EMAIL."""
     from .db import session_scope
-    from .studies import create_lead
+    from .study.studies import create_lead
 
     if password is not None and password_stdin:
         raise click.UsageError("give --password or --password-stdin, not both")
@@ -145,8 +145,8 @@ study_group = AppGroup("study", help="Define and list studies.")
 def study_create(file: Path) -> None:
     """Create a study from a TOML study file."""
     from .db import session_scope
-    from .studies import StudyExists, create_study
-    from .studyfile import StudyFileError, load_study_file
+    from .study.studies import StudyExists, create_study
+    from .study.studyfile import StudyFileError, load_study_file
 
     try:
         spec = load_study_file(file)
@@ -184,8 +184,8 @@ def study_list() -> None:
 
 
 def _import(kind: str, importer, study_slug: str, file: Path) -> None:
+    from .data.readers import InputError
     from .db import session_scope
-    from .tables import InputError
 
     try:
         with session_scope() as session:
@@ -206,7 +206,7 @@ def items_group() -> None:
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 def items_import(study: str, file: Path) -> None:
     """Import items from CSV or JSONL (item_id, benchmark, the template's fields)."""
-    from .importers import import_items
+    from .data.importers import import_items
 
     _import("item(s)", import_items, study, file)
 
@@ -221,7 +221,7 @@ def ratings_group() -> None:
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 def ratings_import(study: str, file: Path) -> None:
     """Import a long CSV item_id,rater,scale,score[,demographic columns]."""
-    from .importers import import_ratings
+    from .data.importers import import_ratings
 
     _import("rating(s)", import_ratings, study, file)
 
@@ -236,7 +236,7 @@ def llm_group() -> None:
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 def llm_import(study: str, file: Path) -> None:
     """Import a long CSV item_id,model,scale,score[,run,temperature]."""
-    from .importers import import_llm_scores
+    from .data.importers import import_llm_scores
 
     _import("LLM score(s)", import_llm_scores, study, file)
 
@@ -253,7 +253,7 @@ raters_group = AppGroup("raters", help="Raters and their invites.")
 def raters_invite(study: str, count: int, base_url: str | None) -> None:
     """Print COUNT single-use invite links, one per line."""
     from .db import session_scope
-    from .studies import create_invites, invite_url
+    from .study.studies import create_invites, invite_url
 
     with session_scope() as session:
         invites = create_invites(session, _study_or_fail(session, study), count)
@@ -275,8 +275,8 @@ def raters_links(study: str, code: str | None, rotate: bool, base_url: str | Non
     """
     from .collect.enrolment import no_return_link, return_url
     from .db import session_scope
-    from .studies import study_raters
     from .study.raters import rotate_return_link
+    from .study.studies import study_raters
 
     with session_scope() as session:
         raters = study_raters(session, _study_or_fail(session, study), code=code)
@@ -318,8 +318,8 @@ def export_command(
     study: str, fmt: str, scale: str | None, benchmark: str | None, complete: bool, out: Path
 ) -> None:
     """Export a study's ratings and LLM scores."""
+    from .data.exporters import ExportError, render_export
     from .db import session_scope
-    from .exporters import ExportError, render_export
 
     try:
         with session_scope() as session:
@@ -365,7 +365,7 @@ def serve_command(host: str, port: int, demo: bool) -> None:
     from .db import get_engine, session_scope
     from .demo import load_demo
     from .models import Role, User
-    from .studies import link_base_url, server_url
+    from .study.studies import link_base_url, server_url
 
     app: Flask = current_app._get_current_object()
     migrate.upgrade(get_engine())

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from sqlmodel import Session, select
 
-from .importers import import_items, import_llm_scores
+from .data.importers import import_items, import_llm_scores
 from .models import Invite, Role, User
-from .studies import create_invites, create_lead, create_study, get_study, invite_url
-from .studyfile import load_study_file
+from .study.studies import create_invites, create_lead, create_study, get_study, invite_url
+from .study.studyfile import load_study_file
 
 __all__ = ["load_demo", "DEMO_DIR", "DEMO_LEAD_EMAIL"]
 

@@ -23,11 +23,11 @@ from sqlalchemy import create_engine, text
 from sqlmodel import SQLModel
 
 from annotator import create_app
+from annotator.data.exporters import matrix_export
+from annotator.data.importers import import_items, import_llm_scores, import_ratings
 from annotator.db import get_engine, normalise_url, session_scope
-from annotator.exporters import matrix_export
-from annotator.importers import import_items, import_llm_scores, import_ratings
-from annotator.studies import create_study
-from annotator.studyfile import parse_study_file
+from annotator.study.studies import create_study
+from annotator.study.studyfile import parse_study_file
 
 N_ITEMS, N_RATERS = 5000, 12
 SCALES = {"0-5": 5, "0-10": 10, "0-100": 100}

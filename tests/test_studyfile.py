@@ -2,7 +2,7 @@
 
 import pytest
 
-from annotator.studyfile import DEFAULT_DEMOGRAPHICS, StudyFileError, parse_study_file
+from annotator.study.studyfile import DEFAULT_DEMOGRAPHICS, StudyFileError, parse_study_file
 
 VALID = """
 name = "S"

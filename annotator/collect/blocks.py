@@ -35,7 +35,8 @@ from ..models import (
     Study,
     User,
 )
-from ..studies import study_scales
+from ..study.studies import study_scales
+from ..study.studyfile import attention_settings, retest_settings
 from . import protocol
 from .scores import parse_score
 
@@ -187,13 +188,15 @@ def start_block(session: Session, user: User, state: BlockState) -> Block:
     regular, gold = _study_items(session, study)
     if not regular:
         raise BlockUnavailable("This study has no items to rate yet. Please come back later.")
+    attention = attention_settings(study.attention_checks)
+    retest = retest_settings(study.test_retest)
     block.item_order = protocol.item_order(
         block.seed,
         regular,
         gold,
-        attention_per_session=int(study.attention_checks.get("per_session", 0) or 0),
-        retest_share=float(study.test_retest.get("share", 0) or 0),
-        retest_min_distance=int(study.test_retest.get("min_distance", 10) or 10),
+        attention_per_session=attention.per_session,
+        retest_share=retest.share,
+        retest_min_distance=retest.min_distance,
     )
     block.started_at = now()
     session.add(block)

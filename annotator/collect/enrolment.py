@@ -22,7 +22,7 @@ from ..models import (
     User,
     UserSource,
 )
-from ..studies import new_rater_code, study_scales
+from ..study.studies import new_rater_code, study_scales
 from . import protocol
 
 __all__ = [

@@ -7,6 +7,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..study.studyfile import QuestionSpec, question_specs
 from .scores import format_number
 
 __all__ = ["read_answers", "self_describe_key", "choice_label", "MAX_TEXT"]
@@ -17,7 +18,11 @@ MAX_TEXT = 500
 def self_describe_key(question: Mapping[str, Any]) -> str:
     # A separate answer key, so the choice column keeps only the listed
     # choices and the free text sits next to it in the export.
-    return f"{question['key']}_self_described"
+    return _described_key(question["key"])
+
+
+def _described_key(key: str) -> str:
+    return f"{key}_self_described"
 
 
 # A hyphen between letters reads as a space ("prefer-not-to-say"); one
@@ -34,14 +39,14 @@ def choice_label(question: Mapping[str, Any], choice: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _number(question: Mapping[str, Any], text: str) -> tuple[float | int | None, str | None]:
+def _number(question: QuestionSpec, text: str) -> tuple[float | int | None, str | None]:
     try:
         value = float(text.replace(",", "."))
     except ValueError:
         return None, "Please enter a number."
     if not math.isfinite(value):
         return None, "Please enter a finite number."
-    low, high = question.get("min"), question.get("max")
+    low, high = question.min, question.max
     if (low is not None and value < low) or (high is not None and value > high):
         if low is not None and high is not None:
             return (
@@ -60,33 +65,32 @@ def read_answers(
     """The answers to store and, per question key, what is wrong with them."""
     answers: dict[str, Any] = {}
     errors: dict[str, str] = {}
-    for question in questions:
-        key = question["key"]
+    for question in question_specs(questions):
+        key = question.key
         text = (form.get(key) or "").strip()
-        required = question.get("required", True)
         if not text:
-            if required:
+            if question.required:
                 errors[key] = (
                     "Please choose an answer."
-                    if question["type"] == "choice"
+                    if question.type == "choice"
                     else "Please answer this question."
                 )
             continue
         if len(text) > MAX_TEXT:
             errors[key] = f"Please keep the answer under {MAX_TEXT} characters."
             continue
-        if question["type"] == "choice":
-            if text not in question["choices"]:
+        if question.type == "choice":
+            if text not in question.choices:
                 errors[key] = "Please choose one of the listed answers."
                 continue
             answers[key] = text
-            if question.get("self_describe") and text == question["self_describe"]:
-                described = (form.get(self_describe_key(question)) or "").strip()
+            if question.self_describe and text == question.self_describe:
+                described = (form.get(_described_key(key)) or "").strip()
                 if len(described) > MAX_TEXT:
                     errors[key] = f"Please keep the description under {MAX_TEXT} characters."
                 elif described:
-                    answers[self_describe_key(question)] = described
-        elif question["type"] == "number":
+                    answers[_described_key(key)] = described
+        elif question.type == "number":
             value, problem = _number(question, text)
             if problem:
                 errors[key] = problem

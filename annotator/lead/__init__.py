@@ -17,7 +17,7 @@ from sqlmodel import select
 
 from ..db import get_session
 from ..models import Invite, Study
-from ..studies import (
+from ..study.studies import (
     create_invites,
     get_study,
     invite_url,
@@ -61,7 +61,7 @@ EXPORT_FIELD_LABELS = {"format": "Format", "scale": "Scale", "benchmark": "Bench
 def _study_page(the_study: Study, *, chosen: dict | None = None, export_error=None):
     # The exporters (and with them pandas) are imported by the pages that use
     # them, not with the app: the CLI builds the app for every command.
-    from ..exporters import FORMATS
+    from ..data.exporters import FORMATS
 
     session = get_session()
     error_message = None
@@ -117,7 +117,7 @@ def invites(slug: str):
 @bp.route("/studies/<slug>/export")
 @lead_required
 def export(slug: str):
-    from ..exporters import ExportError, render_export
+    from ..data.exporters import ExportError, render_export
 
     the_study = get_study_or_404(slug)
     chosen = {

@@ -14,8 +14,8 @@ from ..collect.blocks import BlockState, BlockStatus, block_states
 from ..collect.enrolment import return_url
 from ..db import get_session
 from ..models import AuditAction, AuditEvent, Demographics, Rating, Role, Scale, Study, User
-from ..studies import link_base_url, study_scales
 from ..study.raters import lift_gap, rotate_return_link
+from ..study.studies import link_base_url, study_scales
 from ..web.auth.access import lead_required
 from ..web.confirm import confirmed, render_confirm
 from . import bp, get_study_or_404

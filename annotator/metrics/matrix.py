@@ -1,4 +1,5 @@
-"""Reading the ``matrix`` export (items x raters CSV) into human and LLM DataFrames."""
+"""The ``matrix`` export (items x raters CSV): reading it into human and LLM
+DataFrames, and finding its largest complete crossed block."""
 
 from __future__ import annotations
 
@@ -6,11 +7,18 @@ from dataclasses import dataclass
 from os import PathLike
 from typing import IO
 
+import numpy as np
 import pandas as pd
 
 from ._names import LLM_PREFIX
 
-__all__ = ["LLM_PREFIX", "RatingMatrix", "read_matrix", "split_matrix"]
+__all__ = [
+    "LLM_PREFIX",
+    "RatingMatrix",
+    "largest_complete_block",
+    "read_matrix",
+    "split_matrix",
+]
 
 _ID_COLUMNS = ("item_id", "benchmark")
 
@@ -118,3 +126,56 @@ def read_matrix(source: str | PathLike[str] | IO[str]) -> RatingMatrix:
     """
     frame = pd.read_csv(source, dtype=str, keep_default_na=False, na_values=[""])
     return split_matrix(frame)
+
+
+# Exact search over rater subsets up to this many raters (2**k subsets);
+# above it a greedy search is used.
+EXACT_COMPLETE_MAX_RATERS = 20
+
+
+def largest_complete_block(present: np.ndarray) -> tuple[np.ndarray, list[int]]:
+    """Rows and columns of the largest complete submatrix of ``present``.
+
+    The largest block is the set of raters ``R`` maximising ``|R| * n(R)``,
+    where ``n(R)`` counts the items every rater of ``R`` rated (ties: more
+    raters). Finding it is the maximum edge biclique problem, NP-hard in
+    general; with up to 20 raters every subset is tried, counting ``n(R)``
+    for all subsets at once with a superset-sum (zeta) transform over the
+    items' rater bitmasks. With more raters, raters are dropped greedily, the
+    one whose removal keeps the most cells first.
+    """
+    n_items, n_raters = present.shape
+    if n_items == 0 or n_raters == 0:
+        return np.arange(0), []
+    if n_raters <= EXACT_COMPLETE_MAX_RATERS:
+        weights = np.left_shift(1, np.arange(n_raters, dtype=np.int64))
+        masks = present.astype(np.int64) @ weights
+        counts = np.bincount(masks, minlength=1 << n_raters).astype(np.int64)
+        # counts[S] becomes the number of items whose rater set contains S.
+        for bit in range(n_raters):
+            step = 1 << bit
+            view = counts.reshape(-1, 2 * step)
+            view[:, :step] += view[:, step:]
+        sizes = np.array([bin(s).count("1") for s in range(1 << n_raters)])
+        cells = counts * sizes
+        best = max(range(1 << n_raters), key=lambda s: (cells[s], sizes[s]))
+        columns = [j for j in range(n_raters) if best >> j & 1]
+    else:
+        columns = list(range(n_raters))
+        best_cells = int(present.all(axis=1).sum()) * n_raters
+        while len(columns) > 1:
+            options = [
+                (
+                    int(present[:, [c for c in columns if c != drop]].all(axis=1).sum())
+                    * (len(columns) - 1),
+                    drop,
+                )
+                for drop in columns
+            ]
+            cells, drop = max(options)
+            if cells <= best_cells:
+                break
+            best_cells = cells
+            columns.remove(drop)
+    rows = np.flatnonzero(present[:, columns].all(axis=1)) if columns else np.arange(0)
+    return rows, columns

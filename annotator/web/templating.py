@@ -12,7 +12,7 @@ from markupsafe import Markup
 from ..collect.blocks import BlockStatus
 from ..collect.enrolment import return_url
 from ..models import UserSource
-from ..studies import link_base_url
+from ..study.studies import link_base_url
 from .markdown import render_markdown
 
 __all__ = ["init_app", "local_time"]

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from werkzeug.serving import make_server
 
+from annotator.data.importers import import_items
 from annotator.db import session_scope
-from annotator.importers import import_items
-from annotator.studies import create_study
-from annotator.studyfile import parse_study_file
+from annotator.study.studies import create_study
+from annotator.study.studyfile import parse_study_file
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

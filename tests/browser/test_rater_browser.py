@@ -9,10 +9,10 @@ from __future__ import annotations
 import pytest
 from sqlmodel import Session, select
 
+from annotator.data.exporters import long_export
 from annotator.db import get_engine, session_scope
-from annotator.exporters import long_export
 from annotator.models import Rating
-from annotator.studies import create_invites, get_study
+from annotator.study.studies import create_invites, get_study
 
 from .conftest import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, PNG_SIGNATURE
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from annotator.db import session_scope
-from annotator.studies import create_invites, create_lead, get_study
+from annotator.study.studies import create_invites, create_lead, get_study
 
 LEAD_EMAIL = "lead@example.org"
 LEAD_PASSWORD = "lead-password-1"

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 import pytest
 from sqlmodel import Session, select
 
+from annotator.data.importers import import_items
 from annotator.db import get_engine, session_scope
-from annotator.importers import import_items
 from annotator.models import Block, Rating, User
-from annotator.studies import create_invites, create_study, get_study
-from annotator.studyfile import parse_study_file
+from annotator.study.studies import create_invites, create_study, get_study
+from annotator.study.studyfile import parse_study_file
 
 SCALES_TOML = """
 [[scales]]
@@ -223,7 +223,7 @@ LEAD_PASSWORD = "lead-password-1"
 @pytest.fixture
 def lead_client(app):
     """A client logged in as a lead."""
-    from annotator.studies import create_lead
+    from annotator.study.studies import create_lead
 
     with session_scope(app) as session:
         create_lead(session, LEAD_EMAIL, LEAD_PASSWORD)

@@ -163,7 +163,7 @@ def test_csrf_is_required_on_every_post(make_app, study):
 def test_lead_post_needs_csrf(make_app, study):
     app = make_app(WTF_CSRF_ENABLED=True)
     rater = join_without_csrf(app, study.slug)
-    from annotator.studies import create_lead
+    from annotator.study.studies import create_lead
 
     with session_scope(app) as session:
         create_lead(session, LEAD_EMAIL, LEAD_PASSWORD)

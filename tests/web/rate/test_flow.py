@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from sqlmodel import Session, select
 
+from annotator.data.exporters import demographics_export, long_export
 from annotator.db import get_engine
-from annotator.exporters import demographics_export, long_export
 from annotator.models import Demographics, Invite, RatingChange, Scale, User
-from annotator.studies import get_study
+from annotator.study.studies import get_study
 
 from .conftest import (
     ANSWERS,

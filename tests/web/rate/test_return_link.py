@@ -14,7 +14,7 @@ from sqlmodel import Session, select
 
 from annotator.db import get_engine, session_scope
 from annotator.models import AuditAction, AuditEvent, User
-from annotator.studies import create_lead
+from annotator.study.studies import create_lead
 
 from .conftest import (
     CONFIRMED,

@@ -9,10 +9,10 @@ import pytest
 from sqlalchemy import event
 from sqlmodel import Session, select
 
+from annotator.data.exporters import long_export
 from annotator.db import get_engine
-from annotator.exporters import long_export
 from annotator.models import Block, Item, Rating, RatingChange
-from annotator.studies import get_study
+from annotator.study.studies import get_study
 
 from .conftest import (
     blocks_of,

@@ -5,7 +5,7 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from annotator.exporters import largest_complete_block
+from annotator.metrics.matrix import largest_complete_block
 
 
 def brute_force_cells(present: np.ndarray) -> int:

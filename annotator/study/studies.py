@@ -10,7 +10,7 @@ from sqlalchemy import func
 from sqlmodel import Session, select
 from werkzeug.security import generate_password_hash
 
-from .models import (
+from ..models import (
     MIN_PASSWORD_LENGTH,
     AuditAction,
     AuditEvent,

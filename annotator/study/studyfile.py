@@ -30,6 +30,12 @@ __all__ = [
     "parse_study_file",
     "template_fields",
     "DEFAULT_DEMOGRAPHICS",
+    "AttentionSpec",
+    "RetestSpec",
+    "QuestionSpec",
+    "attention_settings",
+    "retest_settings",
+    "question_specs",
 ]
 
 GENDER_CHOICES = ["female", "male", "non-binary", "self-describe", "prefer-not-to-say"]
@@ -261,3 +267,23 @@ def load_study_file(path: str | Path) -> StudyFile:
     except UnicodeDecodeError as exc:
         raise StudyFileError(str(path), [f"not UTF-8 (byte {exc.start})"]) from None
     return parse_study_file(text, path=str(path))
+
+
+# A study keeps its settings as the JSON of these models (``Study.attention_checks``,
+# ``Study.test_retest``, ``Study.demographics``); they are read back through the
+# same models, so each default is given once, above.
+
+
+def attention_settings(stored: dict | None) -> AttentionSpec:
+    """A study's stored ``attention_checks``, with the study file's defaults."""
+    return AttentionSpec.model_validate(stored or {})
+
+
+def retest_settings(stored: dict | None) -> RetestSpec:
+    """A study's stored ``test_retest``, with the study file's defaults."""
+    return RetestSpec.model_validate(stored or {})
+
+
+def question_specs(stored: list[dict] | None) -> list[QuestionSpec]:
+    """A study's stored demographic questions, with the study file's defaults."""
+    return [QuestionSpec.model_validate(question) for question in stored or []]

@@ -1,0 +1,244 @@
+"""Importing items, earlier human ratings and stored LLM scores.
+
+Each import reads and checks the whole file first; only a file without any
+problem is written, in the caller's transaction. Importing the same file
+again changes nothing. Rows that already exist with the same value are
+counted as unchanged; a human rating imported again with a new value is
+updated and the change is kept in its history.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlmodel import Session, select
+
+from ..clock import now
+from ..models import Item, LLMScore, Study
+from ..study.studies import study_benchmarks, study_scales
+from ..study.studyfile import template_fields
+from ._bulk import (
+    ImportReport,
+    _batches,
+    _chunks,
+    _insert_rows,
+    _item_ids,
+    _lookup_item,
+    _lookup_scale,
+    _lookup_score,
+    _text,
+)
+from .rating_import import import_ratings
+from .readers import InputError, Problems, Row, parse_number, read_rows
+
+__all__ = ["ImportReport", "import_items", "import_ratings", "import_llm_scores", "InputError"]
+
+
+# --------------------------------------------------------------------- items
+
+ITEM_COLUMNS = ("item_id", "benchmark")
+GOLD_COLUMNS = ("gold_score", "gold_tolerance")
+
+
+def import_items(
+    session: Session, study: Study, path: str | Path, *, progress: bool = False
+) -> ImportReport:
+    """Import items from CSV or JSONL: ``item_id``, ``benchmark``, then fields."""
+    problems = Problems(str(path))
+    rows = read_rows(path, required=list(ITEM_COLUMNS), problems=problems)
+    benchmarks = {b.name: b for b in study_benchmarks(session, study)}
+    needed = {name: template_fields(b.template) for name, b in benchmarks.items()}
+    existing = {
+        item.external_id: item
+        for item in session.exec(select(Item).where(Item.study_id == study.id))
+    }
+    seen: dict[str, int] = {}
+    new_items: list[dict] = []
+    report = ImportReport(rows=len(rows))
+    for row in rows:
+        values = row.values
+        item_id = _text(values["item_id"])
+        bench_name = _text(values["benchmark"])
+        if not item_id:
+            problems.add(row.line, "item_id", "the item id is empty")
+            continue
+        if item_id in seen:
+            problems.add(
+                row.line,
+                "item_id",
+                f"duplicate item id {item_id!r} (first on line {seen[item_id]})",
+            )
+            continue
+        seen[item_id] = row.line
+        bench = benchmarks.get(bench_name)
+        if bench is None:
+            problems.add(
+                row.line,
+                "benchmark",
+                f"unknown benchmark {bench_name!r} (the study has: {', '.join(benchmarks)})",
+            )
+            continue
+        # A CSV holding several benchmarks has empty cells in the columns of
+        # the others; they are not fields of this item.
+        fields = {
+            key: value
+            for key, value in values.items()
+            if key not in ITEM_COLUMNS
+            and key not in GOLD_COLUMNS
+            and not (value == "" and key not in needed[bench_name])
+        }
+        for name in sorted(needed[bench_name]):
+            if name not in fields:
+                problems.add(row.line, name, f"missing (the {bench_name} template uses it)")
+            elif _text(fields[name]) == "":
+                problems.add(row.line, name, f"empty (the {bench_name} template uses it)")
+        gold = _gold(values, row, problems)
+        candidate = {
+            "study_id": study.id,
+            "external_id": item_id,
+            "benchmark_id": bench.id,
+            "fields": fields,
+            "gold_score": gold[0],
+            "gold_tolerance": gold[1],
+        }
+        old = existing.get(item_id)
+        if old is None:
+            new_items.append(candidate)
+        elif (old.benchmark_id, old.fields, old.gold_score, old.gold_tolerance) == (
+            bench.id,
+            fields,
+            gold[0],
+            gold[1],
+        ):
+            report.unchanged += 1
+        else:
+            problems.add(
+                row.line,
+                "item_id",
+                f"item {item_id!r} is already in the study with other content; "
+                "imported items are never changed (give the new version a new id)",
+            )
+    problems.raise_if_any()
+    created_at = now()
+    for chunk in _chunks(new_items, progress, "items"):
+        _insert_rows(session, Item, [dict(row, created_at=created_at) for row in chunk])
+    report.created = len(new_items)
+    return report
+
+
+def _gold(values: dict, row: Row, problems: Problems) -> tuple[float | None, float | None]:
+    """Gold score and tolerance, as shares of the scale's range (0 to 1)."""
+    result: dict[str, float | None] = {}
+    for column in GOLD_COLUMNS:
+        raw = values.get(column)
+        result[column] = None
+        if raw is None or _text(raw) == "":
+            continue
+        try:
+            value = parse_number(raw)
+        except ValueError as exc:
+            problems.add(row.line, column, str(exc))
+            continue
+        if not 0 <= value <= 1:
+            problems.add(
+                row.line, column, f"{value:g} is not a share of the scale's range (0 to 1)"
+            )
+            continue
+        result[column] = value
+    given = [column for column in GOLD_COLUMNS if _text(values.get(column)) != ""]
+    if len(given) == 1:
+        problems.add(row.line, given[0], "give gold_score and gold_tolerance together")
+    return result["gold_score"], result["gold_tolerance"]
+
+
+# --------------------------------------------------------------- LLM scores
+
+LLM_COLUMNS = ("item_id", "model", "scale", "score")
+
+
+def import_llm_scores(
+    session: Session, study: Study, path: str | Path, *, progress: bool = False
+) -> ImportReport:
+    """Import stored LLM scores: ``item_id,model,scale,score[,run,temperature]``."""
+    problems = Problems(str(path))
+    rows = read_rows(path, required=list(LLM_COLUMNS), problems=problems)
+    items = _item_ids(session, study)
+    scales = {s.name: s for s in study_scales(session, study)}
+    parsed: dict[tuple[int, int, str, str], dict] = {}
+    for row in rows:
+        model = _text(row.values["model"])
+        if not model:
+            problems.add(row.line, "model", "the model name is empty")
+        item = _lookup_item(items, row, problems)
+        scale = _lookup_scale(scales, row, problems)
+        # LLM scores keep any precision (means over samples or token
+        # probabilities are not on the scale's step); the bounds still apply.
+        value = _lookup_score(row, scale, problems, any_precision=True)
+        run = _text(row.values.get("run"))
+        temperature = None
+        if _text(row.values.get("temperature")):
+            try:
+                temperature = parse_number(row.values["temperature"])
+            except ValueError as exc:
+                problems.add(row.line, "temperature", str(exc))
+        if not model or item is None or scale is None or value is None:
+            continue
+        key = (item, scale.id, model, run)
+        if key in parsed:
+            problems.add(
+                row.line,
+                None,
+                f"model {model!r} scored item {_text(row.values['item_id'])!r} on scale "
+                f"{scale.name}{f' in run {run!r}' if run else ''} already on line "
+                f"{parsed[key]['line']}; give repeated samples a run column",
+            )
+            continue
+        parsed[key] = {"value": value, "temperature": temperature, "line": row.line}
+
+    existing: dict[tuple[int, int, str, str], tuple[float, float | None]] = {}
+    item_ids = sorted({key[0] for key in parsed})
+    for batch in _batches(item_ids, 500):
+        query = select(
+            LLMScore.item_id,
+            LLMScore.scale_id,
+            LLMScore.model,
+            LLMScore.run,
+            LLMScore.value,
+            LLMScore.temperature,
+        ).where(LLMScore.item_id.in_(batch))
+        for item, scale_id, model, run, value, temperature in session.exec(query):
+            existing[(item, scale_id, model, run)] = (value, temperature)
+    report = ImportReport(rows=len(rows))
+    to_insert = []
+    for key, new in parsed.items():
+        old = existing.get(key)
+        if old is None:
+            to_insert.append(key)
+        elif old == (new["value"], new["temperature"]):
+            report.unchanged += 1
+        else:
+            problems.add(
+                new["line"],
+                "score",
+                f"this score is already stored with value {old[0]:g}"
+                f"{f' (temperature {old[1]:g})' if old[1] is not None else ''}; stored LLM "
+                "scores are never overwritten (give a new sample another run)",
+            )
+    problems.raise_if_any()
+    created_at = now()
+    rows_to_insert = [
+        {
+            "item_id": item,
+            "scale_id": scale_id,
+            "model": model,
+            "run": run,
+            "value": parsed[(item, scale_id, model, run)]["value"],
+            "temperature": parsed[(item, scale_id, model, run)]["temperature"],
+            "created_at": created_at,
+        }
+        for item, scale_id, model, run in to_insert
+    ]
+    for chunk in _chunks(rows_to_insert, progress, "LLM scores"):
+        _insert_rows(session, LLMScore, chunk)
+    report.created = len(rows_to_insert)
+    return report

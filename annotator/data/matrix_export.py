@@ -1,0 +1,149 @@
+"""The ``matrix`` (items x raters of one scale) and ``alttest`` exports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+from sqlmodel import Session, select
+
+from ..metrics.matrix import LLM_PREFIX, largest_complete_block
+from ..models import LLMScore, Rating, Scale, Study, User
+from .export_scope import export_scope, items_frame, query_frame
+
+__all__ = ["MatrixExport", "matrix_export", "alttest_export", "round_significant"]
+
+MEAN_DIGITS = 12
+
+
+def round_significant(value: float, digits: int = MEAN_DIGITS) -> float:
+    """``value`` rounded to ``digits`` significant digits (NaN stays NaN)."""
+    return float(f"{value:.{digits}g}")
+
+
+@dataclass
+class MatrixExport:
+    """A fully crossed items x raters matrix of one scale."""
+
+    frame: pd.DataFrame
+    scale: Scale
+    raters: list[str]
+    models: list[str]
+    dropped_items: int = 0
+    dropped_raters: int = 0
+
+    def missing_summary(self) -> str:
+        humans = self.frame[self.raters]
+        cells = humans.size
+        missing = int(humans.isna().sum().sum())
+        share = missing / cells if cells else 0.0
+        lines = [
+            f"scale {self.scale.name}: {len(self.frame)} item(s) x {len(self.raters)} rater(s), "
+            f"{missing} of {cells} human cell(s) missing ({share:.1%})"
+        ]
+        if missing:
+            per_rater = humans.isna().sum()
+            worst = per_rater[per_rater > 0].sort_values(ascending=False)
+            lines.append(
+                "missing per rater: " + ", ".join(f"{code} {n}" for code, n in worst.items())
+            )
+        for model in self.models:
+            gaps = int(self.frame[LLM_PREFIX + model].isna().sum())
+            if gaps:
+                lines.append(f"model {model}: {gaps} item(s) without a score")
+        if self.dropped_items or self.dropped_raters:
+            lines.append(
+                f"--complete dropped {self.dropped_items} item(s) and "
+                f"{self.dropped_raters} rater(s) to keep a complete crossed block"
+            )
+        return "\n".join(lines)
+
+
+def matrix_export(
+    session: Session,
+    study: Study,
+    *,
+    scale: str | None = None,
+    benchmark: str | None = None,
+    complete: bool = False,
+) -> MatrixExport:
+    """Items x raters of one scale, then one mean-over-runs column per model.
+
+    Repeats (test-retest) and attention checks are left out: the matrix holds
+    each rater's first rating of each item the study is about.
+    """
+    scope = export_scope(session, study, scale=scale, benchmark=benchmark, one_scale=True)
+    the_scale = scope.scale
+    items = items_frame(session, study, scope.benchmark)
+    ratings = query_frame(
+        session,
+        # The scale belongs to the study, so its ratings need no join.
+        select(Rating.item_id, Rating.rater_id, Rating.value).where(
+            Rating.scale_id == the_scale.id,
+            Rating.is_repeat.is_(False),
+            Rating.is_attention_check.is_(False),
+        ),
+        ["item_pk", "rater", "value"],
+    )
+    codes = dict(
+        session.exec(
+            select(User.id, User.rater_code).where(User.id.in_(ratings["rater"].unique().tolist()))
+        ).all()
+    )
+    ratings["rater"] = ratings["rater"].map(codes)
+    ratings = ratings[ratings["item_pk"].isin(items["item_pk"])]
+    humans = ratings.pivot(index="item_pk", columns="rater", values="value")
+    raters = sorted(humans.columns)
+    llm = query_frame(
+        session,
+        select(LLMScore.item_id, LLMScore.model, LLMScore.value).where(
+            LLMScore.scale_id == the_scale.id
+        ),
+        ["item_pk", "model", "value"],
+    )
+    llm = llm[llm["item_pk"].isin(items["item_pk"])]
+    # Several runs of one model are averaged: the mean of sampled scores is
+    # the estimate that agrees best with humans (paper 002 in shared/papers).
+    models_frame = llm.pivot_table(index="item_pk", columns="model", values="value", aggfunc="mean")
+    # A mean carries binary noise ((3.86 + 4.0) / 2 is 3.9299999999999997);
+    # 12 significant digits keep every digit a stored score can have.
+    models_frame = models_frame.map(round_significant)
+    models = sorted(models_frame.columns)
+    frame = items.set_index("item_pk")
+    frame = frame.join(humans[raters]).join(
+        models_frame[models].rename(columns=lambda m: LLM_PREFIX + m)
+    )
+    dropped_items = dropped_raters = 0
+    if complete:
+        rows, columns = largest_complete_block(frame[raters].notna().to_numpy())
+        kept_raters = [raters[i] for i in columns]
+        dropped_items = len(frame) - len(rows)
+        dropped_raters = len(raters) - len(kept_raters)
+        frame = frame.iloc[rows]
+        frame = frame.drop(columns=[r for r in raters if r not in kept_raters])
+        raters = kept_raters
+    return MatrixExport(
+        frame=frame.reset_index(drop=True),
+        scale=the_scale,
+        raters=raters,
+        models=models,
+        dropped_items=dropped_items,
+        dropped_raters=dropped_raters,
+    )
+
+
+def alttest_export(
+    session: Session, study: Study, *, scale: str | None = None, benchmark: str | None = None
+) -> dict:
+    """``{"humans": {rater: {item: score}}, "llm": {model: {item: score}}}``."""
+    matrix = matrix_export(session, study, scale=scale, benchmark=benchmark)
+    frame = matrix.frame.set_index("item_id")
+
+    def column_dict(column: str) -> dict[str, float]:
+        series = frame[column].dropna()
+        return {str(item): float(value) for item, value in series.items()}
+
+    return {
+        "humans": {code: column_dict(code) for code in matrix.raters},
+        "llm": {model: column_dict(LLM_PREFIX + model) for model in matrix.models},
+    }
