@@ -91,9 +91,9 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     init_extensions(app)
 
-    from .lead import bp as lead_bp
     from .web import errors, templating
     from .web.auth import bp as auth_bp
+    from .web.lead import bp as lead_bp
     from .web.rate import bp as rate_bp
 
     app.register_blueprint(auth_bp)

@@ -53,8 +53,8 @@ class MatrixExport:
                 lines.append(f"model {model}: {gaps} item(s) without a score")
         if self.dropped_items or self.dropped_raters:
             lines.append(
-                f"--complete dropped {self.dropped_items} item(s) and "
-                f"{self.dropped_raters} rater(s) to keep a complete crossed block"
+                f"keeping a complete crossed block dropped {self.dropped_items} item(s) and "
+                f"{self.dropped_raters} rater(s)"
             )
         return "\n".join(lines)
 

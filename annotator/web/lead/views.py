@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from flask import (
-    Blueprint,
     Response,
     abort,
     current_app,
@@ -15,9 +14,10 @@ from flask import (
 )
 from sqlmodel import select
 
-from ..db import get_session
-from ..models import Invite, Study
-from ..study.studies import (
+from ...db import get_session
+from ...models import Invite, Study
+from ...study.overview import scale_progress, study_overviews
+from ...study.studies import (
     create_invites,
     get_study,
     invite_url,
@@ -25,14 +25,11 @@ from ..study.studies import (
     study_benchmarks,
     study_scales,
 )
-from ..web.auth.access import lead_required
-from .views import scale_progress, study_overviews
+from ..auth.access import lead_required
+from . import bp
+from .forms import InviteForm
 
-__all__ = ["bp"]
-
-bp = Blueprint("lead", __name__, url_prefix="/lead")
-
-MAX_INVITES_AT_ONCE = 500
+__all__ = ["get_study_or_404"]
 
 
 @bp.app_template_global()
@@ -61,7 +58,7 @@ EXPORT_FIELD_LABELS = {"format": "Format", "scale": "Scale", "benchmark": "Bench
 def _study_page(the_study: Study, *, chosen: dict | None = None, export_error=None):
     # The exporters (and with them pandas) are imported by the pages that use
     # them, not with the app: the CLI builds the app for every command.
-    from ..data.exporters import FORMATS
+    from ...data.exporters import FORMATS
 
     session = get_session()
     error_message = None
@@ -93,14 +90,12 @@ def study(slug: str):
 def invites(slug: str):
     session = get_session()
     the_study = get_study_or_404(slug)
+    form = InviteForm()
     if request.method == "POST":
-        try:
-            count = int(request.form.get("count", ""))
-        except ValueError:
-            count = 0
-        if not 1 <= count <= MAX_INVITES_AT_ONCE:
-            flash(f"Give a number of invites from 1 to {MAX_INVITES_AT_ONCE}.", "error")
+        if not form.validate():
+            flash(form.count_problem(), "error")
             return redirect(url_for("lead.invites", slug=slug))
+        count = form.count.data
         create_invites(session, the_study, count)
         session.commit()
         flash(f"{count} invite link(s) created.", "info")
@@ -111,13 +106,13 @@ def invites(slug: str):
         .order_by(Invite.created_at.desc(), Invite.id.desc())
     ).all()
     links = [invite_url(invite.token, link_base_url()) for invite in unused]
-    return render_template("lead/invites.html", study=the_study, links=links)
+    return render_template("lead/invites.html", study=the_study, links=links, form=form)
 
 
 @bp.route("/studies/<slug>/export")
 @lead_required
 def export(slug: str):
-    from ..data.exporters import ExportError, render_export
+    from ...data.exporters import ExportError, render_export
 
     the_study = get_study_or_404(slug)
     chosen = {
@@ -143,6 +138,3 @@ def export(slug: str):
         # The summary of missing cells, for scripts that download the matrix.
         headers["X-Annotator-Notes"] = rendered.notes.replace("\n", " | ")
     return Response(rendered.text, mimetype=rendered.mimetype, headers=headers)
-
-
-from . import raters  # noqa: E402,F401

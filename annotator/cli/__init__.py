@@ -1,0 +1,130 @@
+"""The ``annotator`` command line (also ``flask --app annotator ...``).
+
+Start-up matters here: ``annotator --help`` and a command's ``--help`` must not
+wait for SQLAlchemy, pandas or scipy (seconds on a small machine). So this
+package imports only click and Flask at the top (its modules group the commands
+by job: setup, study, imports, raters, export, serve); each command imports what it
+uses when it runs, and the statistics commands are :class:`LazyCommand` s
+(``benchmarks/startup.py`` measures it, ``tests/test_cli_startup.py`` checks
+the imports).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+from flask import Flask
+from flask.cli import FlaskGroup
+
+from .export import export_command
+from .imports import items_group, llm_group, ratings_group
+from .raters import raters_group
+from .serve import serve_command
+from .setup import db_group, init_command, lead_group
+from .study import study_group
+
+__all__ = ["main", "register_commands", "LazyCommand", "COMMANDS"]
+
+
+class LazyCommand(click.Command):
+    """A command imported only when it runs or shows its own help.
+
+    Listing the commands needs only their one-line help, given here; importing
+    the statistics commands for it would import numpy, scipy and pandas (about
+    a second). Click's own recipe (a "LazyGroup") still imports every command
+    for ``--help``; this proxy avoids that and works in any group, including
+    the app's ``app.cli`` behind ``flask --app annotator``.
+    ``tests/test_cli_startup.py`` checks that ``short_help`` matches the command's.
+    """
+
+    def __init__(self, name: str, import_path: str, short_help: str) -> None:
+        super().__init__(name, help=short_help, add_help_option=False)
+        self.import_path = import_path
+
+    def load(self) -> click.Command:
+        module, attribute = self.import_path.split(":")
+        return getattr(importlib.import_module(module), attribute)
+
+    def make_context(self, info_name, args, parent=None, **extra) -> click.Context:
+        # The context (and so the parsing, --help and invoke) is the real command's.
+        return self.load().make_context(info_name, args, parent=parent, **extra)
+
+
+def _metrics_commands() -> list[click.Command]:
+    # The commands annotator.metrics.cli.register adds (a test keeps them equal).
+    return [
+        LazyCommand(
+            "alt-test",
+            "annotator.metrics.cli:alt_test_command",
+            "Run the alt-test: may an LLM judge replace the human annotators?",
+        ),
+        LazyCommand(
+            "icc",
+            "annotator.metrics.cli:icc_command",
+            "ICC(A,1), ICC(A,k), ICC(C,1), ICC(C,k) of the matrix export MATRIX (a CSV).",
+        ),
+        LazyCommand(
+            "alpha",
+            "annotator.metrics.cli:alpha_command",
+            "Krippendorff's alpha of the matrix export MATRIX (a CSV); empty cells are missing.",
+        ),
+        LazyCommand(
+            "plan",
+            "annotator.metrics.plan_cli:plan_command",
+            "Plan a study from a PILOT export (matrix CSV; alttest JSON with --alttest).",
+        ),
+    ]
+
+
+COMMANDS: tuple[click.Command, ...] = (
+    init_command,
+    db_group,
+    lead_group,
+    study_group,
+    items_group,
+    ratings_group,
+    llm_group,
+    raters_group,
+    export_command,
+    serve_command,
+    *_metrics_commands(),
+)
+
+
+def register_commands(app: Flask) -> None:
+    """The commands of ``flask --app annotator``: the same as ``annotator``'s."""
+    for command in COMMANDS:
+        app.cli.add_command(command)
+
+
+def _create_app_for_cli() -> Flask:
+    from .. import create_app
+
+    return create_app()
+
+
+class _AnnotatorGroup(FlaskGroup):
+    """Flask's command group, with the commands on the group itself.
+
+    Flask's group lists the commands of ``app.cli``, so ``annotator --help``
+    built the whole app (database engine, blueprints) just to print a list.
+    Here listing and finding a command build nothing; a command that needs the
+    app loads it itself (``with_appcontext``).
+    """
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(self.commands)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        return self.commands.get(name) or super().get_command(ctx, name)
+
+
+main = _AnnotatorGroup(
+    name="annotator",
+    create_app=_create_app_for_cli,
+    add_version_option=False,
+    help="Rating studies with humans and LLM judges.",
+)
+for _command in COMMANDS:
+    main.add_command(_command)

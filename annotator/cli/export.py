@@ -1,0 +1,60 @@
+"""Exports of a study's data to a file or standard output."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from flask.cli import with_appcontext
+
+from ._common import fail, study_or_fail
+
+__all__ = ["export_command"]
+
+
+@click.command("export")
+@click.argument("study")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["long", "matrix", "alttest", "demographics"]),
+    required=True,
+)
+@click.option("--scale", help="Scale name (required for matrix and alttest when several).")
+@click.option("--benchmark", help="Only items of this benchmark.")
+@click.option("--complete", is_flag=True, help="matrix: keep the largest complete crossed block.")
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="Output file; '-' writes to standard output.",
+)
+@with_appcontext
+def export_command(
+    study: str, fmt: str, scale: str | None, benchmark: str | None, complete: bool, out: Path
+) -> None:
+    """Export a study's ratings and LLM scores."""
+    from ..data.exporters import ExportError, render_export
+    from ..db import session_scope
+
+    try:
+        with session_scope() as session:
+            export = render_export(
+                session,
+                study_or_fail(session, study),
+                fmt,
+                scale=scale,
+                benchmark=benchmark,
+                complete=complete,
+            )
+    except ExportError as exc:
+        fail(f"{exc}; choose one with --{exc.field} ({', '.join(exc.choices)})")
+    if str(out) == "-":
+        click.echo(export.text, nl=False)
+    else:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(export.text, encoding="utf-8")
+    if export.notes:
+        click.echo(export.notes, err=True)
+    if str(out) != "-":
+        click.echo(f"Wrote {fmt} export ({export.rows} row(s)) to {out}.", err=True)

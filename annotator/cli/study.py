@@ -1,0 +1,54 @@
+"""Studies: create one from its study file, list them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from flask.cli import AppGroup
+
+from ._common import fail
+
+__all__ = ["study_group"]
+
+study_group = AppGroup("study", help="Define and list studies.")
+
+
+@study_group.command("create")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def study_create(file: Path) -> None:
+    """Create a study from a TOML study file."""
+    from ..db import session_scope
+    from ..study.studies import StudyExists, create_study
+    from ..study.studyfile import StudyFileError, load_study_file
+
+    try:
+        spec = load_study_file(file)
+        with session_scope() as session:
+            study = create_study(session, spec, source_toml=file.read_text("utf-8"))
+            click.echo(
+                f"Study {study.slug!r} created: {len(spec.scales)} scale(s) "
+                f"({', '.join(s.name for s in spec.scales)}), {len(spec.benchmarks)} "
+                f"benchmark(s), {len(spec.demographics)} demographic question(s)."
+            )
+    except (StudyFileError, StudyExists) as exc:
+        fail(str(exc))
+
+
+@study_group.command("list")
+def study_list() -> None:
+    """List the studies with their counts."""
+    from ..db import session_scope
+    from ..study.overview import study_overviews
+
+    with session_scope() as session:
+        rows = study_overviews(session)
+    if not rows:
+        click.echo("No studies yet; create one with `annotator study create FILE.toml`.")
+        return
+    click.echo(f"{'slug':<24} {'items':>7} {'raters':>7} {'ratings':>9} {'llm':>9}  name")
+    for row in rows:
+        click.echo(
+            f"{row['study'].slug:<24} {row['n_items']:>7} {row['raters']:>7} "
+            f"{row['ratings']:>9} {row['llm_scores']:>9}  {row['study'].name}"
+        )

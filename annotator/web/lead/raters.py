@@ -1,0 +1,93 @@
+"""The lead's list of a study's raters: lifting the gap for one rater, and
+showing and rotating their return links."""
+
+from __future__ import annotations
+
+from flask import abort, flash, redirect, render_template, url_for
+from flask_login import current_user
+
+from ...collect.enrolment import return_url
+from ...db import get_session
+from ...models import Role, Study, User
+from ...study.overview import rater_rows
+from ...study.raters import lift_gap, rotate_return_link
+from ...study.studies import link_base_url
+from ..auth.access import lead_required
+from ..confirm import confirmed, render_confirm
+from . import bp
+from .views import get_study_or_404
+
+__all__: list[str] = []
+
+
+def _rater_or_404(study: Study, rater_id: int) -> User:
+    rater = get_session().get(User, rater_id)
+    if rater is None or rater.role != Role.RATER or rater.study_id != study.id:
+        abort(404)
+    return rater
+
+
+@bp.route("/studies/<slug>/raters")
+@lead_required
+def raters(slug: str):
+    study = get_study_or_404(slug)
+    return render_template("lead/raters.html", study=study, rows=rater_rows(get_session(), study))
+
+
+@bp.route("/studies/<slug>/raters/<int:rater_id>/lift-gap", methods=["POST"])
+@lead_required
+def lift_rater_gap(slug: str, rater_id: int):
+    session = get_session()
+    study = get_study_or_404(slug)
+    rater = _rater_or_404(study, rater_id)
+    if not confirmed():
+        return render_confirm(
+            title=f"Lift the gap for rater {rater.rater_code}?",
+            message="The rater may then start their next block at once, before the "
+            f"{study.session_gap_days:g} day(s) between blocks are over. This cannot be "
+            "undone and is logged with your account.",
+            action=url_for("lead.lift_rater_gap", slug=slug, rater_id=rater.id),
+            confirm_label="Lift the gap",
+            cancel_url=url_for("lead.raters", slug=slug),
+            cancel_label="Back to the raters",
+        )
+    block = lift_gap(session, current_user, rater)
+    if block is None:
+        flash(f"Rater {rater.rater_code} has no block waiting for a gap to end.", "error")
+    else:
+        session.commit()
+        flash(
+            f"Rater {rater.rater_code} may start block {block.position} now. This has been logged.",
+            "info",
+        )
+    return redirect(url_for("lead.raters", slug=slug))
+
+
+@bp.route("/studies/<slug>/raters/<int:rater_id>/rotate-link", methods=["POST"])
+@lead_required
+def rotate_rater_link(slug: str, rater_id: int):
+    session = get_session()
+    study = get_study_or_404(slug)
+    rater = _rater_or_404(study, rater_id)
+    if rater.return_token is None:
+        flash(f"Rater {rater.rater_code} has no return link.", "error")
+        return redirect(url_for("lead.raters", slug=slug))
+    if not confirmed():
+        return render_confirm(
+            title=f"Replace the return link of rater {rater.rater_code}?",
+            message="Their current link stops working at once; send them the new one. "
+            "Do this when a link was lost or shared. It is logged with your account.",
+            action=url_for("lead.rotate_rater_link", slug=slug, rater_id=rater.id),
+            confirm_label="Replace the link",
+            cancel_url=url_for("lead.raters", slug=slug),
+            cancel_label="Back to the raters",
+        )
+    rotate_return_link(session, rater, actor=current_user, via="web")
+    session.commit()
+    flash(
+        f"Rater {rater.rater_code} has a new return link: "
+        f"{return_url(rater.return_token, link_base_url())} (the old one no longer works). "
+        "This has been logged.",
+        "info",
+    )
+    return redirect(url_for("lead.raters", slug=slug))
