@@ -14,7 +14,7 @@ from .study.studyfile import load_study_file
 
 __all__ = ["load_demo", "DEMO_DIR", "DEMO_LEAD_EMAIL"]
 
-DEMO_DIR = Path(__file__).resolve().parent / "demo"
+DEMO_DIR = Path(__file__).resolve().parent / "demo_data"
 DEMO_LEAD_EMAIL = "lead@example.org"
 _PASSWORD_FILE = "demo-lead-password.txt"
 

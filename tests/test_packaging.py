@@ -23,7 +23,9 @@ with app.test_request_context():
     app.jinja_env.get_template("base.html")
     app.jinja_env.get_template("auth/login.html")
 assert (package / "static" / "vendor" / "htmx-2.0.11.min.js").is_file()
-assert (package / "demo" / "study.toml").is_file()
+assert (package / "demo_data" / "study.toml").is_file()
+assert (package / "demo_data" / "items.jsonl").is_file()
+assert (package / "demo_data" / "llm_scores.csv").is_file()
 assert list((package / "migrations" / "versions").glob("*.py"))
 print("ok")
 """
