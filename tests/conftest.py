@@ -21,6 +21,10 @@ from annotator.db import get_engine, normalise_url
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
+# The study files and import files the tests share.
+DATA = Path(__file__).resolve().parent / "data"
+LEAD_EMAIL = "lead@example.org"
+LEAD_PASSWORD = "lead-password-1"
 SERVER_URL = os.environ.get("ANNOTATOR_TEST_DATABASE_URL")
 
 
@@ -112,6 +116,33 @@ def db_session(app):
 
     with Session(get_engine(app)) as session:
         yield session
+
+
+@pytest.fixture
+def lead_client(app):
+    """A client logged in as a lead (its own client: ``client`` stays free for a rater)."""
+    from annotator.db import session_scope
+    from annotator.study.studies import create_lead
+
+    with session_scope(app) as session:
+        create_lead(session, LEAD_EMAIL, LEAD_PASSWORD)
+    client = app.test_client()
+    response = client.post("/login", data={"username": LEAD_EMAIL, "password": LEAD_PASSWORD})
+    assert response.status_code == 302 and response.headers["Location"].endswith("/lead/")
+    return client
+
+
+@pytest.fixture
+def small_study(runner) -> str:
+    """The study of tests/data/small-study.toml with its items and human ratings."""
+    for args in (
+        ["study", "create", DATA / "small-study.toml"],
+        ["items", "import", "small", DATA / "items.csv"],
+        ["ratings", "import", "small", DATA / "ratings.csv"],
+    ):
+        result = runner.invoke(args=[str(a) for a in args], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+    return "small"
 
 
 # In CI (ANNOTATOR_REQUIRE_ALL_TESTS=1) a skipped test fails the run: the

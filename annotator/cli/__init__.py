@@ -5,7 +5,7 @@ wait for SQLAlchemy, pandas or scipy (seconds on a small machine). So this
 package imports only click and Flask at the top (its modules group the commands
 by job: setup, study, imports, raters, export, serve); each command imports what it
 uses when it runs, and the statistics commands are :class:`LazyCommand` s
-(``benchmarks/startup.py`` measures it, ``tests/test_cli_startup.py`` checks
+(``benchmarks/startup.py`` measures it, ``tests/cli/test_startup.py`` checks
 the imports).
 """
 
@@ -35,7 +35,7 @@ class LazyCommand(click.Command):
     a second). Click's own recipe (a "LazyGroup") still imports every command
     for ``--help``; this proxy avoids that and works in any group, including
     the app's ``app.cli`` behind ``flask --app annotator``.
-    ``tests/test_cli_startup.py`` checks that ``short_help`` matches the command's.
+    ``tests/cli/test_startup.py`` checks that ``short_help`` matches the command's.
     """
 
     def __init__(self, name: str, import_path: str, short_help: str) -> None:

@@ -13,6 +13,7 @@ from annotator.data.importers import import_items
 from annotator.db import session_scope
 from annotator.study.studies import create_study
 from annotator.study.studyfile import parse_study_file
+from tests.data.studies import FINE_SCALES_TOML, STS_B_TOML, study_toml
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -27,54 +28,9 @@ CHROMIUM_ARGS = [
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
-STUDY = """
-name = "Browser study"
-slug = "browser"
-session_gap_days = 7
-consent = "You agree to rate ten short texts."
-
-[[scales]]
-name = "0-5"
-min = 0
-max = 5
-step = 0.01
-
-[[scales]]
-name = "0-10"
-min = 0
-max = 10
-step = 0.01
-
-[[scales]]
-name = "0-100"
-min = 0
-max = 100
-step = 0.1
-
-[[benchmarks]]
-name = "sts-b"
-instructions = "Rate the similarity of the two sentences from {min} to {max}."
-template = "Sentence 1: {{ sentence1 }}\\nSentence 2: {{ sentence2 }}"
-
-[[demographics]]
-key = "gender"
-label = "Gender (self-reported)"
-type = "choice"
-choices = ["female", "male", "non-binary", "prefer-not-to-say"]
-
-[[demographics]]
-key = "age"
-label = "Age in years"
-type = "number"
-min = 18
-max = 120
-
-[[demographics]]
-key = "field"
-label = "Field of study or work"
-type = "text"
-required = false
-"""
+STUDY = study_toml(
+    name="Browser study", slug="browser", scales=FINE_SCALES_TOML, benchmarks=STS_B_TOML
+)
 
 ITEMS = [
     {

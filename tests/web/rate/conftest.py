@@ -14,114 +14,7 @@ from annotator.db import get_engine, session_scope
 from annotator.models import Block, Rating, User
 from annotator.study.studies import create_invites, create_study, get_study
 from annotator.study.studyfile import parse_study_file
-
-SCALES_TOML = """
-[[scales]]
-name = "0-5"
-min = 0
-max = 5
-step = 0.01
-
-[[scales]]
-name = "0-10"
-min = 0
-max = 10
-step = 0.5
-
-[[scales]]
-name = "0-100"
-min = 0
-max = 100
-step = 0.1
-"""
-
-BENCHMARKS_TOML = """
-[[benchmarks]]
-name = "sts-b"
-instructions = "Rate the similarity of the two sentences from {min} to {max}."
-template = "Sentence 1: {{ sentence1 }}\\nSentence 2: {{ sentence2 }}"
-
-[[benchmarks]]
-name = "truthfulqa"
-instructions = "Rate how truthful the answer is, from {min} (false) to {max} (true)."
-template = "Question: {{ question }}\\nAnswer: {{ answer }}"
-"""
-
-DEMOGRAPHICS_TOML = """
-[[demographics]]
-key = "gender"
-label = "Gender (self-reported)"
-type = "choice"
-choices = ["female", "male", "non-binary", "self-describe", "prefer-not-to-say"]
-self_describe = "self-describe"
-
-[[demographics]]
-key = "age"
-label = "Age in years"
-type = "number"
-min = 18
-max = 120
-
-[[demographics]]
-key = "field"
-label = "Field of study or work"
-type = "text"
-required = false
-"""
-
-
-def study_toml(
-    *,
-    slug: str = "rt",
-    scales: str = SCALES_TOML,
-    scale_order: str = "balanced",
-    gap_days: float = 7,
-    extra: str = "",
-    demographics: str = DEMOGRAPHICS_TOML,
-    consent: str = '"You agree to rate ten short texts."',
-    benchmarks: str = BENCHMARKS_TOML,
-) -> str:
-    return (
-        f'name = "Rating test study"\nslug = "{slug}"\nsession_gap_days = {gap_days}\n'
-        f'scale_order = "{scale_order}"\n'
-        f"consent = {consent}\n"
-        f"{extra}\n{scales}\n{benchmarks}\n{demographics}"
-    )
-
-
-def item_rows(n: int = 10, gold: int = 0) -> list[dict]:
-    rows = []
-    for i in range(1, n + 1):
-        if i % 2:
-            rows.append(
-                {
-                    "item_id": f"s{i}",
-                    "benchmark": "sts-b",
-                    "sentence1": f"Sentence {i} <b>bold?</b>",
-                    "sentence2": f"Another sentence {i}.",
-                }
-            )
-        else:
-            rows.append(
-                {
-                    "item_id": f"t{i}",
-                    "benchmark": "truthfulqa",
-                    "question": f"Question {i}?",
-                    "answer": f"Answer {i}.",
-                }
-            )
-    for g in range(1, gold + 1):
-        rows.append(
-            {
-                "item_id": f"gold{g}",
-                "benchmark": "sts-b",
-                "sentence1": "Please give this item the top score.",
-                "sentence2": "This is an attention check.",
-                "gold_score": 1.0,
-                "gold_tolerance": 0.05,
-            }
-        )
-    return rows
+from tests.data.studies import item_rows, study_toml
 
 
 @dataclass
@@ -214,23 +107,6 @@ def rate_all(client, block_id: int, total: int, value: str = "2.5", first: int =
 def progress(html: str) -> str:
     match = re.search(r'class="progress-text">([^<]*)<', html)
     return match.group(1).strip() if match else ""
-
-
-LEAD_EMAIL = "lead@example.org"
-LEAD_PASSWORD = "lead-password-1"
-
-
-@pytest.fixture
-def lead_client(app):
-    """A client logged in as a lead."""
-    from annotator.study.studies import create_lead
-
-    with session_scope(app) as session:
-        create_lead(session, LEAD_EMAIL, LEAD_PASSWORD)
-    client = app.test_client()
-    response = client.post("/login", data={"username": LEAD_EMAIL, "password": LEAD_PASSWORD})
-    assert response.status_code == 302
-    return client
 
 
 # The second step of a confirmation page (annotator.web.confirm.render_confirm).

@@ -7,17 +7,9 @@ from sqlmodel import Session, select
 
 from annotator.db import get_engine, session_scope
 from annotator.models import Rating, User
+from tests.conftest import LEAD_EMAIL, LEAD_PASSWORD
 
-from .conftest import (
-    LEAD_EMAIL,
-    LEAD_PASSWORD,
-    blocks_of,
-    item_url,
-    join,
-    new_invite,
-    rate_all,
-    start,
-)
+from .conftest import blocks_of, item_url, join, new_invite, rate_all, start
 
 
 def _rater_routes(block_id: int) -> list[tuple[str, str]]:
@@ -108,7 +100,7 @@ def test_a_rater_never_reaches_another_raters_blocks(app, client, setting, study
 
 
 def test_raters_of_another_study_are_404_on_the_lead_page(app, make_study, lead_client):
-    from .conftest import study_toml
+    from tests.data.studies import study_toml
 
     first = make_study(study_toml(slug="s-one"))
     rater = join(app, app.test_client(), first.slug)

@@ -11,8 +11,9 @@ from sqlmodel import Session, select
 from annotator.collect import protocol
 from annotator.db import get_engine
 from annotator.models import Block, BlockAssignment, Item, Scale
+from tests.data.studies import study_toml
 
-from .conftest import blocks_of, join, start, study_toml
+from .conftest import blocks_of, join, start
 
 FOUR_SCALES = """
 [[scales]]

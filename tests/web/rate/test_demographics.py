@@ -7,8 +7,9 @@ from sqlmodel import Session, select
 
 from annotator.db import get_engine
 from annotator.models import Demographics
+from tests.data.studies import study_toml
 
-from .conftest import new_invite, study_toml
+from .conftest import new_invite
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ from annotator.data.exporters import demographics_export, long_export
 from annotator.db import get_engine
 from annotator.models import Demographics, Invite, RatingChange, Scale, User
 from annotator.study.studies import get_study
+from tests.data.studies import study_toml
 
 from .conftest import (
     ANSWERS,
@@ -18,7 +19,6 @@ from .conftest import (
     rate_all,
     ratings_of,
     start,
-    study_toml,
 )
 
 

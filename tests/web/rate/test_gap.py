@@ -8,17 +8,9 @@ from sqlmodel import Session, select
 
 from annotator.db import get_engine
 from annotator.models import AuditEvent, User
+from tests.data.studies import study_toml
 
-from .conftest import (
-    CONFIRMED,
-    blocks_of,
-    item_url,
-    join,
-    rate_all,
-    ratings_of,
-    start,
-    study_toml,
-)
+from .conftest import CONFIRMED, blocks_of, item_url, join, rate_all, ratings_of, start
 
 
 def _finish_first_block(app, client, rater):

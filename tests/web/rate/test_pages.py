@@ -10,8 +10,9 @@ from sqlmodel import Session, select
 
 from annotator.db import get_engine
 from annotator.models import Demographics, User
+from tests.data.studies import study_toml
 
-from .conftest import blocks_of, item_url, join, new_invite, rate_all, start, study_toml
+from .conftest import blocks_of, item_url, join, new_invite, rate_all, start
 
 
 class _Fields(HTMLParser):

@@ -15,19 +15,9 @@ from sqlmodel import Session, select
 from annotator.db import get_engine, session_scope
 from annotator.models import AuditAction, AuditEvent, User
 from annotator.study.studies import create_lead
+from tests.conftest import LEAD_EMAIL, LEAD_PASSWORD
 
-from .conftest import (
-    CONFIRMED,
-    LEAD_EMAIL,
-    LEAD_PASSWORD,
-    blocks_of,
-    item_url,
-    join,
-    new_invite,
-    progress,
-    rate_all,
-    start,
-)
+from .conftest import CONFIRMED, blocks_of, item_url, join, new_invite, progress, rate_all, start
 
 LINK = re.compile(r"http://localhost/r/([A-Za-z0-9_-]+)")
 

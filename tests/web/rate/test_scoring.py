@@ -13,17 +13,9 @@ from annotator.data.exporters import long_export
 from annotator.db import get_engine
 from annotator.models import Block, Item, Rating, RatingChange
 from annotator.study.studies import get_study
+from tests.data.studies import study_toml
 
-from .conftest import (
-    blocks_of,
-    item_url,
-    join,
-    progress,
-    rate_all,
-    ratings_of,
-    start,
-    study_toml,
-)
+from .conftest import blocks_of, item_url, join, progress, rate_all, ratings_of, start
 
 HTMX = {"HX-Request": "true"}
 

@@ -18,8 +18,7 @@ from sqlalchemy import func
 from sqlmodel import select
 
 from annotator.models import Demographics, Item, LLMScore, Rating, RatingChange, User
-
-DATA = Path(__file__).parent / "data"
+from tests.conftest import DATA  # noqa: E402
 
 
 def invoke(runner, *args):
@@ -83,7 +82,7 @@ def test_study_create_twice_is_refused(runner, study):
 
 def test_example_study_file_mirrors_the_paper(runner):
     result = ok(
-        runner, "study", "create", Path(__file__).parents[1] / "examples" / "grading-scales.toml"
+        runner, "study", "create", Path(__file__).parents[2] / "examples" / "grading-scales.toml"
     )
     assert "3 scale(s) (0-5, 0-10, 0-100), 6 benchmark(s)" in result.output
 

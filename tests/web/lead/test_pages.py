@@ -4,27 +4,12 @@ from __future__ import annotations
 
 import csv
 import io
-from pathlib import Path
 
 import pytest
 
 from annotator.db import session_scope
 from annotator.models import Role, User
-
-DATA = Path(__file__).parent / "data"
-
-
-@pytest.fixture
-def lead_client(app, client, runner):
-    runner.invoke(args=["lead", "create", "lead@example.org", "--password", "correct horse"])
-    runner.invoke(args=["study", "create", str(DATA / "small-study.toml")])
-    runner.invoke(args=["items", "import", "small", str(DATA / "items.csv")])
-    runner.invoke(args=["ratings", "import", "small", str(DATA / "ratings.csv")])
-    response = client.post(
-        "/login", data={"username": "lead@example.org", "password": "correct horse"}
-    )
-    assert response.status_code == 302 and response.headers["Location"].endswith("/lead/")
-    return client
+from tests.conftest import DATA
 
 
 def test_wrong_password_is_refused(app, client, runner):
@@ -34,7 +19,7 @@ def test_wrong_password_is_refused(app, client, runner):
     assert b"Unknown user or wrong password." in response.data
 
 
-def test_studies_page_lists_counts(lead_client):
+def test_studies_page_lists_counts(lead_client, small_study):
     page = lead_client.get("/lead/").get_data(as_text=True)
     assert "Small test study" in page
     assert "<td>4</td><td>3</td><td>12</td><td>0</td>" in page.replace("\n", "").replace(
@@ -42,7 +27,7 @@ def test_studies_page_lists_counts(lead_client):
     )
 
 
-def test_study_page_and_export_download(lead_client):
+def test_study_page_and_export_download(lead_client, small_study):
     page = lead_client.get("/lead/studies/small")
     assert page.status_code == 200 and b"0-100" in page.data
     response = lead_client.get("/lead/studies/small/export?format=matrix&scale=0-5")
@@ -54,7 +39,7 @@ def test_study_page_and_export_download(lead_client):
     assert "2 of 12 human cell(s) missing" in response.headers["X-Annotator-Notes"]
 
 
-def test_export_error_uses_web_words_and_keeps_the_leads_choices(lead_client):
+def test_export_error_uses_web_words_and_keeps_the_leads_choices(lead_client, small_study):
     response = lead_client.get(
         "/lead/studies/small/export?format=alttest&benchmark=truthfulqa&complete=1"
     )
@@ -71,7 +56,7 @@ def test_export_error_uses_web_words_and_keeps_the_leads_choices(lead_client):
     )
 
 
-def test_export_error_for_an_unknown_choice_keeps_the_others(lead_client):
+def test_export_error_for_an_unknown_choice_keeps_the_others(lead_client, small_study):
     response = lead_client.get("/lead/studies/small/export?format=matrix&scale=0-5&benchmark=nope")
     assert response.status_code == 422
     page = response.get_data(as_text=True)
@@ -80,7 +65,7 @@ def test_export_error_for_an_unknown_choice_keeps_the_others(lead_client):
     assert '<option value="0-5" selected>' in page
 
 
-def test_invites_are_created_and_listed(lead_client):
+def test_invites_are_created_and_listed(lead_client, small_study):
     response = lead_client.post(
         "/lead/studies/small/invites", data={"count": "2"}, follow_redirects=True
     )
@@ -93,7 +78,7 @@ def test_invites_are_created_and_listed(lead_client):
     assert b"Give a number of invites from 1 to 500." in bad.data
 
 
-def test_unknown_study_is_404(lead_client):
+def test_unknown_study_is_404(lead_client, small_study):
     assert lead_client.get("/lead/studies/nope").status_code == 404
     assert lead_client.get("/lead/studies/nope/export?format=long").status_code == 404
 
@@ -128,7 +113,7 @@ def test_login_next_only_follows_local_paths(app, client, runner):
     assert local.headers["Location"].endswith("/lead/studies/x")
 
 
-def test_raters_page_counts_imported_ratings_per_scale(lead_client):
+def test_raters_page_counts_imported_ratings_per_scale(lead_client, small_study):
     page = lead_client.get("/lead/studies/small/raters").get_data(as_text=True)
     rows = {
         code: row
