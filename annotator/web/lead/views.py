@@ -5,7 +5,6 @@ from __future__ import annotations
 from flask import (
     Response,
     abort,
-    current_app,
     flash,
     redirect,
     render_template,
@@ -30,12 +29,6 @@ from . import bp
 from .forms import InviteForm
 
 __all__ = ["get_study_or_404"]
-
-
-@bp.app_template_global()
-def has_endpoint(name: str) -> bool:
-    """Whether a route exists, so pages can link to optional features."""
-    return name in current_app.view_functions
 
 
 def get_study_or_404(slug: str) -> Study:

@@ -128,3 +128,24 @@ def test_raters_page_counts_imported_ratings_per_scale(lead_client, small_study)
     for row in rows.values():
         assert '<span class="muted">none</span>' not in row.split("</td>")[1]
         assert "imported, no link needed" in row
+
+
+def test_study_page_links_to_the_raters(lead_client, small_study):
+    page = lead_client.get("/lead/studies/small").get_data(as_text=True)
+    assert 'href="/lead/studies/small/raters"' in page
+
+
+@pytest.mark.parametrize("count", ["501", "abc", ""])
+def test_invite_count_outside_the_form_limits_creates_nothing(lead_client, small_study, count):
+    response = lead_client.post(
+        "/lead/studies/small/invites", data={"count": count}, follow_redirects=True
+    )
+    assert b"Give a number of invites from 1 to 500." in response.data
+    assert "/invite/" not in response.get_data(as_text=True)
+
+
+def test_invite_form_carries_its_limits_to_the_browser(lead_client, small_study):
+    page = lead_client.get("/lead/studies/small/invites").get_data(as_text=True)
+    field = page[page.index('<input id="count"') :].split(">", 1)[0]
+    assert 'min="1"' in field and 'max="500"' in field and "required" in field
+    assert 'type="number"' in field and 'value="1"' in field
