@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import csv
 import random
+import sys
 import tempfile
 import time
 import uuid
@@ -29,36 +30,15 @@ from annotator.db import get_engine, normalise_url, session_scope
 from annotator.study.studies import create_study
 from annotator.study.studyfile import parse_study_file
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.data.studies import BENCHMARKS_TOML, FINE_SCALES_TOML, study_toml  # noqa: E402
+
 N_ITEMS, N_RATERS = 5000, 12
 SCALES = {"0-5": 5, "0-10": 10, "0-100": 100}
-STUDY = """
-name = "Benchmark"
-slug = "bench"
-consent = "ok"
-[[scales]]
-name = "0-5"
-min = 0
-max = 5
-step = 0.01
-[[scales]]
-name = "0-10"
-min = 0
-max = 10
-step = 0.01
-[[scales]]
-name = "0-100"
-min = 0
-max = 100
-step = 0.1
-[[benchmarks]]
-name = "sts-b"
-instructions = "Rate from {min} to {max}."
-template = "{{ sentence1 }} / {{ sentence2 }}"
-[[benchmarks]]
-name = "truthfulqa"
-instructions = "Rate from {min} to {max}."
-template = "{{ question }} / {{ answer }}"
-"""
+# The tests' study file (tests/data/studies.py), with scales in steps of 0.01.
+STUDY = study_toml(
+    name="Benchmark", slug="bench", scales=FINE_SCALES_TOML, benchmarks=BENCHMARKS_TOML
+)
 
 
 def write_files(folder: Path) -> tuple[Path, Path, Path]:

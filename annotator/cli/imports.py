@@ -25,46 +25,39 @@ def _import(kind: str, importer, study_slug: str, file: Path) -> None:
     click.echo(f"{file}: {report.summary(kind)}.")
 
 
-@click.group("items", cls=AppGroup, help="Items to rate.")
-def items_group() -> None:
-    pass
+def _import_group(name: str, group_help: str, importer: str, kind: str, usage: str) -> AppGroup:
+    """A group ``NAME import STUDY FILE`` that runs ``annotator.data.importers.IMPORTER``."""
+    group = AppGroup(name, help=group_help)
+
+    @group.command("import", help=usage)
+    @click.argument("study")
+    @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+    def import_command(study: str, file: Path) -> None:
+        from ..data import importers
+
+        _import(kind, getattr(importers, importer), study, file)
+
+    return group
 
 
-@items_group.command("import")
-@click.argument("study")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-def items_import(study: str, file: Path) -> None:
-    """Import items from CSV or JSONL (item_id, benchmark, the template's fields)."""
-    from ..data.importers import import_items
-
-    _import("item(s)", import_items, study, file)
-
-
-@click.group("ratings", cls=AppGroup, help="Human ratings collected elsewhere.")
-def ratings_group() -> None:
-    pass
-
-
-@ratings_group.command("import")
-@click.argument("study")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-def ratings_import(study: str, file: Path) -> None:
-    """Import a long CSV item_id,rater,scale,score[,demographic columns]."""
-    from ..data.importers import import_ratings
-
-    _import("rating(s)", import_ratings, study, file)
-
-
-@click.group("llm-scores", cls=AppGroup, help="Stored LLM judge scores.")
-def llm_group() -> None:
-    pass
-
-
-@llm_group.command("import")
-@click.argument("study")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-def llm_import(study: str, file: Path) -> None:
-    """Import a long CSV item_id,model,scale,score[,run,temperature]."""
-    from ..data.importers import import_llm_scores
-
-    _import("LLM score(s)", import_llm_scores, study, file)
+items_group = _import_group(
+    "items",
+    "Items to rate.",
+    "import_items",
+    "item(s)",
+    "Import items from CSV or JSONL (item_id, benchmark, the template's fields).",
+)
+ratings_group = _import_group(
+    "ratings",
+    "Human ratings collected elsewhere.",
+    "import_ratings",
+    "rating(s)",
+    "Import a long CSV item_id,rater,scale,score[,demographic columns].",
+)
+llm_group = _import_group(
+    "llm-scores",
+    "Stored LLM judge scores.",
+    "import_llm_scores",
+    "LLM score(s)",
+    "Import a long CSV item_id,model,scale,score[,run,temperature].",
+)
