@@ -582,9 +582,10 @@ def _temperatures(
                     }
                 )
     frame = _frame(rows, TEMPERATURES_COLUMNS)
-    return frame.sort_values(["model", "scale", "temperature"], kind="stable").reset_index(
-        drop=True
-    )
+    order = {s: i for i, s in enumerate(frames.scale_names)}
+    frame["_scale"] = frame["scale"].map(order)
+    frame = frame.sort_values(["model", "_scale", "temperature"], kind="stable")
+    return frame.drop(columns="_scale").reset_index(drop=True)
 
 
 def _alttest(
