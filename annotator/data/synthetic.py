@@ -240,7 +240,8 @@ def build_synthetic_study(session: Session, spec: SyntheticSpec | None = None) -
                 )
                 clock += timedelta(seconds=9)
     session.execute(insert(BlockTable), block_rows)
-    session.execute(insert(Rating), rating_rows)
+    if rating_rows:
+        session.execute(insert(Rating), rating_rows)
     first_rating = session.exec(
         select(Rating.id).where(Rating.scale_id == scales[0].id).order_by(Rating.id)
     ).first()
@@ -279,6 +280,7 @@ def build_synthetic_study(session: Session, spec: SyntheticSpec | None = None) -
                         }
                         for i in range(spec.n_items)
                     ]
-    session.execute(insert(LLMScore), llm_rows)
+    if llm_rows:  # an empty list would insert one row of defaults
+        session.execute(insert(LLMScore), llm_rows)
     session.flush()
     return study
