@@ -16,10 +16,9 @@ import numpy as np
 from sqlalchemy import insert
 from sqlmodel import Session, select
 
-from ..models import Demographics, Item, LLMScore, Rating, RatingChange, Study, User
+from ..models import Block, Demographics, Item, LLMScore, Rating, RatingChange, Study, User
 from ..studies import create_study, study_benchmarks, study_scales
 from ..studyfile import parse_study_file
-from .frames import BlockTable
 
 __all__ = ["SyntheticSpec", "build_synthetic_study"]
 
@@ -239,7 +238,7 @@ def build_synthetic_study(session: Session, spec: SyntheticSpec | None = None) -
                     }
                 )
                 clock += timedelta(seconds=9)
-    session.execute(insert(BlockTable), block_rows)
+    session.execute(insert(Block), block_rows)
     if rating_rows:
         session.execute(insert(Rating), rating_rows)
     first_rating = session.exec(
