@@ -23,6 +23,7 @@ from ..models import (
     LLMScore,
     Rating,
     RatingChange,
+    Role,
     Scale,
     Study,
     User,
@@ -250,7 +251,7 @@ def _demographics(session: Session, study: Study) -> tuple[pd.DataFrame, list[st
         .join(Demographics, Demographics.user_id == User.id, isouter=True)
         .where(
             User.study_id == study.id,
-            User.role == "rater",
+            User.role == Role.RATER,
             User.declined_at.is_(None),
         )
         .order_by(User.rater_code)

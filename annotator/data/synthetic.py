@@ -16,7 +16,7 @@ import numpy as np
 from sqlalchemy import insert
 from sqlmodel import Session, select
 
-from ..models import Block, Demographics, Item, LLMScore, Rating, RatingChange, Study, User
+from ..models import Block, Demographics, Item, LLMScore, Rating, RatingChange, Role, Study, User
 from ..studies import create_study, study_benchmarks, study_scales
 from ..studyfile import parse_study_file
 
@@ -122,7 +122,7 @@ def build_synthetic_study(session: Session, spec: SyntheticSpec | None = None) -
     )
     user_rows = [
         {
-            "role": "rater",
+            "role": Role.RATER,
             "rater_code": f"{spec.slug}-r{j:02d}",
             "study_id": study.id,
             "source": "invite",
