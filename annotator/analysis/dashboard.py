@@ -35,7 +35,14 @@ from ..metrics import (
     krippendorff_alpha,
     retest_reliability,
 )
-from .matrices import Notes, human_block, human_ratings, llm_matrix, main_temperature
+from .matrices import (
+    Notes,
+    human_block,
+    human_ratings,
+    llm_matrix,
+    main_temperature,
+    rater_dicts,
+)
 from .settings import AnalysisSettings, study_settings
 
 __all__ = [
@@ -480,10 +487,11 @@ def _agreement(
 def _alttest(
     frames: StudyFrames, scale: str, llm: pd.DataFrame, settings: AnalysisSettings
 ) -> tuple[AltTestRow, ...]:
-    humans = human_ratings(frames, scale)
+    humans = rater_dicts(human_ratings(frames, scale))
     rows = []
     for model in llm.columns:
-        scores = llm[model].dropna()
+        column = llm[model].dropna()
+        scores = dict(zip(column.index.tolist(), column.tolist(), strict=True))
         options = {"scoring": settings.scoring, "epsilon": settings.epsilon, "q": settings.q}
         try:
             result = alt_test(humans=humans, llm=scores, **options)

@@ -25,6 +25,7 @@ __all__ = [
     "Notes",
     "human_block",
     "human_ratings",
+    "rater_dicts",
     "llm_matrix",
     "main_temperature",
     "temperature_label",
@@ -190,3 +191,18 @@ def llm_matrix(
     wide = wide[sorted(wide.columns)]
     wide.columns.name = "model"
     return wide.astype(float)
+
+
+def rater_dicts(wide: pd.DataFrame) -> dict[str, dict[str, float]]:
+    """``{rater: {item: score}}`` of an items x raters frame, missing cells left out.
+
+    The alt-test's input. Built column by column with numpy: ``DataFrame.to_dict``
+    boxes every cell and took most of the dashboard's time on 5,000 items.
+    """
+    items = wide.index.to_numpy()
+    out = {}
+    for rater in wide.columns:
+        values = wide[rater].to_numpy(dtype=float)
+        present = ~np.isnan(values)
+        out[rater] = dict(zip(items[present].tolist(), values[present].tolist(), strict=True))
+    return out

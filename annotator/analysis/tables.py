@@ -28,7 +28,14 @@ from ..metrics import (
     icc,
     inter_scale_agreement,
 )
-from .matrices import Notes, human_block, human_ratings, llm_matrix, main_temperature
+from .matrices import (
+    Notes,
+    human_block,
+    human_ratings,
+    llm_matrix,
+    main_temperature,
+    rater_dicts,
+)
 from .settings import AnalysisSettings
 
 __all__ = [
@@ -593,10 +600,11 @@ def _alttest(
 ) -> pd.DataFrame:
     rows = []
     for scale in frames.scale_names:
-        humans = human_ratings(frames, scale)
+        humans = rater_dicts(human_ratings(frames, scale))
         wide = llm_matrix(frames, scale, temperature=temperature)
         for model in wide.columns:
-            scores = wide[model].dropna()
+            column = wide[model].dropna()
+            scores = dict(zip(column.index.tolist(), column.tolist(), strict=True))
             for epsilon in settings.epsilons:
                 result = notes.attempt(
                     f"alt-test, scale {scale}, model {model}",
