@@ -25,6 +25,7 @@ __all__ = [
     "Notes",
     "human_block",
     "human_ratings",
+    "llm_panel",
     "rater_dicts",
     "llm_matrix",
     "main_temperature",
@@ -36,6 +37,9 @@ T = TypeVar("T")
 
 class Notes(list):
     """What could not be computed and why: one line each, in order, no repeats."""
+
+    # The message of the last failed attempt (the reason to show next to its cell).
+    last_error: str | None = None
 
     def add(self, line: str) -> None:
         if line not in self:
@@ -54,7 +58,8 @@ class Notes(list):
             try:
                 result = function(*args, **kwargs)
             except ValueError as exc:
-                self.add(f"{where}: {exc}")
+                self.last_error = f"{where}: {exc}"
+                self.add(self.last_error)
                 return None
         for warning in caught:
             if issubclass(warning.category, RuntimeWarning):
@@ -206,3 +211,16 @@ def rater_dicts(wide: pd.DataFrame) -> dict[str, dict[str, float]]:
         present = ~np.isnan(values)
         out[rater] = dict(zip(items[present].tolist(), values[present].tolist(), strict=True))
     return out
+
+
+def llm_panel(llm: pd.DataFrame, items: pd.Index) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``llm`` on ``items`` (NaN where a model has no score), and its complete block.
+
+    The block (``largest_complete_block``, as for the humans) is the LLM panel: the
+    ensemble mean of an item is over the same models for every item. Returns
+    ``(all_models, panel)``.
+    """
+    all_models = llm.reindex(index=items)
+    rows, columns = largest_complete_block(all_models.notna().to_numpy())
+    panel = all_models.iloc[rows, columns] if len(columns) else all_models.iloc[:0, :0]
+    return all_models, panel

@@ -33,6 +33,7 @@ from .matrices import (
     human_block,
     human_ratings,
     llm_matrix,
+    llm_panel,
     main_temperature,
     rater_dicts,
 )
@@ -278,8 +279,6 @@ def _panel(
     settings: AnalysisSettings,
     notes: Notes,
 ) -> _Panel:
-    from ..exporters import largest_complete_block
-
     where = f"scale {scale}" + (f", benchmark {benchmark}" if benchmark else "")
     block = human_block(frames, scale, benchmark=benchmark)
     cut = block.describe_cut()
@@ -297,9 +296,7 @@ def _panel(
     else:
         human_icc = notes.attempt(f"{where}, human ICC", icc, humans, confidence=conf)
     llm = llm_matrix(frames, scale, temperature=temperature, benchmark=benchmark)
-    llm_all = llm.reindex(index=humans.index)
-    rows, columns = largest_complete_block(llm_all.notna().to_numpy())
-    panel = llm_all.iloc[rows, columns] if len(columns) else llm_all.iloc[:0, :0]
+    llm_all, panel = llm_panel(llm, humans.index)
     if llm.shape[1] == 0:
         notes.add(f"{where}: no LLM scores at the main temperature")
     elif panel.shape != llm_all.shape:
