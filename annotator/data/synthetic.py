@@ -90,6 +90,12 @@ def _to_scale(share: np.ndarray, low: float, high: float, step: float) -> np.nda
     return np.clip(np.round((value - low) / step) * step + low, low, high)
 
 
+def _insert(session: Session, table: type, rows: list[dict]) -> None:
+    # An executemany of no rows would insert one row of defaults.
+    if rows:
+        session.execute(insert(table), rows)
+
+
 def build_synthetic_study(session: Session, spec: SyntheticSpec | None = None) -> Study:
     """Create the study of ``spec`` with its items, raters, ratings and LLM scores.
 
@@ -116,7 +122,7 @@ def build_synthetic_study(session: Session, spec: SyntheticSpec | None = None) -
                 "created_at": _START,
             }
         )
-    session.execute(insert(Item), item_rows)
+    _insert(session, Item, item_rows)
     item_ids = list(
         session.exec(select(Item.id).where(Item.study_id == study.id).order_by(Item.id)).all()
     )
@@ -131,12 +137,13 @@ def build_synthetic_study(session: Session, spec: SyntheticSpec | None = None) -
         }
         for j in range(spec.n_raters)
     ]
-    session.execute(insert(User), user_rows)
+    _insert(session, User, user_rows)
     rater_ids = list(
         session.exec(select(User.id).where(User.study_id == study.id).order_by(User.id)).all()
     )
-    session.execute(
-        insert(Demographics),
+    _insert(
+        session,
+        Demographics,
         [
             {
                 "user_id": rid,
@@ -238,9 +245,8 @@ def build_synthetic_study(session: Session, spec: SyntheticSpec | None = None) -
                     }
                 )
                 clock += timedelta(seconds=9)
-    session.execute(insert(Block), block_rows)
-    if rating_rows:
-        session.execute(insert(Rating), rating_rows)
+    _insert(session, Block, block_rows)
+    _insert(session, Rating, rating_rows)
     first_rating = session.exec(
         select(Rating.id).where(Rating.scale_id == scales[0].id).order_by(Rating.id)
     ).first()
@@ -279,7 +285,6 @@ def build_synthetic_study(session: Session, spec: SyntheticSpec | None = None) -
                         }
                         for i in range(spec.n_items)
                     ]
-    if llm_rows:  # an empty list would insert one row of defaults
-        session.execute(insert(LLMScore), llm_rows)
+    _insert(session, LLMScore, llm_rows)
     session.flush()
     return study

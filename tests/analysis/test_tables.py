@@ -375,3 +375,26 @@ def test_mark_best_marks_ties_and_skips_nan():
     best = mark_best(frame, higher=["icc"], lower=["nmae"], within="b")
     assert best["icc"].tolist() == [True, True, False, True]
     assert best["nmae"].tolist() == [True, False, True, True]
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"n_raters": 0},
+        {"models": (), "extra_temperatures": ()},
+        {"n_raters": 0, "models": (), "extra_temperatures": ()},
+        {"n_items": 1, "n_raters": 2},
+    ],
+    ids=["llm-only", "humans-only", "empty", "one-item"],
+)
+def test_studies_with_missing_parts_give_notes_not_errors(session, make_study, spec):
+    from annotator.analysis.dashboard import study_dashboard
+
+    study = make_study(**spec)
+    frames = study_frames(session, study)
+    tables = report_tables(frames, settings=AnalysisSettings(n_resamples=10, epsilons=(0.2,)))
+    assert tables.scales["icc_human_llm"].isna().all()
+    assert tables.notes
+    dash = study_dashboard(frames)
+    assert all(part.ensemble.icc_a1.value is None for part in dash.scales)
+    assert all(part.ensemble.icc_a1.reason for part in dash.scales)
