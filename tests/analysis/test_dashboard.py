@@ -219,3 +219,31 @@ def test_cached_dashboard_is_reused_until_a_rating_changes(session, make_study):
     other = cached_dashboard(session, study, settings=AnalysisSettings(epsilon=0.1))
     assert other is not second and other.settings["epsilon"] == 0.1
     assert cached_dashboard(session, study) is second
+
+
+def test_dashboard_and_report_show_the_same_numbers(session, make_study):
+    from annotator.analysis.tables import report_tables
+
+    study = make_study(n_items=45, n_raters=4, missing=0.05, seed=9)
+    frames = study_frames(session, study)
+    settings = AnalysisSettings(n_resamples=10, epsilons=(0.2,))
+    dash = study_dashboard(frames, settings=settings)
+    tables = report_tables(frames, settings=settings)
+    scales = tables.scales.set_index("scale")
+    models = tables.models.set_index(["scale", "model"])
+    alttest = tables.alttest.set_index(["scale", "model"])
+    for part in dash.scales:
+        row = scales.loc[part.scale]
+        assert part.icc_a1.value == row["icc_a1_human"]
+        assert part.icc_ak.value == row["icc_ak_human"]
+        assert part.block_items == row["n_items"]
+        assert part.ensemble.icc_a1.value == row["icc_human_llm"]
+        assert part.ensemble.nmae.value == row["nmae"]
+        for model in part.models:
+            assert model.icc_a1.value == models.loc[(part.scale, model.model), "icc_human_llm"]
+            assert model.nmae.value == models.loc[(part.scale, model.model), "nmae"]
+        for verdict in part.alttest:
+            assert (
+                verdict.winning_rate.value
+                == alttest.loc[(part.scale, verdict.model), "winning_rate"]
+            )
