@@ -41,6 +41,7 @@ bench: install-test
 	$(BIN)/python benchmarks/import_export.py
 	$(BIN)/python benchmarks/metrics.py
 	$(BIN)/python benchmarks/startup.py
+	$(BIN)/python benchmarks/dashboard.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache

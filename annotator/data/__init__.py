@@ -1,1 +1,1 @@
-"""Data in and out of a study: import files read, imported and exported."""
+"""A study's data in and out: import files read, imported and exported, and the study as pandas frames."""
