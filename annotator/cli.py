@@ -357,6 +357,9 @@ def register_commands(app: Flask) -> None:
     from .metrics.cli import register as register_metrics
 
     register_metrics(app.cli)
+    from .analysis.cli import register as register_analysis
+
+    register_analysis(app.cli)
 
 
 def _create_app_for_cli() -> Flask:

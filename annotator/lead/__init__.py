@@ -58,16 +58,40 @@ def index():
 @bp.route("/studies/<slug>")
 @lead_required
 def study(slug: str):
+    from ..analysis.dashboard import cached_dashboard
+
     session = get_session()
     the_study = get_study_or_404(slug)
-    return render_template(
+    dashboard = cached_dashboard(session, the_study)
+    if request.headers.get("HX-Request"):
+        # htmx refreshes only the dashboard; without JS the whole page reloads.
+        partial = render_template("lead/_dashboard.html", study=the_study, dashboard=dashboard)
+        return partial, {"Vary": "HX-Request"}
+    page = render_template(
         "lead/study.html",
         study=the_study,
         scales=study_scales(session, the_study),
         benchmarks=study_benchmarks(session, the_study),
         progress=scale_progress(session, the_study),
         formats=FORMATS,
+        dashboard=dashboard,
     )
+    return page, {"Vary": "HX-Request"}
+
+
+@bp.route("/studies/<slug>/report")
+@lead_required
+def report(slug: str):
+    from ..analysis.report import build_report, report_filename
+
+    the_study = get_study_or_404(slug)
+    try:
+        rendered = build_report(get_session(), the_study)
+    except ValueError as exc:
+        flash(f"The report cannot be built yet: {exc}", "error")
+        return redirect(url_for("lead.study", slug=slug))
+    headers = {"Content-Disposition": f'attachment; filename="{report_filename(the_study)}"'}
+    return Response(rendered.html, mimetype="text/html", headers=headers)
 
 
 @bp.route("/studies/<slug>/invites", methods=["GET", "POST"])
