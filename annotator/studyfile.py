@@ -29,6 +29,8 @@ __all__ = [
     "load_study_file",
     "parse_study_file",
     "template_fields",
+    "ValidationSpec",
+    "validation_settings",
     "DEFAULT_DEMOGRAPHICS",
 ]
 
@@ -171,6 +173,24 @@ class RetestSpec(_Strict):
     min_distance: Annotated[int, Field(ge=1)] = 10
 
 
+class ValidationSpec(_Strict):
+    """The ``[validation]`` table: how the dashboard and the report judge the LLMs.
+
+    Kept in the stored study file (``Study.source_toml``) and read back with
+    :func:`validation_settings`, so it needs no column of its own.
+    """
+
+    # The alt-test's cost-benefit margin (Calderon et al. 2025: 0.2 for crowd
+    # workers, 0.1 for skilled annotators).
+    epsilon: Annotated[float, Field(ge=0, le=1)] = 0.2
+    scoring: Literal["neg_rmse", "accuracy"] = "neg_rmse"
+    # The false discovery rate of the Benjamini-Yekutieli correction.
+    q: Annotated[float, Field(gt=0, lt=1)] = 0.05
+    # The LLM temperature the tables use (scores at other temperatures appear
+    # only in the temperature table); unset: the most common one.
+    temperature: Annotated[float, Field(ge=0)] | None = None
+
+
 class StudyFile(_Strict):
     name: Annotated[str, Field(min_length=1, max_length=200)]
     slug: Annotated[str, Field(pattern=_SLUG.pattern, max_length=100)]
@@ -187,6 +207,7 @@ class StudyFile(_Strict):
     )
     attention_checks: AttentionSpec = AttentionSpec()
     test_retest: RetestSpec = RetestSpec()
+    validation: ValidationSpec = ValidationSpec()
 
     @model_validator(mode="after")
     def _unique_names(self) -> StudyFile:
@@ -261,3 +282,26 @@ def load_study_file(path: str | Path) -> StudyFile:
     except UnicodeDecodeError as exc:
         raise StudyFileError(str(path), [f"not UTF-8 (byte {exc.start})"]) from None
     return parse_study_file(text, path=str(path))
+
+
+def validation_settings(source_toml: str) -> ValidationSpec:
+    """The ``[validation]`` table of a stored study file, defaults filled in.
+
+    A study stored without its file (``source_toml`` empty) gets the defaults.
+    Only the ``[validation]`` table is read: a stored file was valid when it was
+    stored, and its other tables do not matter here.
+    """
+    if not source_toml.strip():
+        return ValidationSpec()
+    try:
+        data = tomllib.loads(source_toml)
+    except tomllib.TOMLDecodeError as exc:
+        raise StudyFileError("<stored study file>", [f"not valid TOML: {exc}"]) from None
+    try:
+        return ValidationSpec.model_validate(data.get("validation", {}))
+    except ValidationError as exc:
+        problems = [
+            f"validation.{_key_path(e['loc'])}: {e['msg'].removeprefix('Value error, ')}"
+            for e in exc.errors()
+        ]
+        raise StudyFileError("<stored study file>", problems) from None

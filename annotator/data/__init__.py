@@ -1,0 +1,1 @@
+"""A study's data in and out: imports, exports and the study as pandas frames."""

@@ -1,0 +1,371 @@
+"""A study as pandas frames: the one way from the database to the statistics.
+
+:func:`study_frames` reads a study with a handful of SQL queries into long
+frames keyed by the names people see (item ids, rater codes, scale, benchmark
+and model names), so that the dashboard, the report and any script compute
+from the same rows. Nothing here computes a statistic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import func
+from sqlmodel import Session, select
+
+from .. import models
+from ..models import Benchmark, Demographics, Item, LLMScore, Rating, Scale, Study, User
+
+__all__ = [
+    "BLOCK_DONE",
+    "BLOCK_IN_PROGRESS",
+    "BLOCK_NOT_STARTED",
+    "StudyFrames",
+    "study_frames",
+    "data_version",
+]
+
+# The block table, whichever name it has: ``RatingSession`` with
+# ``Rating.session_id`` today, ``Block`` with ``Rating.block_id`` after the
+# rename. Queries below use only these two names.
+BlockTable = getattr(models, "Block", None) or models.RatingSession
+
+BLOCK_DONE = "done"
+BLOCK_IN_PROGRESS = "in progress"
+BLOCK_NOT_STARTED = "not started"
+
+RATING_COLUMNS = [
+    "item",
+    "benchmark",
+    "scale",
+    "rater",
+    "value",
+    "is_repeat",
+    "is_attention_check",
+    "position",
+    "served_at",
+    "submitted_at",
+    "source",
+]
+LLM_COLUMNS = ["item", "benchmark", "scale", "model", "run", "temperature", "value"]
+SCALE_COLUMNS = ["scale", "min", "max", "step"]
+ITEM_COLUMNS = ["item", "benchmark", "gold_score", "gold_tolerance", "is_attention_check"]
+BLOCK_COLUMNS = [
+    "rater",
+    "scale",
+    "position",
+    "started_at",
+    "completed_at",
+    "status",
+    "n_entries",
+]
+
+
+@dataclass(frozen=True)
+class StudyFrames:
+    """One study's data as long pandas frames (one row per observation).
+
+    Attributes
+    ----------
+    study : str
+        The study's slug.
+    ratings : pandas.DataFrame
+        One row per human rating: ``item`` (item id), ``benchmark``, ``scale`` (name),
+        ``rater`` (code), ``value``, ``is_repeat`` (a test-retest repeat),
+        ``is_attention_check``, ``position`` (1-based place in the block, NaN when
+        imported), ``served_at``, ``submitted_at`` (UTC timestamps; ``served_at`` NaT
+        when unknown), ``source`` ("app" or "import"), and ``attention_passed``
+        (True/False for attention checks: the score's share of the scale range lies
+        within ``gold_tolerance`` of ``gold_score``; NaN otherwise).
+    llm : pandas.DataFrame
+        One row per LLM score: ``item``, ``benchmark``, ``scale``, ``model``, ``run``
+        ("" when the file gave none), ``temperature`` (NaN when unknown), ``value``.
+    scales : pandas.DataFrame
+        ``scale``, ``min``, ``max``, ``step``, in the study's order.
+    items : pandas.DataFrame
+        ``item``, ``benchmark``, ``gold_score``, ``gold_tolerance``,
+        ``is_attention_check`` (the item has a gold score, and is only shown to check
+        the raters), in import order.
+    demographics : pandas.DataFrame
+        One row per rater who consented (or was imported): ``rater``, then one column
+        per answer key (the study's questions first, then any other key found), None
+        where the rater gave no answer.
+    blocks : pandas.DataFrame
+        One row per block: ``rater``, ``scale``, ``position`` (1-based in the
+        rater's order), ``started_at``, ``completed_at``, ``status`` (``"done"``,
+        ``"in progress"``, ``"not started"``) and ``n_entries`` (entries in the
+        block's presentation order, repeats and attention checks included).
+    demographic_keys : list of str
+        The study's demographic question keys, in the study file's order.
+    """
+
+    study: str
+    ratings: pd.DataFrame
+    llm: pd.DataFrame
+    scales: pd.DataFrame
+    items: pd.DataFrame
+    demographics: pd.DataFrame
+    blocks: pd.DataFrame
+    demographic_keys: list[str] = field(default_factory=list)
+
+    def scale_bounds(self, scale: str) -> tuple[float, float]:
+        """``(min, max)`` of a scale; ``ValueError`` naming the known scales."""
+        row = self.scales[self.scales["scale"] == scale]
+        if row.empty:
+            known = ", ".join(self.scales["scale"])
+            raise ValueError(f"scale {scale!r} is not in the study (known: {known})")
+        return float(row["min"].iloc[0]), float(row["max"].iloc[0])
+
+    @property
+    def scale_names(self) -> list[str]:
+        """Scale names in the study's order."""
+        return list(self.scales["scale"])
+
+    @property
+    def benchmark_names(self) -> list[str]:
+        """Benchmarks of the non-attention-check items, in import order."""
+        items = self.items[~self.items["is_attention_check"]]
+        return list(pd.unique(items["benchmark"]))
+
+
+def _read(session: Session, query, columns: list[str]) -> pd.DataFrame:
+    frame = pd.read_sql(query, session.connection())
+    frame.columns = columns
+    return frame
+
+
+def _utc(series: pd.Series) -> pd.Series:
+    # SQLite hands back naive datetimes (stored as UTC), PostgreSQL aware ones.
+    return pd.to_datetime(series, utc=True)
+
+
+def _ratings(session: Session, study: Study) -> pd.DataFrame:
+    query = (
+        select(
+            Item.external_id,
+            Benchmark.name,
+            Scale.name,
+            User.rater_code,
+            Rating.value,
+            Rating.is_repeat,
+            Rating.is_attention_check,
+            Rating.position,
+            Rating.served_at,
+            Rating.submitted_at,
+            Rating.source,
+        )
+        .join(Item, Item.id == Rating.item_id)
+        .join(Benchmark, Benchmark.id == Item.benchmark_id)
+        .join(Scale, Scale.id == Rating.scale_id)
+        .join(User, User.id == Rating.rater_id)
+        .where(Scale.study_id == study.id)
+        .order_by(Rating.id)
+    )
+    frame = _read(session, query, RATING_COLUMNS)
+    frame["value"] = frame["value"].astype(float)
+    frame["position"] = frame["position"].astype(float)
+    for column in ("is_repeat", "is_attention_check"):
+        frame[column] = frame[column].astype(bool)
+    for column in ("served_at", "submitted_at"):
+        frame[column] = _utc(frame[column])
+    return frame
+
+
+def _attention(ratings: pd.DataFrame, items: pd.DataFrame, scales: pd.DataFrame) -> pd.Series:
+    # The long export's rule (exporters._attention_passed), on whole columns.
+    gold = items.set_index("item")
+    bounds = scales.set_index("scale")
+    low = ratings["scale"].map(bounds["min"]).to_numpy(dtype=float)
+    high = ratings["scale"].map(bounds["max"]).to_numpy(dtype=float)
+    target = ratings["item"].map(gold["gold_score"]).to_numpy(dtype=float)
+    tolerance = ratings["item"].map(gold["gold_tolerance"]).to_numpy(dtype=float)
+    share = (ratings["value"].to_numpy(dtype=float) - low) / (high - low)
+    passed = np.abs(share - target) <= tolerance + 1e-9
+    known = ratings["is_attention_check"].to_numpy() & ~np.isnan(target) & ~np.isnan(tolerance)
+    return pd.Series(
+        np.where(known, passed, None), index=ratings.index, dtype=object, name="attention_passed"
+    )
+
+
+def _llm(session: Session, study: Study) -> pd.DataFrame:
+    query = (
+        select(
+            Item.external_id,
+            Benchmark.name,
+            Scale.name,
+            LLMScore.model,
+            LLMScore.run,
+            LLMScore.temperature,
+            LLMScore.value,
+        )
+        .join(Item, Item.id == LLMScore.item_id)
+        .join(Benchmark, Benchmark.id == Item.benchmark_id)
+        .join(Scale, Scale.id == LLMScore.scale_id)
+        .where(Scale.study_id == study.id)
+        .order_by(LLMScore.id)
+    )
+    frame = _read(session, query, LLM_COLUMNS)
+    frame["value"] = frame["value"].astype(float)
+    frame["temperature"] = frame["temperature"].astype(float)
+    frame["run"] = frame["run"].fillna("").astype(str)
+    return frame
+
+
+def _scales(session: Session, study: Study) -> pd.DataFrame:
+    query = (
+        select(Scale.name, Scale.min, Scale.max, Scale.step)
+        .where(Scale.study_id == study.id)
+        .order_by(Scale.position, Scale.id)
+    )
+    frame = _read(session, query, SCALE_COLUMNS)
+    for column in ("min", "max", "step"):
+        frame[column] = frame[column].astype(float)
+    return frame
+
+
+def _items(session: Session, study: Study) -> pd.DataFrame:
+    query = (
+        select(Item.external_id, Benchmark.name, Item.gold_score, Item.gold_tolerance)
+        .join(Benchmark, Benchmark.id == Item.benchmark_id)
+        .where(Item.study_id == study.id)
+        .order_by(Item.id)
+    )
+    frame = _read(session, query, ITEM_COLUMNS[:4])
+    for column in ("gold_score", "gold_tolerance"):
+        frame[column] = frame[column].astype(float)
+    frame["is_attention_check"] = frame["gold_score"].notna()
+    return frame
+
+
+def _demographics(session: Session, study: Study) -> tuple[pd.DataFrame, list[str]]:
+    rows = session.exec(
+        select(User.rater_code, Demographics.answers)
+        .join(Demographics, Demographics.user_id == User.id, isouter=True)
+        .where(
+            User.study_id == study.id,
+            User.role == "rater",
+            User.declined_at.is_(None),
+        )
+        .order_by(User.rater_code)
+    ).all()
+    asked = [q["key"] for q in study.demographics]
+    answers = [dict(given or {}) for _, given in rows]
+    extra = sorted({key for given in answers for key in given} - set(asked))
+    keys = asked + extra
+    frame = pd.DataFrame(
+        [
+            [code, *(given.get(key) for key in keys)]
+            for (code, _), given in zip(rows, answers, strict=True)
+        ],
+        columns=["rater", *keys],
+        dtype=object,
+    )
+    return frame, asked
+
+
+def _blocks(session: Session, study: Study) -> pd.DataFrame:
+    query = (
+        select(
+            User.rater_code,
+            Scale.name,
+            BlockTable.position,
+            BlockTable.started_at,
+            BlockTable.completed_at,
+            BlockTable.item_order,
+        )
+        .join(Scale, Scale.id == BlockTable.scale_id)
+        .join(User, User.id == BlockTable.rater_id)
+        .where(Scale.study_id == study.id)
+        .order_by(User.rater_code, BlockTable.position)
+    )
+    rows = session.exec(query).all()
+    frame = pd.DataFrame([row[:5] for row in rows], columns=BLOCK_COLUMNS[:5], dtype=object)
+    for column in ("started_at", "completed_at"):
+        frame[column] = _utc(frame[column])
+    frame["position"] = frame["position"].astype(int)
+    frame["status"] = np.where(
+        frame["completed_at"].notna(),
+        BLOCK_DONE,
+        np.where(frame["started_at"].notna(), BLOCK_IN_PROGRESS, BLOCK_NOT_STARTED),
+    )
+    frame["n_entries"] = [len(row[5] or []) for row in rows]
+    return frame
+
+
+def study_frames(session: Session, study: Study) -> StudyFrames:
+    """Read one study into :class:`StudyFrames` (six queries, no statistics).
+
+    Parameters
+    ----------
+    session : sqlmodel.Session
+        An open session; nothing is written.
+    study : Study
+        The study to read.
+
+    Returns
+    -------
+    StudyFrames
+    """
+    scales = _scales(session, study)
+    items = _items(session, study)
+    ratings = _ratings(session, study)
+    ratings["attention_passed"] = _attention(ratings, items, scales)
+    demographics, keys = _demographics(session, study)
+    return StudyFrames(
+        study=study.slug,
+        ratings=ratings,
+        llm=_llm(session, study),
+        scales=scales,
+        items=items,
+        demographics=demographics,
+        blocks=_blocks(session, study),
+        demographic_keys=keys,
+    )
+
+
+def data_version(session: Session, study: Study) -> tuple:
+    """Cheap aggregates that change whenever the study's data changes.
+
+    Used as the key of cached results: the highest and the number of rating,
+    LLM score ids, the highest rating change id, the number of items and of started and
+    completed blocks, and the number of demographic answers.
+    """
+    scale_ids = select(Scale.id).where(Scale.study_id == study.id).scalar_subquery()
+    ratings = session.exec(
+        select(func.max(Rating.id), func.count(Rating.id)).where(Rating.scale_id.in_(scale_ids))
+    ).one()
+    # Any study's revision invalidates: the primary key's maximum is one
+    # index lookup, where counting this study's changes would scan them.
+    changes = session.exec(select(func.max(models.RatingChange.id))).one()
+    llm = session.exec(
+        select(func.max(LLMScore.id), func.count(LLMScore.id)).where(
+            LLMScore.scale_id.in_(scale_ids)
+        )
+    ).one()
+    items = session.exec(
+        select(func.max(Item.id), func.count(Item.id)).where(Item.study_id == study.id)
+    ).one()
+    blocks = session.exec(
+        select(
+            func.count(BlockTable.id),
+            func.count(BlockTable.started_at),
+            func.count(BlockTable.completed_at),
+        ).where(BlockTable.scale_id.in_(scale_ids))
+    ).one()
+    answers = session.exec(
+        select(func.max(Demographics.id), func.count(Demographics.id))
+        .join(User, User.id == Demographics.user_id)
+        .where(User.study_id == study.id)
+    ).one()
+    return (
+        study.id,
+        tuple(ratings),
+        changes,
+        tuple(llm),
+        tuple(items),
+        tuple(blocks),
+        tuple(answers),
+        study.source_toml,
+    )
