@@ -38,24 +38,19 @@ def build_report(
 ) -> Report:
     """Read the study, compute its tables and render the report.
 
-    ``settings`` are the analysis settings (``annotator.analysis.tables``); by default
-    the study file's ``[validation]`` table.
+    ``settings`` is an :class:`~annotator.analysis.settings.AnalysisSettings`; by
+    default the study file's ``[validation]`` table.
     """
     from ...data.frames import study_frames
+    from ..settings import study_settings
     from ..tables import report_tables
     from .html import render_report
 
     frames = study_frames(session, study)
     if settings is None:
-        settings = _study_settings(study)
+        settings = study_settings(study)
     tables = report_tables(frames, settings=settings)
     html = render_report(
         tables, frames=frames, title=f"Report: {study.name}", generated_at=generated_at
     )
     return Report(html=html, tables=tables, frames=frames)
-
-
-def _study_settings(study: Study) -> Any:
-    from ..tables import ReportSettings
-
-    return ReportSettings.from_study(study)
