@@ -87,7 +87,8 @@ def test_lead_watches_the_dashboard_and_downloads_the_report(served_app, browser
 
         # htmx swaps in the partial (the same request its 45 s timer makes).
         page.set_viewport_size({"width": 1280, "height": 900})
-        with page.expect_response(lambda r: r.url.endswith(f"/lead/studies/{slug}")) as info:
+        target = f"{base}/lead/studies/{slug}"
+        with page.expect_response(target) as info:
             page.evaluate(
                 "htmx.ajax('GET', location.pathname, {target: '#dashboard', swap: 'outerHTML'})"
             )
