@@ -1,0 +1,654 @@
+"""The lead's live study dashboard: display-ready numbers per scale, and why some are missing.
+
+:func:`study_dashboard` turns a study's frames into a :class:`Dashboard` whose
+fields a template shows as they are (``Figure.text``, ``Figure.reason``): no
+statistic is computed in a view or a template. :func:`cached_dashboard` keeps
+the last dashboard of each study until its data changes.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import pandas as pd
+
+from ..data.frames import (
+    BLOCK_DONE,
+    BLOCK_IN_PROGRESS,
+    BLOCK_NOT_STARTED,
+    StudyFrames,
+    data_version,
+    study_frames,
+)
+from ..metrics import (
+    TooFewItemsError,
+    alt_test,
+    alt_test_sequential,
+    human_llm_agreement,
+    icc,
+    krippendorff_alpha,
+    retest_reliability,
+)
+from .matrices import Notes, human_block, human_ratings, llm_matrix, main_temperature
+from .settings import AnalysisSettings, study_settings
+
+__all__ = [
+    "AgreementRow",
+    "AltTestRow",
+    "Dashboard",
+    "Figure",
+    "RaterProgress",
+    "RetestRow",
+    "ScaleDashboard",
+    "cached_dashboard",
+    "clear_dashboard_cache",
+    "study_dashboard",
+]
+
+BLOCK_STATES = (BLOCK_NOT_STARTED, BLOCK_IN_PROGRESS, BLOCK_DONE)
+# The alt-test's normality minimum (Calderon et al. 2025, Appendix A): the t-test
+# needs about 30 items per annotator.
+ALT_TEST_MIN_ITEMS = 30
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One number as the page shows it, or why there is none.
+
+    Attributes
+    ----------
+    value : float or None
+        The number; None when it cannot be computed.
+    low, high : float or None
+        Its confidence interval, when it has one.
+    text : str
+        What to print: ``"0.853"``, ``"0.853 [0.801, 0.890]"``, or ``"n/a"``.
+    reason : str or None
+        Why ``value`` is None; None when there is a value.
+    """
+
+    value: float | None
+    text: str
+    low: float | None = None
+    high: float | None = None
+    reason: str | None = None
+
+    @property
+    def available(self) -> bool:
+        return self.value is not None
+
+
+def _number(value: float | None, digits: int) -> str:
+    return f"{value:.{digits}f}"
+
+
+def _figure(
+    value: float | None,
+    *,
+    digits: int = 3,
+    ci: tuple[float, float] | None = None,
+    reason: str | None = None,
+) -> Figure:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return Figure(value=None, text="n/a", reason=reason or "undefined for these data")
+    value = float(value)
+    text = _number(value, digits)
+    low = high = None
+    if ci is not None and not any(math.isnan(c) for c in ci):
+        low, high = float(ci[0]), float(ci[1])
+        text += f" [{_number(low, digits)}, {_number(high, digits)}]"
+    return Figure(value=value, text=text, low=low, high=high)
+
+
+def _missing(reason: str) -> Figure:
+    return Figure(value=None, text="n/a", reason=reason)
+
+
+@dataclass(frozen=True)
+class RaterProgress:
+    """One rater's progress on one scale.
+
+    Attributes
+    ----------
+    rater : str
+        The rater's code.
+    status : str
+        Their block's state: "not started", "in progress", "done" ("no block" for an
+        imported rater).
+    block_position : int or None
+        The block's place in the rater's order.
+    n_rated, n_items : int
+        Items rated (first ratings) out of the study's items.
+    n_repeats : int
+        Test-retest repeats given.
+    median_seconds : Figure
+        Median time from showing an item to its score.
+    attention_passed, attention_failed : int
+        Attention checks within / outside their tolerance.
+    started_at, completed_at : datetime or None
+        When the block was started and completed (UTC).
+    """
+
+    rater: str
+    status: str
+    block_position: int | None
+    n_rated: int
+    n_items: int
+    n_repeats: int
+    median_seconds: Figure
+    attention_passed: int
+    attention_failed: int
+    started_at: datetime | None
+    completed_at: datetime | None
+
+
+@dataclass(frozen=True)
+class RetestRow:
+    """Test-retest agreement of one rater (``rater`` None: pooled over raters)."""
+
+    rater: str | None
+    n_items: int
+    alpha: Figure
+    icc_a1: Figure
+
+
+@dataclass(frozen=True)
+class AgreementRow:
+    """Human-LLM agreement of the ensemble (``model == "ensemble"``) or one model."""
+
+    model: str
+    icc_a1: Figure
+    nmae: Figure
+    n_items: int
+
+
+@dataclass(frozen=True)
+class AltTestRow:
+    """The alt-test verdict of one model at the study's epsilon, scoring and q.
+
+    Attributes
+    ----------
+    model : str
+    winning_rate, advantage_probability : Figure
+    passed : bool or None
+        None when the test cannot run yet (``reason`` says why).
+    verdict : str
+        "passes", "does not pass" or "cannot run yet".
+    sequential : str or None
+        The anytime-valid verdict (:func:`annotator.metrics.alt_test_sequential`):
+        whether the pass is already secured against further items.
+    sequential_decided : bool or None
+    n_items, n_tested : int
+    reason : str or None
+    """
+
+    model: str
+    winning_rate: Figure
+    advantage_probability: Figure
+    passed: bool | None
+    verdict: str
+    sequential: str | None
+    sequential_decided: bool | None
+    n_items: int
+    n_tested: int
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class ScaleDashboard:
+    """Everything the dashboard shows for one scale.
+
+    Attributes
+    ----------
+    scale : str
+    scale_min, scale_max : float
+    block_counts : dict
+        Raters per block state (``{"not started": 2, "in progress": 3, "done": 7}``).
+    raters : tuple of RaterProgress
+    n_items : int
+        The study's items (attention checks excluded).
+    n_ratings : int
+        First ratings of those items on this scale.
+    last_completed_at : datetime or None
+        The latest block completion on this scale.
+    block_items, block_raters : int
+        Size of the complete items x raters block the ICCs use.
+    icc_a1, icc_ak : Figure
+        Human ICC(A,1) and ICC(A,k) with 95% intervals (``settings.confidence``).
+    alpha : Figure
+        Krippendorff's interval alpha over every first rating (missing cells allowed).
+    retest : tuple of RetestRow
+        Per rater; ``retest_pooled`` pools them.
+    retest_pooled : RetestRow
+    ensemble : AgreementRow
+        Human mean against the LLM ensemble mean (main temperature).
+    models : tuple of AgreementRow
+    alttest : tuple of AltTestRow
+    notes : tuple of str
+        What could not be computed on this scale, and why.
+    """
+
+    scale: str
+    scale_min: float
+    scale_max: float
+    block_counts: dict[str, int]
+    raters: tuple[RaterProgress, ...]
+    n_items: int
+    n_ratings: int
+    last_completed_at: datetime | None
+    block_items: int
+    block_raters: int
+    icc_a1: Figure
+    icc_ak: Figure
+    alpha: Figure
+    retest: tuple[RetestRow, ...]
+    retest_pooled: RetestRow
+    ensemble: AgreementRow
+    models: tuple[AgreementRow, ...]
+    alttest: tuple[AltTestRow, ...]
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Dashboard:
+    """The study dashboard.
+
+    Attributes
+    ----------
+    study : str
+        The study's slug.
+    scales : tuple of ScaleDashboard
+        In the study's scale order.
+    n_raters : int
+        Raters who consented (or were imported).
+    n_items : int
+        Items, attention checks excluded.
+    temperature : float or None
+        The LLM temperature used; ``temperature_text`` says how it was chosen.
+    temperature_text : str
+    settings : dict
+        :meth:`AnalysisSettings.to_dict`.
+    computed_at : datetime
+        When these numbers were computed (UTC).
+    compute_seconds : float
+        How long computing them took (frames excluded).
+    notes : tuple of str
+        Study-wide notes.
+    """
+
+    study: str
+    scales: tuple[ScaleDashboard, ...]
+    n_raters: int
+    n_items: int
+    temperature: float | None
+    temperature_text: str
+    settings: dict[str, Any]
+    computed_at: datetime
+    compute_seconds: float
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def scale(self, name: str) -> ScaleDashboard:
+        """The part of one scale; ``KeyError`` if the study has none by that name."""
+        for part in self.scales:
+            if part.scale == name:
+                return part
+        raise KeyError(name)
+
+
+# ---------------------------------------------------------------- pieces
+
+
+def _time(value: Any) -> datetime | None:
+    return None if value is None or pd.isna(value) else value.to_pydatetime()
+
+
+def _progress(frames: StudyFrames, scale: str, n_items: int) -> tuple[tuple, dict, Any]:
+    r = frames.ratings[frames.ratings["scale"] == scale]
+    first = r[~r["is_repeat"] & ~r["is_attention_check"]]
+    checks = r[r["is_attention_check"]]
+    blocks = frames.blocks[frames.blocks["scale"] == scale].set_index("rater")
+    seconds = (first["submitted_at"] - first["served_at"]).dt.total_seconds()
+    per_rater_seconds = seconds.groupby(first["rater"]).median()
+    rated = first.groupby("rater").size()
+    repeats = r[r["is_repeat"]].groupby("rater").size()
+    passed = checks[checks["attention_passed"] == True].groupby("rater").size()  # noqa: E712
+    failed = checks[checks["attention_passed"] == False].groupby("rater").size()  # noqa: E712
+    raters = sorted(set(blocks.index) | set(r["rater"]))
+    rows = []
+    for rater in raters:
+        block = blocks.loc[rater] if rater in blocks.index else None
+        median = per_rater_seconds.get(rater)
+        rows.append(
+            RaterProgress(
+                rater=rater,
+                status=block["status"] if block is not None else "no block",
+                block_position=int(block["position"]) if block is not None else None,
+                n_rated=int(rated.get(rater, 0)),
+                n_items=n_items,
+                n_repeats=int(repeats.get(rater, 0)),
+                median_seconds=_figure(
+                    median, digits=1, reason="no item with a served time (imported ratings)"
+                ),
+                attention_passed=int(passed.get(rater, 0)),
+                attention_failed=int(failed.get(rater, 0)),
+                started_at=_time(block["started_at"]) if block is not None else None,
+                completed_at=_time(block["completed_at"]) if block is not None else None,
+            )
+        )
+    counts = {state: int((blocks["status"] == state).sum()) for state in BLOCK_STATES}
+    last = blocks["completed_at"].max() if len(blocks) else None
+    return tuple(rows), counts, _time(last)
+
+
+def _reliability(frames: StudyFrames, scale: str, settings: AnalysisSettings, notes: Notes):
+    block = human_block(frames, scale)
+    humans = block.matrix
+    cut = block.describe_cut()
+    if cut:
+        notes.add(f"ICC on {cut}")
+    conf = settings.confidence
+    if humans.shape[0] < 2 or humans.shape[1] < 2:
+        reason = (
+            f"ICC needs every rater of at least 2 items to be the same 2 or more raters: "
+            f"{humans.shape[0]} item(s) rated by all of {humans.shape[1]} rater(s) so far"
+        )
+        icc_a1 = icc_ak = _missing(reason)
+    else:
+        result = notes.attempt("ICC", icc, humans, confidence=conf)
+        if result is None:
+            icc_a1 = icc_ak = _missing(notes[-1])
+        else:
+            icc_a1 = _figure(result.icc_a1, ci=result.ci_a1)
+            icc_ak = _figure(result.icc_ak, ci=result.ci_ak)
+    wide = human_ratings(frames, scale)
+    if wide.shape[1] < 2 or (wide.notna().sum(axis=1) >= 2).sum() < 1:
+        alpha = _missing("alpha needs an item rated by at least 2 raters")
+    else:
+        value = notes.attempt("Krippendorff's alpha", krippendorff_alpha, wide, level="interval")
+        alpha = _figure(value, reason=notes[-1] if value is None else None)
+    return block, icc_a1, icc_ak, alpha
+
+
+def _retest(frames: StudyFrames, scale: str, notes: Notes) -> tuple[tuple, RetestRow]:
+    r = frames.ratings
+    r = r[(r["scale"] == scale) & ~r["is_attention_check"]]
+    repeated = r.loc[r["is_repeat"], ["rater", "item"]].drop_duplicates()
+    pairs = r.merge(repeated, on=["rater", "item"])
+    if len(repeated) < 2:
+        why = f"{len(repeated)} item(s) rated twice so far; test-retest needs 2"
+        return (), RetestRow(None, len(repeated), _missing(why), _missing(why))
+    result = notes.attempt(
+        "test-retest",
+        retest_reliability,
+        pd.DataFrame(
+            {
+                "rater": pairs["rater"],
+                "item": pairs["item"],
+                "score": pairs["value"],
+                "occasion": pairs["is_repeat"].astype(int),
+            }
+        ),
+    )
+    if result is None:
+        why = notes[-1]
+        return (), RetestRow(None, len(repeated), _missing(why), _missing(why))
+    one = "needs 2 items rated twice by this rater"
+    rows = tuple(
+        RetestRow(
+            rater=row.rater,
+            n_items=row.n_items,
+            alpha=_figure(row.alpha, reason=one if row.n_items < 2 else None),
+            icc_a1=_figure(row.icc_a1, reason=one if row.n_items < 2 else None),
+        )
+        for row in result.raters
+    )
+    pooled = RetestRow(None, result.n_pairs, _figure(result.alpha), _figure(result.icc_a1))
+    return rows, pooled
+
+
+def _agreement(
+    frames: StudyFrames,
+    scale: str,
+    humans: pd.DataFrame,
+    temperature: float | None,
+    notes: Notes,
+) -> tuple[AgreementRow, tuple, pd.DataFrame]:
+    low, high = frames.scale_bounds(scale)
+    llm = llm_matrix(frames, scale, temperature=temperature)
+    if llm.shape[1] == 0:
+        why = "no LLM scores on this scale at the main temperature"
+        return AgreementRow("ensemble", _missing(why), _missing(why), 0), (), llm
+    common = llm.reindex(humans.index)
+    complete = common.dropna()
+    if humans.shape[1] == 0 or complete.shape[0] < 2:
+        why = (
+            f"needs 2 items with every human rating and every model score: "
+            f"{complete.shape[0] if humans.shape[1] else 0} so far"
+        )
+        ensemble = AgreementRow("ensemble", _missing(why), _missing(why), 0)
+    else:
+        res = notes.attempt(
+            "human-LLM agreement",
+            human_llm_agreement,
+            humans.loc[complete.index],
+            complete,
+            scale_min=low,
+            scale_max=high,
+        )
+        if res is None:
+            ensemble = AgreementRow("ensemble", _missing(notes[-1]), _missing(notes[-1]), 0)
+        else:
+            e = res.ensemble
+            ensemble = AgreementRow(
+                "ensemble", _figure(e.icc_a1, ci=e.ci_a1), _figure(e.nmae), e.n_items
+            )
+    rows = []
+    per_model = None
+    if humans.shape[1] and humans.shape[0] >= 2:
+        per_model = notes.attempt(
+            "per-model agreement",
+            human_llm_agreement,
+            humans,
+            common,
+            scale_min=low,
+            scale_max=high,
+            nan_policy="omit",
+        )
+    for model in llm.columns:
+        found = per_model.model(model) if per_model is not None else None
+        if found is None:
+            why = "needs 2 items with every human rating and this model's score"
+            rows.append(AgreementRow(model, _missing(why), _missing(why), 0))
+        else:
+            rows.append(
+                AgreementRow(
+                    model,
+                    _figure(found.icc_a1, ci=found.ci_a1),
+                    _figure(found.nmae),
+                    found.n_items,
+                )
+            )
+    return ensemble, tuple(rows), llm
+
+
+def _alttest(
+    frames: StudyFrames, scale: str, llm: pd.DataFrame, settings: AnalysisSettings
+) -> tuple[AltTestRow, ...]:
+    humans = human_ratings(frames, scale)
+    rows = []
+    for model in llm.columns:
+        scores = llm[model].dropna()
+        options = {"scoring": settings.scoring, "epsilon": settings.epsilon, "q": settings.q}
+        try:
+            result = alt_test(humans=humans, llm=scores, **options)
+        except TooFewItemsError as exc:
+            reason = (
+                f"{exc.most_items} of {exc.min_items_per_human} items per rater so far "
+                "(the alt-test's t-test needs 30 per rater)"
+            )
+            result = None
+        except ValueError as exc:
+            reason, result = str(exc), None
+        sequential = decided = None
+        try:
+            verdict = alt_test_sequential(humans=humans, llm=scores, **options)
+            sequential, decided = verdict.message, verdict.decided
+        except ValueError as exc:
+            sequential = f"not available: {exc}"
+        if result is None:
+            rows.append(
+                AltTestRow(
+                    model=model,
+                    winning_rate=_missing(reason),
+                    advantage_probability=_missing(reason),
+                    passed=None,
+                    verdict="cannot run yet",
+                    sequential=sequential,
+                    sequential_decided=decided,
+                    n_items=0,
+                    n_tested=0,
+                    reason=reason,
+                )
+            )
+            continue
+        rows.append(
+            AltTestRow(
+                model=model,
+                winning_rate=_figure(result.winning_rate, digits=2),
+                advantage_probability=_figure(result.advantage_probability, digits=2),
+                passed=bool(result.passed),
+                verdict="passes" if result.passed else "does not pass",
+                sequential=sequential,
+                sequential_decided=decided,
+                n_items=result.n_items,
+                n_tested=result.n_tested,
+                reason=None,
+            )
+        )
+    return tuple(rows)
+
+
+# ---------------------------------------------------------------- public
+
+
+def study_dashboard(frames: StudyFrames, *, settings: AnalysisSettings | None = None) -> Dashboard:
+    """Compute the dashboard of a study from its frames.
+
+    Parameters
+    ----------
+    frames : StudyFrames
+        From :func:`annotator.data.frames.study_frames`.
+    settings : AnalysisSettings, keyword-only
+        Defaults to ``AnalysisSettings()``; a stored study's are
+        :func:`annotator.analysis.settings.study_settings`.
+
+    Returns
+    -------
+    Dashboard
+    """
+    settings = settings or AnalysisSettings()
+    started = time.perf_counter()
+    temperature, how = main_temperature(frames, settings.temperature)
+    n_items = int((~frames.items["is_attention_check"]).sum())
+    parts = []
+    for scale in frames.scale_names:
+        notes = Notes()
+        low, high = frames.scale_bounds(scale)
+        raters, counts, last = _progress(frames, scale, n_items)
+        block, icc_a1, icc_ak, alpha = _reliability(frames, scale, settings, notes)
+        retest, pooled = _retest(frames, scale, notes)
+        ensemble, models, llm = _agreement(frames, scale, block.matrix, temperature, notes)
+        first = frames.ratings
+        n_ratings = int(
+            ((first["scale"] == scale) & ~first["is_repeat"] & ~first["is_attention_check"]).sum()
+        )
+        parts.append(
+            ScaleDashboard(
+                scale=scale,
+                scale_min=low,
+                scale_max=high,
+                block_counts=counts,
+                raters=raters,
+                n_items=n_items,
+                n_ratings=n_ratings,
+                last_completed_at=last,
+                block_items=int(block.matrix.shape[0]),
+                block_raters=int(block.matrix.shape[1]),
+                icc_a1=icc_a1,
+                icc_ak=icc_ak,
+                alpha=alpha,
+                retest=retest,
+                retest_pooled=pooled,
+                ensemble=ensemble,
+                models=models,
+                alttest=_alttest(frames, scale, llm, settings),
+                notes=tuple(notes),
+            )
+        )
+    return Dashboard(
+        study=frames.study,
+        scales=tuple(parts),
+        n_raters=int(len(frames.demographics)),
+        n_items=n_items,
+        temperature=temperature,
+        temperature_text=how,
+        settings=settings.to_dict(),
+        computed_at=datetime.now(UTC),
+        compute_seconds=time.perf_counter() - started,
+    )
+
+
+# One entry per (database, study, settings): the data version it was computed at
+# and the dashboard. A process-local dict rather than flask-caching: the key check
+# is a few indexed aggregates, so each worker process keeps its own copy and is
+# never stale, with no dependency or cache server to run; a Dashboard holds Python
+# objects that need no serialising this way.
+_CACHE: OrderedDict[tuple, tuple[tuple, Dashboard]] = OrderedDict()
+_CACHE_SIZE = 32
+_LOCK = threading.Lock()
+
+
+def cached_dashboard(
+    session: Any, study: Any, *, settings: AnalysisSettings | None = None
+) -> Dashboard:
+    """The study's dashboard, recomputed only when its data changed.
+
+    The cache key is the database, the study and the settings; the entry is reused
+    while :func:`annotator.data.frames.data_version` (ids and counts of ratings,
+    rating changes, LLM scores, items, blocks and demographic answers, and the
+    stored study file) is unchanged.
+
+    Parameters
+    ----------
+    session : sqlmodel.Session
+    study : annotator.models.Study
+    settings : AnalysisSettings, keyword-only
+        Defaults to the study's own (:func:`study_settings`).
+    """
+    settings = settings or study_settings(study)
+    key = (session.get_bind().url.render_as_string(hide_password=True), study.id, settings)
+    version = data_version(session, study)
+    with _LOCK:
+        hit = _CACHE.get(key)
+        if hit is not None and hit[0] == version:
+            _CACHE.move_to_end(key)
+            return hit[1]
+    dashboard = study_dashboard(study_frames(session, study), settings=settings)
+    with _LOCK:
+        _CACHE[key] = (version, dashboard)
+        _CACHE.move_to_end(key)
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    return dashboard
+
+
+def clear_dashboard_cache() -> None:
+    """Forget every cached dashboard (tests; after a schema reset)."""
+    with _LOCK:
+        _CACHE.clear()

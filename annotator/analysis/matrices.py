@@ -1,0 +1,192 @@
+"""From the long frames to the matrices the statistics take (shared by dashboard and report).
+
+The human matrix of a scale is the fully crossed items x raters block of the
+matrix export (``largest_complete_block``): each rater's first rating of each
+item, attention checks and test-retest repeats left out. The LLM matrix is
+items x models at one temperature, a model's runs averaged.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import numpy as np
+import pandas as pd
+
+from ..data.frames import StudyFrames
+from ..exporters import largest_complete_block
+
+__all__ = [
+    "HumanBlock",
+    "Notes",
+    "human_block",
+    "human_ratings",
+    "llm_matrix",
+    "main_temperature",
+    "temperature_label",
+]
+
+T = TypeVar("T")
+
+
+class Notes(list):
+    """What could not be computed and why: one line each, in order, no repeats."""
+
+    def add(self, line: str) -> None:
+        if line not in self:
+            self.append(line)
+
+    def attempt(
+        self, where: str, function: Callable[..., T], *args: Any, **kwargs: Any
+    ) -> T | None:
+        """``function(*args, **kwargs)``; None and a note on ``ValueError``.
+
+        A ``RuntimeWarning`` (a degenerate matrix: the statistic is NaN) becomes a
+        note too, so a NaN cell always has its reason.
+        """
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                result = function(*args, **kwargs)
+            except ValueError as exc:
+                self.add(f"{where}: {exc}")
+                return None
+        for warning in caught:
+            if issubclass(warning.category, RuntimeWarning):
+                self.add(f"{where}: {warning.message}")
+        return result
+
+
+@dataclass(frozen=True)
+class HumanBlock:
+    """The complete items x raters block of one scale (and benchmark).
+
+    Attributes
+    ----------
+    matrix : pandas.DataFrame
+        Items (index: item ids, in import order) x raters (columns: codes, sorted).
+    n_items_rated, n_raters_rated : int
+        Items and raters with at least one rating before the block was cut.
+    dropped_items, dropped_raters : int
+        What the cut left out.
+    """
+
+    matrix: pd.DataFrame
+    n_items_rated: int
+    n_raters_rated: int
+    dropped_items: int
+    dropped_raters: int
+
+    def describe_cut(self) -> str | None:
+        """A sentence when the block left ratings out; None when it kept them all."""
+        if not (self.dropped_items or self.dropped_raters):
+            return None
+        return (
+            f"the complete items x raters block keeps {self.matrix.shape[0]} of "
+            f"{self.n_items_rated} items and {self.matrix.shape[1]} of "
+            f"{self.n_raters_rated} raters"
+        )
+
+
+def _study_items(frames: StudyFrames, benchmark: str | None) -> pd.Index:
+    items = frames.items[~frames.items["is_attention_check"]]
+    if benchmark is not None:
+        items = items[items["benchmark"] == benchmark]
+    return pd.Index(items["item"], name="item")
+
+
+def human_ratings(frames: StudyFrames, scale: str, *, benchmark: str | None = None) -> pd.DataFrame:
+    """Items x raters of first ratings (NaN where missing): attention checks and repeats out.
+
+    Rows are the study's items (of ``benchmark``) with at least one such rating, in
+    import order; columns the raters who gave one, sorted.
+    """
+    r = frames.ratings
+    mask = (r["scale"] == scale) & ~r["is_repeat"] & ~r["is_attention_check"]
+    if benchmark is not None:
+        mask &= r["benchmark"] == benchmark
+    sub = r.loc[mask, ["item", "rater", "value"]]
+    wide = sub.pivot(index="item", columns="rater", values="value")
+    order = _study_items(frames, benchmark)
+    wide = wide.reindex(order[order.isin(wide.index)])
+    wide = wide[sorted(wide.columns)]
+    wide.columns.name = "rater"
+    return wide.astype(float)
+
+
+def human_block(frames: StudyFrames, scale: str, *, benchmark: str | None = None) -> HumanBlock:
+    """The largest complete items x raters block of :func:`human_ratings`."""
+    wide = human_ratings(frames, scale, benchmark=benchmark)
+    rows, columns = largest_complete_block(wide.notna().to_numpy())
+    matrix = wide.iloc[rows, columns] if len(columns) else wide.iloc[:0, :0]
+    return HumanBlock(
+        matrix=matrix,
+        n_items_rated=int(wide.shape[0]),
+        n_raters_rated=int(wide.shape[1]),
+        dropped_items=int(wide.shape[0] - matrix.shape[0]),
+        dropped_raters=int(wide.shape[1] - matrix.shape[1]),
+    )
+
+
+def temperature_label(temperature: float | None) -> str:
+    """``"1"``, ``"0.7"``; ``"unknown"`` for scores without a temperature."""
+    if temperature is None or (isinstance(temperature, float) and math.isnan(temperature)):
+        return "unknown"
+    return f"{temperature:g}"
+
+
+def main_temperature(frames: StudyFrames, requested: float | None) -> tuple[float | None, str]:
+    """The temperature the tables use, and a sentence saying how it was chosen.
+
+    ``requested`` (the study's ``[validation] temperature``) wins; otherwise the most
+    common temperature among the LLM scores (ties: the lowest), None (NaN in the
+    frame) when scores carry no temperature.
+    """
+    temps = frames.llm["temperature"]
+    if requested is not None:
+        found = int(np.isclose(temps.to_numpy(dtype=float), requested).sum())
+        return float(requested), (
+            f"temperature {requested:g} from the study's [validation] table ({found} LLM scores)"
+        )
+    if temps.empty:
+        return None, "no LLM scores"
+    counts = temps.value_counts(dropna=False)
+    top = counts[counts == counts.max()].index
+    known = sorted(t for t in top if not math.isnan(t))
+    chosen = known[0] if known else None
+    return chosen, (
+        f"temperature {temperature_label(chosen)}: the most common among the LLM scores "
+        f"({int(counts.max())} of {len(temps)})"
+    )
+
+
+def llm_matrix(
+    frames: StudyFrames,
+    scale: str,
+    *,
+    temperature: float | None,
+    benchmark: str | None = None,
+) -> pd.DataFrame:
+    """Items x models at one temperature, each model's runs averaged.
+
+    ``temperature=None`` selects the scores without a temperature. Rows are the
+    study's non-attention items (of ``benchmark``) with a score, in import order;
+    columns the models, sorted.
+    """
+    llm = frames.llm
+    temps = llm["temperature"].to_numpy(dtype=float)
+    at = np.isnan(temps) if temperature is None else np.isclose(temps, temperature)
+    mask = (llm["scale"] == scale).to_numpy() & at
+    if benchmark is not None:
+        mask &= (llm["benchmark"] == benchmark).to_numpy()
+    sub = llm.loc[mask, ["item", "model", "value"]]
+    wide = sub.pivot_table(index="item", columns="model", values="value", aggfunc="mean")
+    order = _study_items(frames, benchmark)
+    wide = wide.reindex(order[order.isin(wide.index)])
+    wide = wide[sorted(wide.columns)]
+    wide.columns.name = "model"
+    return wide.astype(float)
