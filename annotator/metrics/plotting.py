@@ -47,7 +47,8 @@ def new_figure(n_panels: int = 1, *, width: float = 6.4, height: float = 3.6) ->
 def png_bytes(fig: Figure) -> bytes:
     """The figure as PNG bytes."""
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", bbox_inches="tight")
+    # tight_layout already fitted the figure: bbox_inches="tight" would draw it twice.
+    fig.savefig(buffer, format="png")
     return buffer.getvalue()
 
 

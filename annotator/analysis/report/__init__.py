@@ -51,6 +51,6 @@ def build_report(
         settings = study_settings(study)
     tables = report_tables(frames, settings=settings)
     html = render_report(
-        tables, frames=frames, title=f"Report: {study.name}", generated_at=generated_at
+        tables, title=f"Report: {study.name}", study=study.slug, generated_at=generated_at
     )
     return Report(html=html, tables=tables, frames=frames)

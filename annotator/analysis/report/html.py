@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache
@@ -23,11 +23,19 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Cell", "FrameView", "Section", "frame_view", "render_report", "report_sections"]
+__all__ = [
+    "Cell",
+    "FrameView",
+    "Section",
+    "bootstrap_frame",
+    "frame_view",
+    "render_report",
+    "report_figures",
+    "report_sections",
+    "table1_frame",
+]
 
 TEMPLATES = Path(__file__).with_name("templates")
-# How many of the worst-aligned items the report lists under the per-item table.
-WORST_ITEMS = 10
 
 
 @dataclass(frozen=True)
@@ -96,52 +104,27 @@ def _cell(value: Any, *, best: bool = False) -> Cell:
     return Cell(str(value), str(value), css or "text")
 
 
-def _direction(column: str) -> str | None:
-    """Which way a column is better, by its name: ICC and alpha up, nMAE down."""
-    name = column.lower()
-    if "nmae" in name or "mae" in name:
-        return "min"
-    if name.startswith("icc") or "_icc" in name or "alpha" in name:
-        if any(part in name for part in ("ci_low", "ci_high", "low", "high", "diff", "delta")):
-            return None
-        return "max"
-    return None
+def frame_view(frame: pd.DataFrame, *, best: pd.DataFrame | None = None) -> FrameView:
+    """A DataFrame as rows of formatted cells (a named index becomes columns).
 
-
-def _best_rows(frame: pd.DataFrame, column: str, direction: str) -> set[int]:
-    """Row positions holding the best value of a column (ties all marked).
-
-    Picking the extreme of a printed column is presentation (the paper's bold), not a
-    statistic: the values themselves come from the tables.
-    """
-    values = frame[column].to_numpy(dtype=float, na_value=float("nan"))
-    finite = [v for v in values if not math.isnan(v)]
-    if len(finite) < 2:
-        return set()
-    target = max(finite) if direction == "max" else min(finite)
-    return {i for i, v in enumerate(values) if v == target}
-
-
-def frame_view(frame: pd.DataFrame, *, best: bool = False) -> FrameView:
-    """A DataFrame as rows of formatted cells (index reset into columns when it is named).
-
-    With ``best``, the best value of each ICC/alpha (highest) and nMAE (lowest) column
-    is marked, as the paper's bold.
+    ``best`` (same index, one boolean column per marked column, as
+    :func:`annotator.analysis.tables.mark_best` returns) marks the paper's bold cells.
     """
     if frame.index.names != [None]:
         frame = frame.reset_index()
+        best = best.reset_index(drop=True) if best is not None else None
     columns = [str(c) for c in frame.columns]
-    marked: dict[str, set[int]] = {}
-    if best:
-        for column in frame.columns:
-            direction = _direction(str(column))
-            if direction is not None and frame[column].dtype.kind in "fi":
-                marked[str(column)] = _best_rows(frame, column, direction)
+    flags = best.reset_index(drop=True) if best is not None else None
     rows = []
     for position, record in enumerate(frame.itertuples(index=False, name=None)):
         rows.append(
             [
-                _cell(value, best=position in marked.get(column, ()))
+                _cell(
+                    value,
+                    best=bool(
+                        flags is not None and column in flags and flags[column].iloc[position]
+                    ),
+                )
                 for column, value in zip(columns, record, strict=True)
             ]
         )
@@ -164,147 +147,264 @@ def _figure(key: str, fig, caption: str, alt: str) -> Figure:
     return Figure(key, caption, alt, data_uri(fig), int(width), int(height))
 
 
-def _distribution_figure(frames) -> Figure | None:
-    """Score histograms per scale: humans, each demographic group, and the LLMs."""
-    from .plots import score_distribution_figure
-
-    if frames is None or (frames.ratings.empty and frames.llm.empty):
-        return None
-    ratings = frames.ratings
-    if "is_attention_check" in ratings:
-        ratings = ratings[~ratings["is_attention_check"].astype(bool)]
-    group_key = _group_key(frames)
-    groups = {}
-    if group_key is not None and not frames.demographics.empty:
-        groups = frames.demographics.set_index("rater")[group_key].dropna().to_dict()
-    values: dict[str, dict[str, list[float]]] = {}
-    ranges = {}
-    for scale in frames.scale_names:
-        ranges[scale] = frames.scale_bounds(scale)
-        mine = ratings[ratings["scale"] == scale]
-        series = {"humans": mine["value"].tolist()}
-        for group in sorted(set(groups.values()), key=str):
-            raters = [r for r, g in groups.items() if g == group]
-            series[f"{group_key}: {group}"] = mine[mine["rater"].isin(raters)]["value"].tolist()
-        llm = frames.llm[frames.llm["scale"] == scale]
-        series["LLMs"] = llm["value"].tolist()
-        values[scale] = series
-    fig = score_distribution_figure(values, ranges=ranges)
-    return _figure(
-        "distributions",
-        fig,
-        "Score distributions per scale: all human ratings, each "
-        f"{group_key or 'demographic'} group, and all LLM scores (attention checks left out).",
-        "Histograms of the scores on each scale",
-    )
-
-
-def _group_key(frames) -> str | None:
-    keys = list(getattr(frames, "demographic_keys", []) or [])
-    if "gender" in keys:
-        return "gender"
-    return keys[0] if keys else None
-
-
 # ------------------------------------------------------------------------ sections
 
-# (attribute of ReportTables, anchor, heading, caption, mark the best values)
-SECTIONS: tuple[tuple[str, str, str, str, bool], ...] = (
-    (
-        "table1",
-        "table1",
-        "Table 1: LLM inter-scale agreement",
-        "Per benchmark and model: scores mapped to [0, 1], absolute-agreement ICC across the "
-        "scales jointly and pairwise; the average over models.",
-        False,
-    ),
-    (
-        "table2",
-        "table2",
-        "Table 2: reliability and agreement per scale",
-        "Human and LLM panel ICC(A,1) and ICC(A,k), human-LLM ICC(A,1) and nMAE, per scale.",
-        True,
-    ),
-    (
-        "table3",
-        "table3",
-        "Table 3: panel reliability per benchmark",
-        "Per benchmark and scale: human and LLM panel ICC and their difference.",
-        False,
-    ),
-    (
-        "table4_benchmarks",
-        "table4a",
-        "Table 4a: human-LLM agreement per benchmark",
-        "Human-LLM ICC(A,1) and nMAE per benchmark and scale (LLM ensemble).",
-        False,
-    ),
-    (
-        "table4_models",
-        "table4b",
-        "Table 4b: human-LLM agreement per model",
-        "Human-LLM ICC(A,1) and nMAE per model and scale.",
-        False,
-    ),
-    (
-        "table5",
-        "table5",
-        "Table 5: agreement by demographic group",
-        "Each group's agreement with the LLMs and within the group.",
-        False,
-    ),
-    (
-        "table6",
-        "table6",
-        "Table 6: agreement per temperature",
-        "Per model, scale and temperature: human-LLM ICC (runs at different temperatures are "
-        "never averaged together).",
-        False,
-    ),
-    (
-        "alttest",
-        "alttest",
-        "Alternative annotator test against epsilon",
-        "Winning rate and advantage probability per model and scale for epsilon from 0 to 0.3.",
-        False,
-    ),
-    (
-        "items",
-        "items",
-        "Per-item disagreement",
-        "nMAE between the human mean and the LLM ensemble mean per item; above 0.1 the paper "
-        "calls an item poorly aligned.",
-        False,
-    ),
-    (
-        "bootstrap",
-        "bootstrap",
-        "Bootstrap intervals",
-        "95% intervals from resampling items: nMAE per scale, and the difference in "
-        "human-LLM ICC between scales.",
-        False,
-    ),
-)
+_T2 = [
+    "scale",
+    "n_items",
+    "n_raters",
+    "n_models",
+    "icc_a1_human",
+    "icc_ak_human",
+    "icc_a1_llm",
+    "icc_ak_llm",
+    "icc_human_llm",
+    "nmae",
+    "pearson_r",
+]
+_T3 = [
+    "benchmark",
+    "scale",
+    "n_items",
+    "n_raters",
+    "n_models",
+    "icc_a1_human",
+    "icc_ak_human",
+    "icc_a1_llm",
+    "icc_ak_llm",
+    "delta_a1",
+    "delta_ak",
+]
+_T4A = ["benchmark", "scale", "n_items", "icc_human_llm", "nmae", "pearson_r"]
+_T4B = [
+    "model",
+    "scale",
+    "temperature",
+    "n_items",
+    "icc_human_llm",
+    "icc_human_llm_low",
+    "icc_human_llm_high",
+    "nmae",
+    "pearson_r",
+]
+_BOOTSTRAP = ["quantity", "estimate", "low", "high", "confidence", "n_items", "n_resamples"]
+_BOOTSTRAP += ["n_undefined", "seed"]
+TABLE1_AVERAGE = "average"
+
+
+def table1_frame(tables) -> pd.DataFrame:
+    """Table 1 laid out as the paper: a row per benchmark and comparison, a column per model.
+
+    A reshape of ``inter_scale`` (no aggregation: each cell is one value of the long
+    table) with the ``inter_scale_average`` column appended.
+    """
+    import pandas as pd
+
+    long = tables.inter_scale
+    if long.empty:
+        return pd.DataFrame(columns=["benchmark", "comparison", TABLE1_AVERAGE])
+    order = long[["benchmark", "comparison"]].drop_duplicates()
+    wide = long.pivot(index=["benchmark", "comparison"], columns="model", values="icc_a1")
+    wide = wide[list(dict.fromkeys(long["model"]))]
+    average = tables.inter_scale_average.set_index(["benchmark", "comparison"])["icc_a1_mean"]
+    wide[TABLE1_AVERAGE] = average.reindex(wide.index)
+    wide = wide.reindex(pd.MultiIndex.from_frame(order))
+    wide.columns.name = None
+    return wide.reset_index()
+
+
+def _ordered(frame: pd.DataFrame, column: str) -> pd.DataFrame:
+    """Rows grouped by ``column`` in order of first appearance (stable within a group)."""
+    first = {value: i for i, value in enumerate(dict.fromkeys(frame[column]))}
+    return frame.sort_values(column, key=lambda c: c.map(first), kind="stable")
+
+
+def bootstrap_frame(tables) -> pd.DataFrame:
+    from .plots import bootstrap_label
+
+    frame = tables.bootstrap.copy()
+    frame.insert(0, "quantity", [bootstrap_label(row) for _, row in frame.iterrows()])
+    return frame[_BOOTSTRAP]
+
+
+def _section(key, heading, caption, frame, *, higher=(), lower=(), within=None, **extra):
+    from ..tables import mark_best
+
+    best = None
+    if higher or lower:
+        best = mark_best(frame, higher=list(higher), lower=list(lower), within=within)
+    return Section(
+        key=key,
+        heading=heading,
+        caption=caption,
+        frame=frame_view(frame, best=best),
+        best=best is not None,
+        text_columns=_text_columns(frame),
+        **extra,
+    )
 
 
 def report_sections(tables) -> list[Section]:
     """The report's table sections with their figures, in the paper's order."""
-    sections = []
-    for attribute, key, heading, caption, best in SECTIONS:
-        frame = getattr(tables, attribute, None)
-        if frame is None:
-            continue
-        sections.append(
-            Section(
-                key=key,
-                heading=heading,
-                caption=caption,
-                frame=frame_view(frame, best=best),
-                best=best,
-                text_columns=_text_columns(frame),
-            )
-        )
+    from .plots import (
+        alt_test_epsilon_figure,
+        bootstrap_figure,
+        item_disagreement_figure,
+    )
+
+    settings = tables.settings or {}
+    threshold = settings.get("item_threshold", 0.1)
+    t2_icc = ["icc_a1_human", "icc_ak_human", "icc_a1_llm", "icc_ak_llm", "icc_human_llm"]
+    sections = [
+        _section(
+            "table1",
+            "Table 1: LLM inter-scale agreement",
+            "Per benchmark and model: each model's scores on the scales mapped to [0, 1] and "
+            "taken as repeated measurements; absolute-agreement ICC(A,1) across the scales "
+            "jointly and pairwise. (all) pools the benchmarks; the last column averages the "
+            "models.",
+            table1_frame(tables),
+        ),
+        _section(
+            "table2",
+            "Table 2: reliability and agreement per scale",
+            "Human and LLM panels' ICC(A,1) and ICC(A,k) on the complete items x raters "
+            "block; human-LLM ICC(A,1) of [human mean, LLM ensemble mean] and nMAE over the "
+            "scale's range.",
+            tables.scales[_T2],
+            higher=t2_icc,
+            lower=["nmae"],
+        ),
+        _section(
+            "table3",
+            "Table 3: panel reliability per benchmark",
+            "Per benchmark and scale: the human and LLM panels' ICC and their differences "
+            "(delta = human - LLM).",
+            tables.benchmarks[_T3],
+        ),
+        _section(
+            "table4a",
+            "Table 4a: human-LLM agreement per benchmark",
+            "Human mean against the LLM ensemble mean, per benchmark and scale.",
+            tables.benchmarks[_T4A],
+            higher=["icc_human_llm"],
+            lower=["nmae"],
+            within="benchmark",
+        ),
+        _section(
+            "table4b",
+            "Table 4b: human-LLM agreement per model",
+            "Human mean against each model at the main temperature, per scale.",
+            _ordered(tables.models[_T4B], "model"),
+            higher=["icc_human_llm"],
+            lower=["nmae"],
+            within="model",
+        ),
+        _section(
+            "table5",
+            "Table 5: agreement by demographic group",
+            "Each group's mean against the LLM ensemble, and the reliability within the group.",
+            tables.groups,
+            higher=["icc_group_llm", "icc_a1_within", "icc_ak_within"],
+            lower=["nmae"],
+            within="group",
+        ),
+        _section(
+            "table6",
+            "Table 6: agreement per temperature",
+            "Per model, scale and temperature: human-LLM ICC(A,1) and nMAE. A model's runs "
+            "at different temperatures are never averaged together.",
+            tables.temperatures,
+        ),
+        _section(
+            "alttest",
+            "Alternative annotator test against epsilon",
+            "Winning rate and advantage probability of each model per scale for each "
+            f"epsilon (study setting: epsilon {settings.get('epsilon', '?')}, scoring "
+            f"{settings.get('scoring', '?')}, q {settings.get('q', '?')}). The LLM passes "
+            "when the winning rate is at least 0.5.",
+            tables.alttest,
+            figures=[
+                _figure(
+                    "alttest",
+                    alt_test_epsilon_figure(tables.alttest),
+                    "Winning rate (dotted: the 0.5 needed to pass) and advantage probability "
+                    "against epsilon, per model; one row per scale.",
+                    "Alt-test winning rate and advantage probability against epsilon",
+                )
+            ],
+        ),
+        _section(
+            "items",
+            "Per-item disagreement: the worst items",
+            f"nMAE between the human mean and the LLM ensemble mean per item; above "
+            f"{threshold:g} the paper calls an item poorly aligned. The "
+            f"{settings.get('worst_items', 10)} worst items of each scale.",
+            tables.worst_items,
+            figures=[
+                _figure(
+                    "items",
+                    item_disagreement_figure(tables.items, threshold=threshold),
+                    f"nMAE per item, worst first, one line per scale; dashed: {threshold:g}.",
+                    "Per-item nMAE sorted from worst",
+                )
+            ],
+        ),
+        _section(
+            "bootstrap",
+            "Bootstrap intervals",
+            "Intervals from resampling items: nMAE per scale, and the difference in human-LLM "
+            "ICC between scales (an interval excluding 0 says one scale aligns better).",
+            bootstrap_frame(tables),
+            figures=[
+                _figure(
+                    "bootstrap",
+                    bootstrap_figure(tables.bootstrap),
+                    "Bootstrap estimates with their intervals.",
+                    "Bootstrap intervals",
+                )
+            ],
+        ),
+    ]
     return sections
+
+
+def report_figures(tables) -> list[Figure]:
+    """The figures that belong to no single table: distributions, ICC intervals, Figure 2."""
+    from .plots import icc_interval_figure, icc_nmae_figure, score_distribution_figure
+
+    group_by = (tables.settings or {}).get("group_by")
+    return [
+        _figure(
+            "distributions",
+            score_distribution_figure(tables.distributions, group_by=group_by),
+            "Score distributions per scale (as a share of the range): all human ratings, "
+            f"each {group_by or 'demographic'} group, and the LLMs at the main temperature.",
+            "Histograms of the scores on each scale",
+        ),
+        _figure(
+            "icc",
+            icc_interval_figure(
+                tables.scales,
+                columns=[
+                    ("icc_a1_human", "human ICC(A,1)"),
+                    ("icc_ak_human", "human ICC(A,k)"),
+                    ("icc_a1_llm", "LLM ICC(A,1)"),
+                    ("icc_human_llm", "human-LLM ICC(A,1)"),
+                ],
+            ),
+            "ICC per scale with its 95% interval (Table 2).",
+            "ICC with confidence intervals per scale",
+        ),
+        _figure(
+            "figure2",
+            icc_nmae_figure(tables.figure2),
+            "The ICC-vs-nMAE diagnostic (the paper's Figure 2): per benchmark, each model "
+            "and the ensemble on each scale; filled: ICC(A,1), hollow: Pearson r. A high r "
+            "with a low ICC means an offset or a variance mismatch that nMAE alone hides.",
+            "ICC and Pearson r against nMAE per benchmark",
+        ),
+    ]
 
 
 def _settings(settings: Any) -> list[tuple[str, str]]:
@@ -342,10 +442,9 @@ def _environment():
 def render_report(
     tables,
     *,
-    frames=None,
     title: str | None = None,
+    study: str = "",
     generated_at: datetime | None = None,
-    extra_figures: Iterable[Figure] = (),
 ) -> str:
     """Render the report of one study as a self-contained HTML page.
 
@@ -353,21 +452,14 @@ def render_report(
     ----------
     tables : annotator.analysis.tables.ReportTables
         The tables, notes and settings to lay out.
-    frames : annotator.data.frames.StudyFrames, optional
-        The study's data, for the score-distribution figure.
     title : str, optional
         The page's title; by default "Report: <study>".
+    study : str
+        The study's slug, shown in the header.
     generated_at : datetime, optional
         Shown in the header; by default now (UTC).
     """
-    study = getattr(frames, "study", None) or getattr(tables, "study", "") or ""
-    sections = report_sections(tables)
-    figures = list(extra_figures)
-    distribution = _distribution_figure(frames)
-    if distribution is not None:
-        figures.insert(0, distribution)
     stamp = (generated_at or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
-    notes: Sequence[str] = list(getattr(tables, "notes", []) or [])
     return (
         _environment()
         .get_template("report.html")
@@ -375,9 +467,9 @@ def render_report(
             title=title or f"Report: {study}",
             study=study,
             generated_at=stamp,
-            settings=_settings(getattr(tables, "settings", None)),
-            notes=notes,
-            sections=sections,
-            figures=figures,
+            settings=_settings(tables.settings),
+            notes=list(tables.notes or []),
+            sections=report_sections(tables),
+            figures=report_figures(tables),
         )
     )

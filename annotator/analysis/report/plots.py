@@ -7,7 +7,7 @@ shared with ``annotator plan --plot`` (``annotator.metrics.plotting``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...metrics.plotting import data_uri, new_figure, png_bytes
@@ -21,6 +21,7 @@ __all__ = [
     "NMAE_THRESHOLD",
     "alt_test_epsilon_figure",
     "bootstrap_figure",
+    "bootstrap_label",
     "data_uri",
     "icc_interval_figure",
     "icc_nmae_figure",
@@ -73,40 +74,37 @@ def alt_test_epsilon_figure(frame: pd.DataFrame) -> Figure:
     return fig
 
 
-def score_distribution_figure(
-    values: Mapping[str, Mapping[str, Sequence[float]]],
-    *,
-    ranges: Mapping[str, tuple[float, float]],
-) -> Figure:
-    """Histograms of the scores, one panel per scale, one series per group.
+def score_distribution_figure(frame: pd.DataFrame, *, group_by: str | None = None) -> Figure:
+    """Histograms of the scores' share of the range, one panel per scale.
 
-    Parameters
-    ----------
-    values : mapping
-        Scale -> group (``"humans"``, a model, a demographic group) -> scores.
-    ranges : mapping
-        Scale -> (min, max), the histogram's range.
+    ``frame`` is ``ReportTables.distributions`` (``scale, kind, who, group, share``):
+    one series for all humans, one per demographic group, one for the LLMs.
     """
-    scales = list(values)
+    scales = list(dict.fromkeys(frame["scale"]))
     fig = new_figure(max(len(scales), 1), width=4.2, height=3.2)
     if not scales:
         _empty(fig.axes[0], "no scores yet")
         return fig
     for ax, scale in zip(fig.axes, scales, strict=True):
-        low, high = ranges[scale]
-        groups = values[scale]
-        for group, scores in groups.items():
-            if len(scores):
+        part = frame[frame["scale"] == scale]
+        humans = part[part["kind"] == "human"]
+        series = [("humans", humans["share"])]
+        if group_by:
+            for group, rows in humans.dropna(subset=["group"]).groupby("group", sort=True):
+                series.append((f"{group_by}: {group}", rows["share"]))
+        series.append(("LLMs", part[part["kind"] == "llm"]["share"]))
+        for label, shares in series:
+            if len(shares):
                 ax.hist(
-                    list(scores),
+                    shares.to_numpy(dtype=float),
                     bins=20,
-                    range=(low, high),
+                    range=(0.0, 1.0),
                     density=True,
                     histtype="step",
                     linewidth=1.5,
-                    label=str(group),
+                    label=label,
                 )
-        ax.set_xlabel(f"score ({scale})")
+        ax.set_xlabel(f"score as a share of the range ({scale})")
         ax.set_ylabel("density")
         ax.set_title(scale)
         ax.legend(fontsize="x-small")
@@ -114,26 +112,25 @@ def score_distribution_figure(
     return fig
 
 
-def icc_interval_figure(frame: pd.DataFrame) -> Figure:
-    """Point estimates with their 95% intervals, grouped by scale.
+def icc_interval_figure(frame: pd.DataFrame, *, columns: Sequence[tuple[str, str]]) -> Figure:
+    """Point estimates with their intervals, grouped by scale.
 
-    ``frame`` has the columns ``scale, statistic, value, ci_low, ci_high`` (one row per
-    scale and statistic, e.g. ICC(A,1) human, ICC(A,k) human, ICC human-LLM).
+    ``frame`` is ``ReportTables.scales``; ``columns`` are ``(column, label)`` pairs whose
+    bounds are the ``<column>_low`` and ``<column>_high`` columns.
     """
     fig = new_figure(1, width=7.0, height=3.8)
     ax = fig.axes[0]
     if frame.empty:
         _empty(ax, "no ICC yet")
         return fig
-    scales = list(dict.fromkeys(frame["scale"]))
-    stats = list(dict.fromkeys(frame["statistic"]))
-    step = 0.8 / max(len(stats), 1)
-    for j, stat in enumerate(stats):
-        part = frame[frame["statistic"] == stat].set_index("scale").reindex(scales)
+    scales = list(frame["scale"])
+    step = 0.8 / max(len(columns), 1)
+    for j, (column, label) in enumerate(columns):
         xs = [i - 0.4 + step * (j + 0.5) for i in range(len(scales))]
-        lower = (part["value"] - part["ci_low"]).to_numpy()
-        upper = (part["ci_high"] - part["value"]).to_numpy()
-        ax.errorbar(xs, part["value"], yerr=[lower, upper], fmt="o", capsize=3, label=stat)
+        value = frame[column].to_numpy(dtype=float)
+        lower = value - frame[f"{column}_low"].to_numpy(dtype=float)
+        upper = frame[f"{column}_high"].to_numpy(dtype=float) - value
+        ax.errorbar(xs, value, yerr=[lower, upper], fmt="o", capsize=3, label=label)
     ax.set_xticks(range(len(scales)), scales)
     ax.set_xlabel("scale")
     ax.set_ylabel("ICC (95% CI)")
@@ -143,29 +140,41 @@ def icc_interval_figure(frame: pd.DataFrame) -> Figure:
     return fig
 
 
-def icc_nmae_figure(points: Sequence[Mapping[str, Any]]) -> Figure:
+def icc_nmae_figure(frame: pd.DataFrame) -> Figure:
     """The ICC-vs-nMAE diagnostic of the paper's Figure 2: one panel per benchmark.
 
-    Each point is a mapping with ``benchmark``, ``scale``, ``human`` and ``llm``
-    (per-item human mean and LLM ensemble mean, on [0, 1]) and ``label`` (the ICC,
-    nMAE and correlation, already computed, as the panel's legend text).
+    ``frame`` is ``ReportTables.figure2`` (``benchmark, scale, model, icc_human_llm,
+    nmae, pearson_r``): each model (and the ensemble) on each scale is a point at
+    (nMAE, ICC), filled, with its Pearson r as a hollow marker at the same nMAE, so a
+    judge that correlates well but agrees poorly (offset, variance mismatch) stands out.
     """
-    benchmarks = list(dict.fromkeys(p["benchmark"] for p in points))
-    fig = new_figure(max(len(benchmarks), 1), width=3.8, height=3.8)
+    benchmarks = list(dict.fromkeys(frame["benchmark"]))
+    fig = new_figure(max(len(benchmarks), 1), width=4.0, height=3.8)
     if not benchmarks:
         _empty(fig.axes[0], "no items with both human and LLM scores")
         return fig
+    markers = dict(zip(dict.fromkeys(frame["scale"]), "osD^v<>", strict=False))
+    models = list(dict.fromkeys(frame["model"]))
+    colours = {m: f"C{i % 10}" for i, m in enumerate(models)}
     for ax, bench in zip(fig.axes, benchmarks, strict=True):
-        for p in (p for p in points if p["benchmark"] == bench):
-            ax.scatter(p["human"], p["llm"], s=10, alpha=0.7, label=p["label"])
-        ax.plot([0, 1], [0, 1], color="grey", linewidth=1, linestyle=":")
-        ax.set_xlim(-0.02, 1.02)
-        ax.set_ylim(-0.02, 1.02)
-        ax.set_aspect("equal")
-        ax.set_xlabel("human mean (scaled to [0, 1])")
-        ax.set_ylabel("LLM mean (scaled to [0, 1])")
+        part = frame[frame["benchmark"] == bench]
+        for row in part.itertuples(index=False):
+            marker, colour = markers.get(row.scale, "o"), colours[row.model]
+            ax.scatter(row.nmae, row.icc_human_llm, marker=marker, color=colour, s=36)
+            ax.scatter(
+                row.nmae, row.pearson_r, marker=marker, facecolors="none", edgecolors=colour, s=36
+            )
+        ax.set_xlabel("nMAE (lower is better)")
+        ax.set_ylabel("ICC(A,1) filled, Pearson r hollow")
         ax.set_title(bench)
-        ax.legend(fontsize="x-small", loc="upper left")
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], color=colours[m], marker="o", linestyle="", label=m) for m in models]
+    handles += [
+        Line2D([], [], color="grey", marker=mk, linestyle="", label=f"scale {sc}")
+        for sc, mk in markers.items()
+    ]
+    fig.axes[-1].legend(handles=handles, fontsize="x-small", loc="best")
     fig.tight_layout()
     return fig
 
@@ -192,23 +201,34 @@ def item_disagreement_figure(frame: pd.DataFrame, *, threshold: float = NMAE_THR
     return fig
 
 
-def bootstrap_figure(frame: pd.DataFrame) -> Figure:
-    """Bootstrap intervals as horizontal bars: one row per quantity.
+def bootstrap_label(row: Any) -> str:
+    """How a row of ``ReportTables.bootstrap`` is named in the table and the plot."""
+    if row["statistic"] == "nmae":
+        return f"nMAE, {row['scale_a']}"
+    if row["statistic"] == "icc_human_llm_difference":
+        return f"human-LLM ICC, {row['scale_a']} minus {row['scale_b']}"
+    return f"{row['statistic']}, {row['scale_a']}"
 
-    ``frame`` has the columns ``quantity, estimate, ci_low, ci_high``.
+
+def bootstrap_figure(frame: pd.DataFrame) -> Figure:
+    """Bootstrap intervals as horizontal bars, one row per quantity.
+
+    ``frame`` is ``ReportTables.bootstrap`` (``statistic, scale_a, scale_b, estimate,
+    low, high``).
     """
-    fig = new_figure(1, width=7.0, height=0.5 + 0.4 * max(len(frame), 2))
+    fig = new_figure(1, width=7.0, height=0.8 + 0.45 * max(len(frame), 2))
     ax = fig.axes[0]
     if frame.empty:
         _empty(ax, "no bootstrap intervals")
         return fig
     ys = list(range(len(frame)))[::-1]
-    lower = (frame["estimate"] - frame["ci_low"]).to_numpy()
-    upper = (frame["ci_high"] - frame["estimate"]).to_numpy()
-    ax.errorbar(frame["estimate"], ys, xerr=[lower, upper], fmt="o", capsize=3)
+    estimate = frame["estimate"].to_numpy(dtype=float)
+    lower = estimate - frame["low"].to_numpy(dtype=float)
+    upper = frame["high"].to_numpy(dtype=float) - estimate
+    ax.errorbar(estimate, ys, xerr=[lower, upper], fmt="o", capsize=3)
     ax.axvline(0.0, color="grey", linewidth=1, linestyle=":")
-    ax.set_yticks(ys, [str(q) for q in frame["quantity"]])
-    ax.set_xlabel("estimate with bootstrap 95% interval")
+    ax.set_yticks(ys, [bootstrap_label(row) for _, row in frame.iterrows()])
+    ax.set_xlabel("estimate with its bootstrap interval")
     ax.set_title("Bootstrap intervals (resampling items)")
     fig.tight_layout()
     return fig
