@@ -91,11 +91,16 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     init_extensions(app)
 
-    from . import auth, lead, rate
+    from .lead import bp as lead_bp
+    from .web import errors, templating
+    from .web.auth import bp as auth_bp
+    from .web.rate import bp as rate_bp
 
-    app.register_blueprint(auth.bp)
-    app.register_blueprint(lead.bp)
-    app.register_blueprint(rate.bp)
+    app.register_blueprint(auth_bp)
+    app.register_blueprint(lead_bp)
+    app.register_blueprint(rate_bp)
+    errors.init_app(app)
+    templating.init_app(app)
 
     from .cli import register_commands
 

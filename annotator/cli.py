@@ -12,7 +12,7 @@ from sqlmodel import select
 
 from . import migrate
 from .db import get_engine, session_scope
-from .models import Study, User
+from .models import Role, Study, User
 from .studies import (
     StudyExists,
     create_invites,
@@ -230,7 +230,9 @@ def raters_links(study: str, code: str | None, rotate: bool, base_url: str | Non
     Raters whose ratings were imported, and raters who declined, have none.
     Every replacement is logged.
     """
-    from .studies import no_return_link, return_url, rotate_return_link, study_raters
+    from .collect.enrolment import no_return_link, return_url
+    from .studies import study_raters
+    from .study.raters import rotate_return_link
 
     with session_scope() as session:
         raters = study_raters(session, _study_or_fail(session, study), code=code)
@@ -326,7 +328,7 @@ def serve_command(host: str, port: int, demo: bool) -> None:
         for line in created:
             click.echo(line)
     with session_scope() as session:
-        if session.exec(select(User).where(User.role == "lead")).first() is None:
+        if session.exec(select(User).where(User.role == Role.LEAD)).first() is None:
             click.echo("No lead yet: create one with `annotator lead create EMAIL`.")
     click.echo(f"Serving on {server_url(host, port)} (listening on {host}:{port}; Ctrl+C to stop).")
     if base_url.rstrip("/") != server_url(host, port):

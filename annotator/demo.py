@@ -8,7 +8,7 @@ from pathlib import Path
 from sqlmodel import Session, select
 
 from .importers import import_items, import_llm_scores
-from .models import ROLE_LEAD, Invite, User
+from .models import Invite, Role, User
 from .studies import create_invites, create_lead, create_study, get_study, invite_url
 from .studyfile import load_study_file
 
@@ -34,7 +34,7 @@ def load_demo(session: Session, *, base_url: str, instance_path: str) -> list[st
         )
     password_file = Path(instance_path) / _PASSWORD_FILE
     lead = session.exec(select(User).where(User.email == DEMO_LEAD_EMAIL)).first()
-    if lead is None and session.exec(select(User).where(User.role == ROLE_LEAD)).first() is None:
+    if lead is None and session.exec(select(User).where(User.role == Role.LEAD)).first() is None:
         password = secrets.token_urlsafe(9)
         create_lead(session, DEMO_LEAD_EMAIL, password)
         password_file.write_text(password + "\n")

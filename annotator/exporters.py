@@ -14,14 +14,14 @@ from sqlalchemy import func
 from sqlmodel import Session, select
 
 from .models import (
-    ROLE_RATER,
     Benchmark,
+    Block,
     Demographics,
     Item,
     LLMScore,
     Rating,
     RatingChange,
-    RatingSession,
+    Role,
     Scale,
     Study,
     User,
@@ -308,7 +308,7 @@ def demographics_export(session: Session, study: Study) -> pd.DataFrame:
     rows = session.exec(
         select(User, Demographics)
         .join(Demographics, Demographics.user_id == User.id, isouter=True)
-        .where(User.study_id == study.id, User.role == ROLE_RATER)
+        .where(User.study_id == study.id, User.role == Role.RATER)
         .order_by(User.rater_code)
     ).all()
     answers = [d.answers if d else {} for _, d in rows]
@@ -375,15 +375,13 @@ def long_export(
         .subquery()
     )
     query = (
-        select(Rating, Item, User.rater_code, RatingSession.position, changes.c.n)
+        select(Rating, Item, User.rater_code, Block.position, changes.c.n)
         .join(Item, Item.id == Rating.item_id)
         .join(User, User.id == Rating.rater_id)
-        .join(RatingSession, RatingSession.id == Rating.session_id, isouter=True)
+        .join(Block, Block.id == Rating.block_id, isouter=True)
         .join(changes, changes.c.rating_id == Rating.id, isouter=True)
         .where(Item.study_id == study.id, Rating.scale_id.in_(list(scale_by_id)))
-        .order_by(
-            User.rater_code, RatingSession.position, Rating.scale_id, Rating.position, Item.id
-        )
+        .order_by(User.rater_code, Block.position, Rating.scale_id, Rating.position, Item.id)
     )
     if bench is not None:
         query = query.where(Item.benchmark_id == bench.id)

@@ -19,12 +19,12 @@ from tqdm import tqdm
 
 from .clock import now
 from .models import (
-    ROLE_RATER,
     Demographics,
     Item,
     LLMScore,
     Rating,
     RatingChange,
+    Role,
     Scale,
     Study,
     User,
@@ -327,7 +327,7 @@ def import_ratings(
             insert(User).returning(User.id, User.rater_code, sort_by_parameter_order=True),
             [
                 {
-                    "role": ROLE_RATER,
+                    "role": Role.RATER,
                     "rater_code": code,
                     "study_id": study.id,
                     "source": "import",
@@ -411,7 +411,7 @@ def _resolve_raters(
     found: dict[str, User | None] = dict.fromkeys(codes)
     for batch in _batches(codes, 500):
         for user in session.exec(select(User).where(User.rater_code.in_(batch))):
-            if user.study_id != study.id or user.role != ROLE_RATER:
+            if user.study_id != study.id or user.role != Role.RATER:
                 problems.add(
                     None,
                     "rater",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint
@@ -22,18 +23,59 @@ __all__ = [
     "User",
     "Invite",
     "Demographics",
-    "RatingSession",
+    "Block",
     "BlockAssignment",
     "Rating",
     "RatingChange",
     "LLMScore",
     "AuditEvent",
-    "ROLE_LEAD",
-    "ROLE_RATER",
+    "Role",
+    "UserSource",
+    "RatingSource",
+    "ChangeReason",
+    "AuditAction",
+    "MIN_PASSWORD_LENGTH",
 ]
 
-ROLE_LEAD = "lead"
-ROLE_RATER = "rater"
+# The names below are stored as plain strings: each value is the text the
+# column holds, so comparing a column with a member works in Python and SQL.
+
+
+class Role(StrEnum):
+    LEAD = "lead"
+    RATER = "rater"
+
+
+class UserSource(StrEnum):
+    """How a rater came into the study."""
+
+    # Through an invite link of the app.
+    INVITE = "invite"
+    # With ratings collected elsewhere (``ratings import``).
+    IMPORT = "import"
+
+
+class RatingSource(StrEnum):
+    APP = "app"
+    IMPORT = "import"
+
+
+class ChangeReason(StrEnum):
+    """Why a rating got a value (``RatingChange.reason``)."""
+
+    CREATE = "create"
+    REVISE = "revise"
+    IMPORT = "import"
+
+
+class AuditAction(StrEnum):
+    GAP_LIFTED = "gap-lifted"
+    RETURN_LINK_ROTATED = "return-link-rotated"
+    LEAD_CREATED = "lead-created"
+
+
+# For every password the app sets: a lead's and a rater's.
+MIN_PASSWORD_LENGTH = 8
 
 
 class Study(SQLModel, table=True):
@@ -96,15 +138,15 @@ class Item(SQLModel, table=True):
 
 class User(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
+    # A Role.
     role: str = Field(max_length=10, index=True)
     email: str | None = Field(default=None, unique=True, max_length=320)
     password_hash: str | None = Field(default=None, max_length=300)
     # The pseudonymous code is the only rater identifier in any export.
     rater_code: str | None = Field(default=None, unique=True, max_length=100)
     study_id: int | None = Field(default=None, foreign_key="study.id", index=True)
-    # "invite" for raters who came through the app, "import" for raters
-    # whose ratings were collected elsewhere.
-    source: str = Field(default="invite", max_length=20)
+    # A UserSource.
+    source: str = Field(default=UserSource.INVITE, max_length=20)
     consented_at: datetime | None = None
     declined_at: datetime | None = None
     created_at: datetime = Field(default_factory=now)
@@ -140,7 +182,7 @@ class User(SQLModel, table=True):
 
     @property
     def is_lead(self) -> bool:
-        return self.role == ROLE_LEAD
+        return self.role == Role.LEAD
 
 
 class Invite(SQLModel, table=True):
@@ -159,7 +201,7 @@ class Demographics(SQLModel, table=True):
     submitted_at: datetime = Field(default_factory=now)
 
 
-class RatingSession(SQLModel, table=True):
+class Block(SQLModel, table=True):
     """One block: a rater rates every item of the study on one scale."""
 
     __table_args__ = (
@@ -184,14 +226,14 @@ class RatingSession(SQLModel, table=True):
     current_position: int | None = None
     current_served_at: datetime | None = None
     # Set when a lead lets the rater start this block before the gap is over
-    # (the AuditEvent "gap-lifted" says who and when).
+    # (the AuditEvent AuditAction.GAP_LIFTED says who and when).
     gap_lifted_at: datetime | None = None
 
 
 class BlockAssignment(SQLModel, table=True):
     """How a rater's block order was drawn when they consented.
 
-    The order itself is ``RatingSession.position``; this row keeps what made
+    The order itself is ``Block.position``; this row keeps what made
     it: the rater's place among the study's raters (which Latin-square row
     they got) or the seed of their random order.
     """
@@ -222,15 +264,16 @@ class Rating(SQLModel, table=True):
     rater_id: int = Field(foreign_key="user.id", index=True)
     item_id: int = Field(foreign_key="item.id")
     scale_id: int = Field(foreign_key="scale.id")
-    session_id: int | None = Field(default=None, foreign_key="ratingsession.id", index=True)
+    block_id: int | None = Field(default=None, foreign_key="block.id", index=True)
     value: float
-    # 1-based place in the session's presentation order; None when imported.
+    # 1-based place in the block's presentation order; None when imported.
     position: int | None = None
     is_repeat: bool = False
     is_attention_check: bool = False
     served_at: datetime | None = None
     submitted_at: datetime = Field(default_factory=now)
-    source: str = Field(default="app", max_length=20)
+    # A RatingSource.
+    source: str = Field(default=RatingSource.APP, max_length=20)
 
 
 class RatingChange(SQLModel, table=True):
@@ -241,7 +284,7 @@ class RatingChange(SQLModel, table=True):
     value: float
     previous_value: float | None = None
     changed_at: datetime = Field(default_factory=now)
-    # "create", "revise" (in the app) or "import".
+    # A ChangeReason.
     reason: str = Field(max_length=20)
     actor_id: int | None = Field(default=None, foreign_key="user.id")
 
@@ -270,6 +313,7 @@ class AuditEvent(SQLModel, table=True):
     actor_id: int | None = Field(default=None, foreign_key="user.id")
     subject_id: int | None = Field(default=None, foreign_key="user.id")
     study_id: int | None = Field(default=None, foreign_key="study.id")
+    # An AuditAction.
     action: str = Field(max_length=50)
     details: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
     created_at: datetime = Field(default_factory=now)

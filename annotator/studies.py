@@ -10,8 +10,17 @@ from sqlalchemy import func
 from sqlmodel import Session, select
 from werkzeug.security import generate_password_hash
 
-from .clock import now
-from .models import ROLE_LEAD, ROLE_RATER, AuditEvent, Benchmark, Invite, Scale, Study, User
+from .models import (
+    MIN_PASSWORD_LENGTH,
+    AuditAction,
+    AuditEvent,
+    Benchmark,
+    Invite,
+    Role,
+    Scale,
+    Study,
+    User,
+)
 from .studyfile import StudyFile
 
 __all__ = [
@@ -24,18 +33,11 @@ __all__ = [
     "create_invites",
     "new_rater_code",
     "invite_url",
-    "issue_return_link",
-    "rotate_return_link",
-    "no_return_link",
-    "rater_by_return_token",
     "study_raters",
-    "return_url",
     "server_url",
     "link_base_url",
-    "RETURN_LINK_ROTATED",
 ]
 
-RETURN_LINK_ROTATED = "return-link-rotated"
 # Addresses a server listens on but nobody can open.
 _ANY_ADDRESS = {"0.0.0.0", "::", ""}
 
@@ -94,14 +96,14 @@ def create_lead(session: Session, email: str, password: str) -> User:
     email = email.strip().lower()
     if "@" not in email:
         raise ValueError(f"{email!r} is not an email address")
-    if len(password) < 8:
-        raise ValueError("the password must have at least 8 characters")
+    if len(password) < MIN_PASSWORD_LENGTH:
+        raise ValueError(f"the password must have at least {MIN_PASSWORD_LENGTH} characters")
     if session.exec(select(User).where(User.email == email)).first() is not None:
         raise ValueError(f"a user with email {email!r} already exists")
-    user = User(role=ROLE_LEAD, email=email, password_hash=generate_password_hash(password))
+    user = User(role=Role.LEAD, email=email, password_hash=generate_password_hash(password))
     session.add(user)
     session.flush()
-    session.add(AuditEvent(actor_id=None, subject_id=user.id, action="lead-created"))
+    session.add(AuditEvent(actor_id=None, subject_id=user.id, action=AuditAction.LEAD_CREATED))
     return user
 
 
@@ -130,59 +132,12 @@ def invite_url(token: str, base_url: str) -> str:
     return f"{base_url.rstrip('/')}/invite/{token}"
 
 
-# ------------------------------------------------------------ return links
-
-
-def issue_return_link(user: User) -> None:
-    """Give ``user`` a new personal return link; any earlier one stops working."""
-    # 32 random bytes: the link alone logs the rater in, like a password.
-    user.return_token = secrets.token_urlsafe(32)
-    user.return_token_issued_at = now()
-
-
-def rotate_return_link(session: Session, rater: User, *, actor: User | None, via: str) -> None:
-    """Replace the rater's return link, logged as an AuditEvent (``via``: "web" or "cli")."""
-    if rater.return_token is None:
-        raise ValueError(no_return_link(rater))
-    issue_return_link(rater)
-    session.add(rater)
-    session.add(
-        AuditEvent(
-            actor_id=actor.id if actor is not None else None,
-            subject_id=rater.id,
-            study_id=rater.study_id,
-            action=RETURN_LINK_ROTATED,
-            details={"via": via},
-        )
-    )
-    session.flush()
-
-
-def no_return_link(rater: User) -> str:
-    """Why ``rater`` has no return link."""
-    reason = "was imported" if rater.source == "import" else "declined to take part"
-    return f"rater {rater.rater_code} {reason} and has no return link"
-
-
-def rater_by_return_token(session: Session, token: str) -> User | None:
-    if not token:
-        return None
-    return session.exec(
-        select(User).where(User.return_token == token, User.role == ROLE_RATER)
-    ).first()
-
-
 def study_raters(session: Session, study: Study, *, code: str | None = None) -> list[User]:
     """The study's raters in joining order; ``code`` picks one, ignoring case."""
-    query = select(User).where(User.study_id == study.id, User.role == ROLE_RATER)
+    query = select(User).where(User.study_id == study.id, User.role == Role.RATER)
     if code is not None:
         query = query.where(func.upper(User.rater_code) == code.strip().upper())
     return list(session.exec(query.order_by(User.created_at, User.id)))
-
-
-def return_url(token: str, base_url: str) -> str:
-    """The rater's personal way back in (served by the rate blueprint)."""
-    return f"{base_url.rstrip('/')}/r/{token}"
 
 
 def server_url(host: str, port: int) -> str:

@@ -135,7 +135,7 @@ class QuestionSpec(_Strict):
     choices: list[str] = []
     # What raters read for a choice (the choice itself is what is stored and
     # exported); choices without one read as "Prefer not to say" for
-    # "prefer-not-to-say" (see annotator.rate.questionnaire.choice_label).
+    # "prefer-not-to-say" (see annotator.collect.questionnaire.choice_label).
     labels: dict[str, Annotated[str, Field(min_length=1, max_length=200)]] = {}
     # The choice that opens a free-text field ("self-describe").
     self_describe: str | None = None

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from annotator.db import session_scope
-from annotator.models import ROLE_RATER, User
+from annotator.models import Role, User
 
 DATA = Path(__file__).parent / "data"
 
@@ -86,7 +86,7 @@ def test_lead_pages_refuse_raters_and_anonymous_users(app, client, runner, path)
     anonymous = client.get(path)
     assert anonymous.status_code == 302 and "/login" in anonymous.headers["Location"]
     with session_scope(app) as session:
-        rater = User(role=ROLE_RATER, rater_code="R-TEST01")
+        rater = User(role=Role.RATER, rater_code="R-TEST01")
         session.add(rater)
         session.flush()
         rater_id = rater.id

@@ -15,7 +15,6 @@ from flask import (
 )
 from sqlmodel import select
 
-from ..auth import lead_required
 from ..db import get_session
 from ..exporters import FORMATS, ExportError, render_export
 from ..models import Invite, Study
@@ -27,6 +26,7 @@ from ..studies import (
     study_benchmarks,
     study_scales,
 )
+from ..web.auth.access import lead_required
 from .views import scale_progress, study_overviews
 
 __all__ = ["bp"]

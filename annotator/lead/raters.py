@@ -10,11 +10,14 @@ from flask_login import current_user
 from sqlalchemy import func
 from sqlmodel import Session, select
 
-from ..auth import confirmed, lead_required, render_confirm
+from ..collect.blocks import BlockState, BlockStatus, block_states
+from ..collect.enrolment import return_url
 from ..db import get_session
-from ..models import ROLE_RATER, AuditEvent, Demographics, Rating, Scale, Study, User
-from ..rate.blocks import DONE, BlockState, block_states, lift_gap
-from ..studies import link_base_url, return_url, rotate_return_link, study_scales
+from ..models import AuditAction, AuditEvent, Demographics, Rating, Role, Scale, Study, User
+from ..studies import link_base_url, study_scales
+from ..study.raters import lift_gap, rotate_return_link
+from ..web.auth.access import lead_required
+from ..web.confirm import confirmed, render_confirm
 from . import bp, get_study_or_404
 
 __all__ = ["RaterRow", "rater_rows"]
@@ -34,13 +37,13 @@ class RaterRow:
 
     @property
     def done(self) -> int:
-        return sum(1 for b in self.blocks if b.status == DONE)
+        return sum(1 for b in self.blocks if b.status == BlockStatus.DONE)
 
 
 def rater_rows(session: Session, study: Study) -> list[RaterRow]:
     users = session.exec(
         select(User)
-        .where(User.study_id == study.id, User.role == ROLE_RATER)
+        .where(User.study_id == study.id, User.role == Role.RATER)
         .order_by(User.created_at, User.id)
     ).all()
     answered = set(
@@ -51,7 +54,7 @@ def rater_rows(session: Session, study: Study) -> list[RaterRow]:
     lift_counts: dict[int, int] = {}
     for subject_id in session.exec(
         select(AuditEvent.subject_id).where(
-            AuditEvent.study_id == study.id, AuditEvent.action == "gap-lifted"
+            AuditEvent.study_id == study.id, AuditEvent.action == AuditAction.GAP_LIFTED
         )
     ).all():
         lift_counts[subject_id] = lift_counts.get(subject_id, 0) + 1
@@ -85,7 +88,7 @@ def _imported_counts(session: Session, study: Study) -> dict[int, dict[str, int]
     for rater_id, scale_id, count in session.exec(
         select(Rating.rater_id, Rating.scale_id, func.count(Rating.id))
         .join(Scale, Scale.id == Rating.scale_id)
-        .where(Scale.study_id == study.id, Rating.session_id.is_(None))
+        .where(Scale.study_id == study.id, Rating.block_id.is_(None))
         .group_by(Rating.rater_id, Rating.scale_id)
     ).all():
         counts.setdefault(rater_id, {})[names[scale_id]] = count
@@ -99,7 +102,7 @@ def _imported_counts(session: Session, study: Study) -> dict[int, dict[str, int]
 
 def _rater_or_404(study: Study, rater_id: int) -> User:
     rater = get_session().get(User, rater_id)
-    if rater is None or rater.role != ROLE_RATER or rater.study_id != study.id:
+    if rater is None or rater.role != Role.RATER or rater.study_id != study.id:
         abort(404)
     return rater
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import func
 from sqlmodel import Session, select
 
-from ..models import ROLE_RATER, Item, LLMScore, Rating, Scale, Study, User
+from ..models import Item, LLMScore, Rating, Role, Scale, Study, User
 
 __all__ = ["study_overviews", "scale_progress"]
 
@@ -28,7 +28,7 @@ def study_overviews(session: Session) -> list[dict]:
     raters = dict(
         session.exec(
             select(User.study_id, func.count(User.id))
-            .where(User.role == ROLE_RATER)
+            .where(User.role == Role.RATER)
             .group_by(User.study_id)
         ).all()
     )

@@ -1,11 +1,2 @@
-"""The rater's side: invite, consent, demographics, blocks and scoring."""
-
-from __future__ import annotations
-
-from flask import Blueprint
-
-__all__ = ["bp"]
-
-bp = Blueprint("rate", __name__)
-
-from . import views  # noqa: E402,F401  (registers the routes on bp)
+"""Only ``scores.py`` is left here: it moves to ``annotator.collect`` once
+the work on it in flight has landed (the rate blueprint is in ``annotator.web.rate``)."""

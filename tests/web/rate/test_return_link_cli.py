@@ -8,8 +8,7 @@ import pytest
 from sqlmodel import Session, select
 
 from annotator.db import get_engine
-from annotator.models import AuditEvent, User
-from annotator.studies import RETURN_LINK_ROTATED
+from annotator.models import AuditAction, AuditEvent, User
 
 from .conftest import join
 
@@ -51,7 +50,7 @@ def test_links_for_one_rater_in_any_case_and_rotation(app, runner, two_raters):
     assert others == {c: t for c, t in two_raters.items() if c != code}
     with Session(get_engine(app)) as session:
         (event,) = session.exec(
-            select(AuditEvent).where(AuditEvent.action == RETURN_LINK_ROTATED)
+            select(AuditEvent).where(AuditEvent.action == AuditAction.RETURN_LINK_ROTATED)
         ).all()
         assert event.actor_id is None and event.details == {"via": "cli"}
     assert app.test_client().get(f"/r/{old}").status_code == 404

@@ -13,8 +13,8 @@ import pytest
 from sqlmodel import Session, select
 
 from annotator.db import get_engine, session_scope
-from annotator.models import AuditEvent, User
-from annotator.studies import RETURN_LINK_ROTATED, create_lead
+from annotator.models import AuditAction, AuditEvent, User
+from annotator.studies import create_lead
 
 from .conftest import (
     CONFIRMED,
@@ -129,7 +129,7 @@ def test_unknown_and_rotated_links_get_a_clear_page(app, client, rater, lead_cli
     assert app.test_client().get(f"/r/{new}").status_code == 302
     with Session(get_engine(app)) as session:
         (event,) = session.exec(
-            select(AuditEvent).where(AuditEvent.action == RETURN_LINK_ROTATED)
+            select(AuditEvent).where(AuditEvent.action == AuditAction.RETURN_LINK_ROTATED)
         ).all()
         lead = session.exec(select(User).where(User.email == LEAD_EMAIL)).one()
         assert (event.actor_id, event.subject_id, event.details) == (lead.id, rater, {"via": "web"})

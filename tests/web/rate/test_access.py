@@ -219,3 +219,31 @@ def test_a_rater_logs_in_with_code_and_password(app, client, study):
     assert bad.status_code == 401
     good = other.post("/login", data={"username": code, "password": "rater-pass-1"})
     assert good.headers["Location"].endswith("/rate/")
+
+
+def test_the_password_form_takes_its_csrf_token(make_app, study):
+    # The Flask-WTF form checks the same token the app-wide CSRF check does.
+    app = make_app(WTF_CSRF_ENABLED=True)
+    rater = join_without_csrf(app, study.slug)
+    client = app.test_client()
+    with Session(get_engine(app)) as session:
+        token = session.get(User, rater).return_token
+    client.get(f"/r/{token}")
+    page = client.get("/rate/account")
+    assert 'minlength="8"' in page.text
+    csrf = page.text.split('name="csrf_token" value="')[1].split('"')[0]
+    data = {"password": "rater-pass-1", "confirm": "rater-pass-1"}
+    assert client.post("/rate/account", data=data).status_code == 400
+    assert client.post("/rate/account", data={**data, "csrf_token": csrf}).status_code == 302
+    with Session(get_engine(app)) as session:
+        assert session.get(User, rater).password_hash
+
+
+@pytest.mark.parametrize(
+    ("username", "password"),
+    [("", "whatever"), ("R-NOBODY", ""), ("x" * 400, "whatever")],
+)
+def test_an_incomplete_login_is_refused_like_a_wrong_one(client, username, password):
+    response = client.post("/login", data={"username": username, "password": password})
+    assert response.status_code == 401
+    assert "Unknown user or wrong password." in response.text

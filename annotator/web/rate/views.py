@@ -2,13 +2,13 @@
 
 Every form posts and redirects without JavaScript; with htmx the rating
 form swaps in the next item (the ``_item.html`` fragment the full page also
-includes), picked by the ``HX-Request`` header.
+includes), picked by the ``HX-Request`` header. The views parse, call
+``annotator.collect`` and render.
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from functools import lru_cache, wraps
+from functools import wraps
 
 from flask import (
     abort,
@@ -19,63 +19,45 @@ from flask import (
     request,
     url_for,
 )
-from flask_login import current_user, login_required, login_user, logout_user
-from jinja2.sandbox import SandboxedEnvironment
-from markupsafe import Markup
+from flask_login import current_user, login_user, logout_user
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 from werkzeug.security import generate_password_hash
 
-from ..auth import confirmed, render_confirm
-from ..clock import now
-from ..db import get_session
-from ..models import ROLE_RATER, Benchmark, Demographics, Invite, Item, Study
-from ..studies import link_base_url, rater_by_return_token, return_url
-from . import bp
-from .blocks import (
-    DONE,
-    IN_PROGRESS,
-    LOCKED,
-    WAITING,
+from ...clock import now
+from ...collect.blocks import (
     BlockState,
+    BlockStatus,
     BlockUnavailable,
-    InviteUsed,
+    ItemPage,
     block_state,
     block_states,
+    count_blocks,
+    item_page,
+    next_position,
+    open_item,
+    rate_item,
+    ratings_by_position,
+    start_block,
+)
+from ...collect.enrolment import (
+    InviteUsed,
     decline,
     enrol,
     needs_demographics,
-    next_position,
-    ratings_by_position,
-    serve,
-    start_block,
-    submit_score,
+    rater_by_return_token,
 )
-from .markdown import render_markdown
-from .questionnaire import choice_label, read_answers, self_describe_key
-from .scores import ScoreError, format_number, parse_score, scale_hint
-
-MIN_PASSWORD = 8
-
+from ...collect.questionnaire import choice_label, read_answers, self_describe_key
+from ...db import get_session
+from ...models import Demographics, Invite, Study
+from ...rate.scores import ScoreError, format_number, parse_score, scale_hint
+from ..auth.access import rater_required
+from ..confirm import confirmed, render_confirm
+from . import bp
+from .display import instructions_for, render_item_text
+from .forms import PasswordForm
 
 # ------------------------------------------------------------------ helpers
-
-
-def rater_required(view):
-    """Only raters who consented may pass; leads get 403, anonymous users the login."""
-
-    @wraps(view)
-    @login_required
-    def wrapped(*args, **kwargs):
-        if (
-            current_user.role != ROLE_RATER
-            or current_user.study_id is None
-            or current_user.consented_at is None
-        ):
-            abort(403)
-        return view(*args, **kwargs)
-
-    return wrapped
 
 
 def questionnaire_first(view):
@@ -99,48 +81,6 @@ def is_htmx() -> bool:
     return (
         request.headers.get("HX-Request") == "true"
         and request.headers.get("HX-History-Restore-Request") != "true"
-    )
-
-
-@bp.app_template_filter("local_time")
-def local_time(moment: datetime) -> Markup:
-    """Every date shown: ``Monday 9 March 2026 at 09:00 UTC`` in a ``<time>``.
-
-    static/local-time.js rewrites it in the reader's own time zone, naming
-    the zone; without JavaScript the UTC text stays.
-    """
-    moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-    text = f"{moment:%A} {moment.day} {moment:%B %Y} at {moment:%H:%M} UTC"
-    iso = moment.strftime("%Y-%m-%dT%H:%M:%SZ")
-    return Markup('<time datetime="{}" class="local-time">{}</time>').format(iso, text)
-
-
-@bp.app_template_filter("markdown")
-def markdown_filter(text: str) -> Markup:
-    return render_markdown(text)
-
-
-@bp.app_template_global()
-def rater_return_url() -> str | None:
-    """The logged-in rater's return link, or ``None`` (leads, imported raters)."""
-    if not current_user.is_authenticated or not getattr(current_user, "return_token", None):
-        return None
-    return return_url(current_user.return_token, link_base_url())
-
-
-@lru_cache(maxsize=64)
-def _item_template(source: str):
-    # Sandboxed and autoescaped: item fields are data, never markup.
-    return SandboxedEnvironment(autoescape=True).from_string(source)
-
-
-def render_item_text(benchmark: Benchmark, item: Item) -> Markup:
-    return Markup(_item_template(benchmark.template).render(**item.fields))
-
-
-def instructions_for(benchmark: Benchmark, scale) -> Markup:
-    return render_markdown(
-        benchmark.instructions.format(min=format_number(scale.min), max=format_number(scale.max))
     )
 
 
@@ -285,33 +225,26 @@ def dashboard():
         "rate/dashboard.html",
         study=_study(),
         states=states,
-        all_done=bool(states) and all(s.status == DONE for s in states),
+        all_done=bool(states) and all(s.status == BlockStatus.DONE for s in states),
     )
 
 
 @bp.route("/rate/account", methods=["GET", "POST"])
 @rater_required
 def account():
-    error = None
-    if request.method == "POST":
-        password = request.form.get("password", "")
-        confirm = request.form.get("confirm", "")
-        if len(password) < MIN_PASSWORD:
-            error = f"Please choose a password of at least {MIN_PASSWORD} characters."
-        elif password != confirm:
-            error = "The two passwords differ; please type the same password twice."
-        else:
-            session = get_session()
-            current_user.password_hash = generate_password_hash(password)
-            session.add(current_user)
-            session.commit()
-            flash(
-                f"Password saved. Log in with your rater code {current_user.rater_code} "
-                "and this password to come back.",
-                "info",
-            )
-            return redirect(url_for("rate.dashboard"))
-    return render_template("rate/account.html", error=error), (422 if error else 200)
+    form = PasswordForm()
+    if form.validate_on_submit():
+        session = get_session()
+        current_user.password_hash = generate_password_hash(form.password.data)
+        session.add(current_user)
+        session.commit()
+        flash(
+            f"Password saved. Log in with your rater code {current_user.rater_code} "
+            "and this password to come back.",
+            "info",
+        )
+        return redirect(url_for("rate.dashboard"))
+    return render_template("rate/account.html", form=form), (422 if form.error else 200)
 
 
 # ------------------------------------------------------------------- blocks
@@ -323,7 +256,7 @@ def account():
 def start(block_id: int):
     session = get_session()
     state = _own_block(block_id)
-    if state.status in (WAITING, LOCKED):
+    if state.status in (BlockStatus.WAITING, BlockStatus.LOCKED):
         return _not_open_yet(state)
     try:
         start_block(session, current_user, state)
@@ -340,62 +273,48 @@ def start(block_id: int):
 @questionnaire_first
 def block(block_id: int):
     state = _own_block(block_id)
-    if state.status == DONE:
+    if state.status == BlockStatus.DONE:
         return redirect(url_for("rate.block_done", block_id=block_id))
-    if state.status in (WAITING, LOCKED):
+    if state.status in (BlockStatus.WAITING, BlockStatus.LOCKED):
         return _not_open_yet(state)
-    if state.status != IN_PROGRESS:
+    if state.status != BlockStatus.IN_PROGRESS:
         return redirect(url_for("rate.dashboard"))
     rated = ratings_by_position(get_session(), state.block)
     position = next_position(state.block, rated) or len(state.block.item_order)
     return redirect(url_for("rate.item", block_id=block_id, position=position))
 
 
-def _item_response(state: BlockState, position: int, *, error=None, value=None, status=200):
-    session = get_session()
+def _item_response(state: BlockState, page: ItemPage, *, error=None, value=None, status=200):
     block = state.block
-    study = _study()
-    entry = block.item_order[position - 1]
-    item = session.get(Item, entry["item"])
-    benchmark = session.get(Benchmark, item.benchmark_id)
-    rated = ratings_by_position(session, block)
-    existing = rated.get(position)
-    if value is None and existing is not None:
-        value = format_number(existing.value)
-    frontier = next_position(block, rated)
-    done_before = position - 1
-    break_due = (
-        existing is None
-        and study.break_every
-        and done_before > 0
-        and done_before % study.break_every == 0
-    )
-    states = block_states(session, current_user)
+    scale = state.scale
+    if value is None and page.existing is not None:
+        value = format_number(page.existing.value)
+    position = page.position
     context = {
-        "study": study,
+        "study": _study(),
         "state": state,
-        "blocks_total": len(states),
-        "scale": state.scale,
-        "benchmark": benchmark,
-        "instructions": instructions_for(benchmark, state.scale),
-        "item_text": render_item_text(benchmark, item),
+        "blocks_total": count_blocks(get_session(), current_user),
+        "scale": scale,
+        "benchmark": page.benchmark,
+        "instructions": instructions_for(page.benchmark, scale),
+        "item_text": render_item_text(page.benchmark, page.item),
         "position": position,
-        "total": len(block.item_order),
-        "rated": len(rated),
-        "existing_value": format_number(existing.value) if existing is not None else None,
-        "revising": existing is not None,
-        "frontier": frontier,
+        "total": page.total,
+        "rated": page.rated,
+        "existing_value": format_number(page.existing.value) if page.existing else None,
+        "revising": page.existing is not None,
+        "frontier": page.frontier,
         "value": value or "",
         "error": error,
-        "hint": scale_hint(state.scale),
-        "break_due": break_due,
+        "hint": scale_hint(scale),
+        "break_due": page.break_due,
         "action": url_for("rate.item", block_id=block.id, position=position),
         "previous_url": url_for("rate.item", block_id=block.id, position=position - 1)
         if position > 1
         else None,
-        "min": format_number(state.scale.min),
-        "max": format_number(state.scale.max),
-        "step": format_number(state.scale.step),
+        "min": format_number(scale.min),
+        "max": format_number(scale.max),
+        "step": format_number(scale.step),
     }
     template = "rate/_item.html" if is_htmx() else "rate/item.html"
     response = make_response(render_template(template, **context), status)
@@ -432,63 +351,57 @@ def _post_to_completed_block(state: BlockState, position: int):
 def item(block_id: int, position: int):
     session = get_session()
     state = _own_block(block_id)
-    if state.status == DONE:
+    if state.status == BlockStatus.DONE:
         if request.method == "POST":
             return _post_to_completed_block(state, position)
         return redirect(url_for("rate.block_done", block_id=block_id))
-    if state.status != IN_PROGRESS:
+    if state.status != BlockStatus.IN_PROGRESS:
         if request.method == "POST":
             flash("This block has not been started; nothing was stored.", "error")
-        elif state.status in (WAITING, LOCKED):
+        elif state.status in (BlockStatus.WAITING, BlockStatus.LOCKED):
             return _not_open_yet(state)
         return _go(url_for("rate.dashboard"))
     block = state.block
     if not 1 <= position <= len(block.item_order):
         abort(404)
-    if request.method == "POST":
-        raw = request.form.get("score", "")
-        for attempt in range(2):
-            try:
-                result = submit_score(session, current_user, block, state.scale, position, raw)
-                session.commit()
-                break
-            except ScoreError as exc:
-                session.rollback()
-                return _item_response(state, position, error=str(exc), value=raw, status=422)
-            except BlockUnavailable as exc:
-                session.rollback()
-                flash(str(exc), "error")
-                return _go(url_for("rate.block", block_id=block_id))
-            except IntegrityError:
-                # A twin request stored this rating a moment ago; the second
-                # attempt finds it and stores nothing new.
-                session.rollback()
-                if attempt:
-                    raise
-        if result.block_completed:
-            return _go(url_for("rate.block_done", block_id=block_id))
-        following = position + 1
-        if following > len(block.item_order):
-            return _go(url_for("rate.block", block_id=block_id))
-        if not is_htmx():
-            return redirect(url_for("rate.item", block_id=block_id, position=following))
-        rated = ratings_by_position(session, block)
-        if following == next_position(block, rated):
-            serve(session, block, following)
-            session.commit()
-        response = _item_response(state, following)
-        response.headers["HX-Push-Url"] = url_for(
-            "rate.item", block_id=block_id, position=following
-        )
-        return response
-    rated = ratings_by_position(session, block)
-    frontier = next_position(block, rated)
-    if frontier is not None and position > frontier:
-        return redirect(url_for("rate.item", block_id=block_id, position=frontier))
-    if position == frontier:
-        serve(session, block, position)
+    break_every = _study().break_every
+    if request.method == "GET":
+        page = open_item(session, block, position, break_every=break_every)
+        if isinstance(page, int):
+            return redirect(url_for("rate.item", block_id=block_id, position=page))
         session.commit()
-    return _item_response(state, position)
+        return _item_response(state, page)
+    raw = request.form.get("score", "")
+    try:
+        scored = rate_item(
+            session,
+            current_user,
+            block,
+            state.scale,
+            position,
+            raw,
+            break_every=break_every,
+            show_following=is_htmx(),
+        )
+    except ScoreError as exc:
+        session.rollback()
+        rated = ratings_by_position(session, block)
+        page = item_page(session, block, position, rated, break_every=break_every)
+        return _item_response(state, page, error=str(exc), value=raw, status=422)
+    except BlockUnavailable as exc:
+        session.rollback()
+        flash(str(exc), "error")
+        return _go(url_for("rate.block", block_id=block_id))
+    if scored.submitted.block_completed:
+        return _go(url_for("rate.block_done", block_id=block_id))
+    following = position + 1
+    if following > len(block.item_order):
+        return _go(url_for("rate.block", block_id=block_id))
+    if scored.following is None:
+        return redirect(url_for("rate.item", block_id=block_id, position=following))
+    response = _item_response(state, scored.following)
+    response.headers["HX-Push-Url"] = url_for("rate.item", block_id=block_id, position=following)
+    return response
 
 
 @bp.route("/rate/blocks/<int:block_id>/done")
@@ -496,10 +409,10 @@ def item(block_id: int, position: int):
 @questionnaire_first
 def block_done(block_id: int):
     state = _own_block(block_id)
-    if state.status != DONE:
+    if state.status != BlockStatus.DONE:
         return redirect(url_for("rate.block", block_id=block_id))
     states = block_states(get_session(), current_user)
-    upcoming = next((s for s in states if s.status != DONE), None)
+    upcoming = next((s for s in states if s.status != BlockStatus.DONE), None)
     if upcoming is None:
         return redirect(url_for("rate.thanks"))
     return render_template(
@@ -516,6 +429,6 @@ def block_done(block_id: int):
 @questionnaire_first
 def thanks():
     states = block_states(get_session(), current_user)
-    if not states or any(s.status != DONE for s in states):
+    if not states or any(s.status != BlockStatus.DONE for s in states):
         return redirect(url_for("rate.dashboard"))
     return render_template("rate/thanks.html", study=_study())

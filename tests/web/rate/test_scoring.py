@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
+from contextlib import contextmanager
+
 import pytest
+from sqlalchemy import event
 from sqlmodel import Session, select
 
 from annotator.db import get_engine
 from annotator.exporters import long_export
-from annotator.models import Item, Rating, RatingChange, RatingSession
+from annotator.models import Block, Item, Rating, RatingChange
 from annotator.studies import get_study
 
 from .conftest import (
@@ -363,9 +367,7 @@ def test_ratings_never_mix_between_blocks(app, client, rater, block, clock):
     rate_all(client, second.id, 10, value="9.5")
     with Session(get_engine(app)) as session:
         rows = session.exec(
-            select(Rating.value, RatingSession.position).join(
-                RatingSession, RatingSession.id == Rating.session_id
-            )
+            select(Rating.value, Block.position).join(Block, Block.id == Rating.block_id)
         ).all()
     assert sorted(set(rows)) == [(1.0, 1), (9.5, 2)]
 
@@ -373,7 +375,7 @@ def test_ratings_never_mix_between_blocks(app, client, rater, block, clock):
 def test_a_twin_request_that_wins_the_race_leaves_one_rating(
     app, client, rater, block, monkeypatch
 ):
-    from annotator.rate import blocks as blocks_module
+    from annotator.collect import blocks as blocks_module
 
     client.get(item_url(block.id, 1))
     assert client.post(item_url(block.id, 1), data={"score": "2.2"}).status_code == 302
@@ -392,3 +394,34 @@ def test_a_twin_request_that_wins_the_race_leaves_one_rating(
     assert calls["n"] >= 2
     assert [(r.position, r.value) for r in ratings_of(app, rater)] == [(1, 2.2)]
     assert len(_changes(app)) == 1
+
+
+@contextmanager
+def _rating_selects(app):
+    """The SELECT statements that read the rating table while the block runs."""
+    engine = get_engine(app)
+    seen: list[str] = []
+
+    def listener(conn, cursor, statement, parameters, context, executemany):
+        if statement.lstrip().upper().startswith("SELECT") and re.search(
+            r"\bFROM rating\b", statement, re.IGNORECASE
+        ):
+            seen.append(statement)
+
+    event.listen(engine, "before_cursor_execute", listener)
+    try:
+        yield seen
+    finally:
+        event.remove(engine, "before_cursor_execute", listener)
+
+
+@pytest.mark.parametrize("position", [1, 9])
+def test_an_htmx_score_reads_the_block_ratings_once(app, client, rater, block, position):
+    rate_all(client, block.id, position - 1)
+    client.get(item_url(block.id, position))
+    with _rating_selects(app) as selects:
+        response = client.post(item_url(block.id, position), data={"score": "2"}, headers=HTMX)
+    assert response.status_code == 200
+    assert response.headers["HX-Push-Url"].endswith(item_url(block.id, position + 1))
+    assert len(selects) == 1, selects
+    assert [r.position for r in ratings_of(app, rater)] == list(range(1, position + 1))

@@ -11,7 +11,7 @@ from sqlmodel import Session, select
 
 from annotator.db import get_engine, session_scope
 from annotator.importers import import_items
-from annotator.models import Rating, RatingSession, User
+from annotator.models import Block, Rating, User
 from annotator.studies import create_invites, create_study, get_study
 from annotator.studyfile import parse_study_file
 
@@ -181,14 +181,10 @@ def rater(app, client, study) -> int:
     return join(app, client, study.slug)
 
 
-def blocks_of(app, user_id: int) -> list[RatingSession]:
+def blocks_of(app, user_id: int) -> list[Block]:
     with Session(get_engine(app)) as session:
         return list(
-            session.exec(
-                select(RatingSession)
-                .where(RatingSession.rater_id == user_id)
-                .order_by(RatingSession.position)
-            )
+            session.exec(select(Block).where(Block.rater_id == user_id).order_by(Block.position))
         )
 
 
@@ -237,5 +233,5 @@ def lead_client(app):
     return client
 
 
-# The second step of a confirmation page (annotator.auth.render_confirm).
+# The second step of a confirmation page (annotator.web.confirm.render_confirm).
 CONFIRMED = {"confirmed": "yes"}

@@ -1,0 +1,148 @@
+"""Enrolment: an invite, the consent (or its refusal), the questionnaire
+check and the rater's personal return link.
+
+Data-access functions take the session and leave the commit to the caller.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from sqlalchemy import func, update
+from sqlmodel import Session, select
+
+from ..clock import now
+from ..models import (
+    Block,
+    BlockAssignment,
+    Demographics,
+    Invite,
+    Role,
+    Study,
+    User,
+    UserSource,
+)
+from ..studies import new_rater_code, study_scales
+from . import protocol
+
+__all__ = [
+    "InviteUsed",
+    "enrol",
+    "decline",
+    "needs_demographics",
+    "issue_return_link",
+    "no_return_link",
+    "rater_by_return_token",
+    "return_url",
+]
+
+
+class InviteUsed(Exception):
+    """The invite was taken by someone else in the meantime."""
+
+
+def _claim_invite(session: Session, invite: Invite, user: User) -> None:
+    # A conditional UPDATE, so two tabs submitting the same invite at once
+    # cannot both use it.
+    result = session.execute(
+        update(Invite)
+        .where(Invite.id == invite.id, Invite.used_at.is_(None))
+        .values(used_at=now(), user_id=user.id)
+    )
+    if result.rowcount != 1:
+        raise InviteUsed(invite.token)
+    session.refresh(invite)
+
+
+def _new_rater(session: Session, study: Study) -> User:
+    user = User(
+        role=Role.RATER,
+        rater_code=new_rater_code(session),
+        study_id=study.id,
+        source=UserSource.INVITE,
+    )
+    session.add(user)
+    session.flush()
+    return user
+
+
+def decline(session: Session, invite: Invite) -> User:
+    """Record a refusal of consent: a rater code with ``declined_at``, nothing else."""
+    study = session.get(Study, invite.study_id)
+    user = _new_rater(session, study)
+    user.declined_at = now()
+    _claim_invite(session, invite, user)
+    return user
+
+
+def enrol(session: Session, invite: Invite) -> User:
+    """A new rater who consented, with their blocks in their assigned order."""
+    # Lock the study row so that raters joining at the same moment get
+    # consecutive places (and so consecutive Latin-square rows) on
+    # PostgreSQL; SQLite serialises writers anyway.
+    study = session.exec(select(Study).where(Study.id == invite.study_id).with_for_update()).one()
+    user = _new_rater(session, study)
+    user.consented_at = now()
+    issue_return_link(user)
+    _claim_invite(session, invite, user)
+    scales = study_scales(session, study)
+    last = session.exec(
+        select(func.max(BlockAssignment.sequence)).where(BlockAssignment.study_id == study.id)
+    ).one()
+    # The unique (study, sequence) constraint turns any race the lock misses
+    # into an error (and a rolled-back, retryable request), never into two
+    # raters on one row.
+    sequence = 0 if last is None else last + 1
+    assignment = BlockAssignment(
+        user_id=user.id, study_id=study.id, sequence=sequence, method=study.scale_order
+    )
+    if study.scale_order == "random":
+        assignment.seed = protocol.new_seed()
+        order = protocol.random_block_order(assignment.seed, len(scales))
+    else:
+        assignment.latin_row, order = protocol.balanced_block_order(sequence, len(scales))
+    assignment.scale_ids = [scales[i].id for i in order]
+    session.add(assignment)
+    for position, scale_id in enumerate(assignment.scale_ids, start=1):
+        session.add(
+            Block(rater_id=user.id, scale_id=scale_id, position=position, seed=protocol.new_seed())
+        )
+    session.flush()
+    return user
+
+
+def needs_demographics(session: Session, user: User, study: Study) -> bool:
+    if not study.demographics:
+        return False
+    return (
+        session.exec(select(Demographics.id).where(Demographics.user_id == user.id)).first() is None
+    )
+
+
+# ------------------------------------------------------------ return links
+
+
+def issue_return_link(user: User) -> None:
+    """Give ``user`` a new personal return link; any earlier one stops working."""
+    # 32 random bytes: the link alone logs the rater in, like a password.
+    user.return_token = secrets.token_urlsafe(32)
+    user.return_token_issued_at = now()
+
+
+def no_return_link(rater: User) -> str:
+    """Why ``rater`` has no return link."""
+    reason = "was imported" if rater.source == UserSource.IMPORT else "declined to take part"
+    return f"rater {rater.rater_code} {reason} and has no return link"
+
+
+def rater_by_return_token(session: Session, token: str) -> User | None:
+    if not token:
+        return None
+    return session.exec(
+        select(User).where(User.return_token == token, User.role == Role.RATER)
+    ).first()
+
+
+def return_url(token: str, base_url: str) -> str:
+    """The rater's personal way back in (served by the rate blueprint)."""
+    return f"{base_url.rstrip('/')}/r/{token}"
