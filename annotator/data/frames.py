@@ -15,8 +15,19 @@ import pandas as pd
 from sqlalchemy import func
 from sqlmodel import Session, select
 
-from .. import models
-from ..models import Benchmark, Demographics, Item, LLMScore, Rating, Scale, Study, User
+from ..models import (
+    Benchmark,
+    Block,
+    Demographics,
+    Item,
+    LLMScore,
+    Rating,
+    RatingChange,
+    Role,
+    Scale,
+    Study,
+    User,
+)
 
 __all__ = [
     "BLOCK_DONE",
@@ -26,11 +37,6 @@ __all__ = [
     "study_frames",
     "data_version",
 ]
-
-# The block table, whichever name it has: ``RatingSession`` with
-# ``Rating.session_id`` today, ``Block`` with ``Rating.block_id`` after the
-# rename. Queries below use only these two names.
-BlockTable = getattr(models, "Block", None) or models.RatingSession
 
 BLOCK_DONE = "done"
 BLOCK_IN_PROGRESS = "in progress"
@@ -245,7 +251,7 @@ def _demographics(session: Session, study: Study) -> tuple[pd.DataFrame, list[st
         .join(Demographics, Demographics.user_id == User.id, isouter=True)
         .where(
             User.study_id == study.id,
-            User.role == "rater",
+            User.role == Role.RATER,
             User.declined_at.is_(None),
         )
         .order_by(User.rater_code)
@@ -270,15 +276,15 @@ def _blocks(session: Session, study: Study) -> pd.DataFrame:
         select(
             User.rater_code,
             Scale.name,
-            BlockTable.position,
-            BlockTable.started_at,
-            BlockTable.completed_at,
-            BlockTable.item_order,
+            Block.position,
+            Block.started_at,
+            Block.completed_at,
+            Block.item_order,
         )
-        .join(Scale, Scale.id == BlockTable.scale_id)
-        .join(User, User.id == BlockTable.rater_id)
+        .join(Scale, Scale.id == Block.scale_id)
+        .join(User, User.id == Block.rater_id)
         .where(Scale.study_id == study.id)
-        .order_by(User.rater_code, BlockTable.position)
+        .order_by(User.rater_code, Block.position)
     )
     rows = session.exec(query).all()
     frame = pd.DataFrame([row[:5] for row in rows], columns=BLOCK_COLUMNS[:5], dtype=object)
@@ -338,7 +344,7 @@ def data_version(session: Session, study: Study) -> tuple:
     ).one()
     # Any study's revision invalidates: the primary key's maximum is one
     # index lookup, where counting this study's changes would scan them.
-    changes = session.exec(select(func.max(models.RatingChange.id))).one()
+    changes = session.exec(select(func.max(RatingChange.id))).one()
     llm = session.exec(
         select(func.max(LLMScore.id), func.count(LLMScore.id)).where(
             LLMScore.scale_id.in_(scale_ids)
@@ -349,10 +355,10 @@ def data_version(session: Session, study: Study) -> tuple:
     ).one()
     blocks = session.exec(
         select(
-            func.count(BlockTable.id),
-            func.count(BlockTable.started_at),
-            func.count(BlockTable.completed_at),
-        ).where(BlockTable.scale_id.in_(scale_ids))
+            func.count(Block.id),
+            func.count(Block.started_at),
+            func.count(Block.completed_at),
+        ).where(Block.scale_id.in_(scale_ids))
     ).one()
     answers = session.exec(
         select(func.max(Demographics.id), func.count(Demographics.id))

@@ -16,10 +16,9 @@ import numpy as np
 from sqlalchemy import insert
 from sqlmodel import Session, select
 
-from ..models import Demographics, Item, LLMScore, Rating, RatingChange, Study, User
+from ..models import Block, Demographics, Item, LLMScore, Rating, RatingChange, Role, Study, User
 from ..studies import create_study, study_benchmarks, study_scales
 from ..studyfile import parse_study_file
-from .frames import BlockTable
 
 __all__ = ["SyntheticSpec", "build_synthetic_study"]
 
@@ -123,7 +122,7 @@ def build_synthetic_study(session: Session, spec: SyntheticSpec | None = None) -
     )
     user_rows = [
         {
-            "role": "rater",
+            "role": Role.RATER,
             "rater_code": f"{spec.slug}-r{j:02d}",
             "study_id": study.id,
             "source": "invite",
@@ -239,8 +238,9 @@ def build_synthetic_study(session: Session, spec: SyntheticSpec | None = None) -
                     }
                 )
                 clock += timedelta(seconds=9)
-    session.execute(insert(BlockTable), block_rows)
-    session.execute(insert(Rating), rating_rows)
+    session.execute(insert(Block), block_rows)
+    if rating_rows:
+        session.execute(insert(Rating), rating_rows)
     first_rating = session.exec(
         select(Rating.id).where(Rating.scale_id == scales[0].id).order_by(Rating.id)
     ).first()
@@ -279,6 +279,7 @@ def build_synthetic_study(session: Session, spec: SyntheticSpec | None = None) -
                         }
                         for i in range(spec.n_items)
                     ]
-    session.execute(insert(LLMScore), llm_rows)
+    if llm_rows:  # an empty list would insert one row of defaults
+        session.execute(insert(LLMScore), llm_rows)
     session.flush()
     return study
