@@ -70,6 +70,7 @@ class Section:
     caption: str
     frame: FrameView
     best: bool = False
+    within: str | None = None
     text_columns: frozenset[str] = frozenset()
     figures: list[Figure] = field(default_factory=list)
     worst: list[str] = field(default_factory=list)
@@ -239,6 +240,7 @@ def _section(key, heading, caption, frame, *, higher=(), lower=(), within=None, 
         caption=caption,
         frame=frame_view(frame, best=best),
         best=best is not None,
+        within=within,
         text_columns=_text_columns(frame),
         **extra,
     )
