@@ -27,7 +27,7 @@ from ..studies import (
     study_scales,
 )
 from ..web.auth.access import lead_required
-from .views import scale_progress, study_overviews
+from .views import study_overviews
 
 __all__ = ["bp"]
 
@@ -72,7 +72,6 @@ def study(slug: str):
         study=the_study,
         scales=study_scales(session, the_study),
         benchmarks=study_benchmarks(session, the_study),
-        progress=scale_progress(session, the_study),
         formats=FORMATS,
         dashboard=dashboard,
     )
