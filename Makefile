@@ -40,6 +40,7 @@ test: lint
 bench: install-test
 	$(BIN)/python benchmarks/import_export.py
 	$(BIN)/python benchmarks/metrics.py
+	$(BIN)/python benchmarks/startup.py
 	$(BIN)/python benchmarks/study_page.py
 
 clean:

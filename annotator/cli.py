@@ -1,29 +1,30 @@
-"""The ``annotator`` command line (also ``flask --app annotator ...``)."""
+"""The ``annotator`` command line (also ``flask --app annotator ...``).
+
+Start-up matters here: ``annotator --help`` and a command's ``--help`` must not
+wait for SQLAlchemy, pandas or scipy (seconds on a small machine). So this
+module imports only click and Flask at the top; each command imports what it
+uses when it runs, and the statistics commands are :class:`LazyCommand` s
+(``benchmarks/startup.py`` measures it, ``tests/test_cli_startup.py`` checks
+the imports).
+"""
 
 from __future__ import annotations
 
+import importlib
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from flask import Flask, current_app
 from flask.cli import AppGroup, FlaskGroup, with_appcontext
-from sqlmodel import select
 
-from . import migrate
-from .db import get_engine, session_scope
-from .models import Role, Study, User
-from .studies import (
-    StudyExists,
-    create_invites,
-    create_lead,
-    create_study,
-    get_study,
-    invite_url,
-)
-from .studyfile import StudyFileError, load_study_file
+from .analysis.cli import report_command
 
-__all__ = ["main", "register_commands"]
+if TYPE_CHECKING:
+    from .models import Study
+
+__all__ = ["main", "register_commands", "LazyCommand", "COMMANDS"]
 
 
 def _fail(message: str) -> None:
@@ -35,6 +36,11 @@ def _progress() -> bool:
 
 
 def _study_or_fail(session, slug: str) -> Study:
+    from sqlmodel import select
+
+    from .models import Study
+    from .studies import get_study
+
     study = get_study(session, slug)
     if study is None:
         known = ", ".join(session.exec(select(Study.slug)).all()) or "none yet"
@@ -55,6 +61,9 @@ def _base_url(base_url: str | None) -> str:
 @with_appcontext
 def init_command() -> None:
     """Create the instance folder and the database (at the newest schema)."""
+    from . import migrate
+    from .db import get_engine
+
     migrate.upgrade(get_engine())
     click.echo(f"Instance folder: {current_app.instance_path}")
     click.echo(f"Database: {get_engine().url.render_as_string(hide_password=True)}")
@@ -68,6 +77,9 @@ db_group = AppGroup("db", help="Database schema (Alembic migrations).")
 @click.option("--revision", default="head", show_default=True, help="Target revision.")
 def db_upgrade(revision: str) -> None:
     """Bring the database schema up to date."""
+    from . import migrate
+    from .db import get_engine
+
     engine = get_engine()
     before = migrate.current_revision(engine)
     migrate.upgrade(engine, revision)
@@ -82,6 +94,9 @@ def db_upgrade(revision: str) -> None:
 @click.option("-m", "--message", required=True)
 def db_revision(message: str) -> None:
     """(Developers) write a migration for the changes in models.py."""
+    from . import migrate
+    from .db import get_engine
+
     migrate.revision(get_engine(), message)
 
 
@@ -90,9 +105,30 @@ lead_group = AppGroup("lead", help="Project leads.")
 
 @lead_group.command("create")
 @click.argument("email")
-@click.password_option(help="At least 8 characters; asked for when not given.")
-def lead_create(email: str, password: str) -> None:
+@click.option(
+    "--password",
+    help="At least 8 characters. Asked for (twice, hidden) when neither this nor "
+    "--password-stdin is given.",
+)
+@click.option(
+    "--password-stdin",
+    is_flag=True,
+    help="Read the password from the first line of standard input, for scripts "
+    "(unlike --password it stays out of the shell history and the process list).",
+)
+def lead_create(email: str, password: str | None, password_stdin: bool) -> None:
     """Create a lead account that logs in with EMAIL."""
+    from .db import session_scope
+    from .studies import create_lead
+
+    if password is not None and password_stdin:
+        raise click.UsageError("give --password or --password-stdin, not both")
+    if password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+        if not password:
+            _fail("--password-stdin: standard input holds no password")
+    elif password is None:
+        password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
     try:
         with session_scope() as session:
             user = create_lead(session, email, password)
@@ -110,6 +146,10 @@ study_group = AppGroup("study", help="Define and list studies.")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 def study_create(file: Path) -> None:
     """Create a study from a TOML study file."""
+    from .db import session_scope
+    from .studies import StudyExists, create_study
+    from .studyfile import StudyFileError, load_study_file
+
     try:
         spec = load_study_file(file)
         with session_scope() as session:
@@ -126,6 +166,7 @@ def study_create(file: Path) -> None:
 @study_group.command("list")
 def study_list() -> None:
     """List the studies with their counts."""
+    from .db import session_scope
     from .lead.views import study_overviews
 
     with session_scope() as session:
@@ -145,6 +186,7 @@ def study_list() -> None:
 
 
 def _import(kind: str, importer, study_slug: str, file: Path) -> None:
+    from .db import session_scope
     from .tables import InputError
 
     try:
@@ -212,6 +254,9 @@ raters_group = AppGroup("raters", help="Raters and their invites.")
 @click.option("--base-url", help="Address of the server (default: ANNOTATOR_BASE_URL).")
 def raters_invite(study: str, count: int, base_url: str | None) -> None:
     """Print COUNT single-use invite links, one per line."""
+    from .db import session_scope
+    from .studies import create_invites, invite_url
+
     with session_scope() as session:
         invites = create_invites(session, _study_or_fail(session, study), count)
         tokens = [invite.token for invite in invites]
@@ -231,6 +276,7 @@ def raters_links(study: str, code: str | None, rotate: bool, base_url: str | Non
     Every replacement is logged.
     """
     from .collect.enrolment import no_return_link, return_url
+    from .db import session_scope
     from .studies import study_raters
     from .study.raters import rotate_return_link
 
@@ -274,6 +320,7 @@ def export_command(
     study: str, fmt: str, scale: str | None, benchmark: str | None, complete: bool, out: Path
 ) -> None:
     """Export a study's ratings and LLM scores."""
+    from .db import session_scope
     from .exporters import ExportError, render_export
 
     try:
@@ -287,7 +334,7 @@ def export_command(
                 complete=complete,
             )
     except ExportError as exc:
-        _fail(str(exc))
+        _fail(f"{exc}; choose one with --{exc.field} ({', '.join(exc.choices)})")
     if str(out) == "-":
         click.echo(export.text, nl=False)
     else:
@@ -314,7 +361,12 @@ def export_command(
 @with_appcontext
 def serve_command(host: str, port: int, demo: bool) -> None:
     """Upgrade the database, load the demo study the first time, and serve."""
+    from sqlmodel import select
+
+    from . import migrate
+    from .db import get_engine, session_scope
     from .demo import load_demo
+    from .models import Role, User
     from .studies import link_base_url, server_url
 
     app: Flask = current_app._get_current_object()
@@ -342,26 +394,76 @@ def serve_command(host: str, port: int, demo: bool) -> None:
     run_simple(host, port, app, threaded=True, use_reloader=False, use_debugger=False)
 
 
+class LazyCommand(click.Command):
+    """A command imported only when it runs or shows its own help.
+
+    Listing the commands needs only their one-line help, given here; importing
+    the statistics commands for it would import numpy, scipy and pandas (about
+    a second). Click's own recipe (a "LazyGroup") still imports every command
+    for ``--help``; this proxy avoids that and works in any group, including
+    the app's ``app.cli`` behind ``flask --app annotator``.
+    ``tests/test_cli_startup.py`` checks that ``short_help`` matches the command's.
+    """
+
+    def __init__(self, name: str, import_path: str, short_help: str) -> None:
+        super().__init__(name, help=short_help, add_help_option=False)
+        self.import_path = import_path
+
+    def load(self) -> click.Command:
+        module, attribute = self.import_path.split(":")
+        return getattr(importlib.import_module(module), attribute)
+
+    def make_context(self, info_name, args, parent=None, **extra) -> click.Context:
+        # The context (and so the parsing, --help and invoke) is the real command's.
+        return self.load().make_context(info_name, args, parent=parent, **extra)
+
+
+def _metrics_commands() -> list[click.Command]:
+    # The commands annotator.metrics.cli.register adds (a test keeps them equal).
+    return [
+        LazyCommand(
+            "alt-test",
+            "annotator.metrics.cli:alt_test_command",
+            "Run the alt-test: may an LLM judge replace the human annotators?",
+        ),
+        LazyCommand(
+            "icc",
+            "annotator.metrics.cli:icc_command",
+            "ICC(A,1), ICC(A,k), ICC(C,1), ICC(C,k) of the matrix export MATRIX (a CSV).",
+        ),
+        LazyCommand(
+            "alpha",
+            "annotator.metrics.cli:alpha_command",
+            "Krippendorff's alpha of the matrix export MATRIX (a CSV); empty cells are missing.",
+        ),
+        LazyCommand(
+            "plan",
+            "annotator.metrics.plan_cli:plan_command",
+            "Plan a study from a PILOT export (matrix CSV; alttest JSON with --alttest).",
+        ),
+    ]
+
+
+COMMANDS: tuple[click.Command, ...] = (
+    init_command,
+    db_group,
+    lead_group,
+    study_group,
+    items_group,
+    ratings_group,
+    llm_group,
+    raters_group,
+    export_command,
+    serve_command,
+    report_command,
+    *_metrics_commands(),
+)
+
+
 def register_commands(app: Flask) -> None:
-    for command in (
-        init_command,
-        db_group,
-        lead_group,
-        study_group,
-        items_group,
-        ratings_group,
-        llm_group,
-        raters_group,
-        export_command,
-        serve_command,
-    ):
+    """The commands of ``flask --app annotator``: the same as ``annotator``'s."""
+    for command in COMMANDS:
         app.cli.add_command(command)
-    from .metrics.cli import register as register_metrics
-
-    register_metrics(app.cli)
-    from .analysis.cli import register as register_analysis
-
-    register_analysis(app.cli)
 
 
 def _create_app_for_cli() -> Flask:
@@ -370,9 +472,27 @@ def _create_app_for_cli() -> Flask:
     return create_app()
 
 
-main = FlaskGroup(
+class _AnnotatorGroup(FlaskGroup):
+    """Flask's command group, with the commands on the group itself.
+
+    Flask's group lists the commands of ``app.cli``, so ``annotator --help``
+    built the whole app (database engine, blueprints) just to print a list.
+    Here listing and finding a command build nothing; a command that needs the
+    app loads it itself (``with_appcontext``).
+    """
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(self.commands)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        return self.commands.get(name) or super().get_command(ctx, name)
+
+
+main = _AnnotatorGroup(
     name="annotator",
     create_app=_create_app_for_cli,
     add_version_option=False,
     help="Rating studies with humans and LLM judges.",
 )
+for _command in COMMANDS:
+    main.add_command(_command)

@@ -6,6 +6,8 @@ All exports identify raters by their pseudonymous code only.
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,23 +48,31 @@ LLM_PREFIX = "llm:"
 
 
 class ExportError(ValueError):
-    pass
+    """An export that cannot be made as asked.
+
+    The message names no command-line option or form field: ``field`` says
+    which choice is missing or wrong (``scale``, ``benchmark`` or ``format``)
+    and ``choices`` what it may be, and each face adds its own words (the CLI
+    its ``--scale`` option, the study page its Scale list).
+    """
+
+    def __init__(self, message: str, *, field: str, choices: Sequence[str]) -> None:
+        super().__init__(message)
+        self.field = field
+        self.choices = list(choices)
 
 
 def _pick_scale(session: Session, study: Study, name: str | None) -> Scale:
     scales = study_scales(session, study)
+    names = [s.name for s in scales]
     if name is None:
         if len(scales) == 1:
             return scales[0]
-        raise ExportError(
-            f"this export is for one scale; choose one with --scale ({', '.join(s.name for s in scales)})"
-        )
+        raise ExportError("this export is for one scale", field="scale", choices=names)
     for scale in scales:
         if scale.name == name:
             return scale
-    raise ExportError(
-        f"unknown scale {name!r} (the study has: {', '.join(s.name for s in scales)})"
-    )
+    raise ExportError(f"unknown scale {name!r}", field="scale", choices=names)
 
 
 def _pick_benchmark(session: Session, study: Study, name: str | None) -> Benchmark | None:
@@ -73,7 +83,9 @@ def _pick_benchmark(session: Session, study: Study, name: str | None) -> Benchma
         if bench.name == name:
             return bench
     raise ExportError(
-        f"unknown benchmark {name!r} (the study has: {', '.join(b.name for b in benchmarks)})"
+        f"unknown benchmark {name!r}",
+        field="benchmark",
+        choices=[b.name for b in benchmarks],
     )
 
 
@@ -197,6 +209,9 @@ def matrix_export(
     # Several runs of one model are averaged: the mean of sampled scores is
     # the estimate that agrees best with humans (paper 002 in shared/papers).
     models_frame = llm.pivot_table(index="item_pk", columns="model", values="value", aggfunc="mean")
+    # A mean carries binary noise ((3.86 + 4.0) / 2 is 3.9299999999999997);
+    # 12 significant digits keep every digit a stored score can have.
+    models_frame = models_frame.map(round_significant)
     models = sorted(models_frame.columns)
     frame = items.set_index("item_pk")
     frame = frame.join(humans[raters]).join(
@@ -470,8 +485,34 @@ class RenderedExport:
     notes: str = ""
 
 
+MEAN_DIGITS = 12
+
+
+def round_significant(value: float, digits: int = MEAN_DIGITS) -> float:
+    """``value`` rounded to ``digits`` significant digits (NaN stays NaN)."""
+    return float(f"{value:.{digits}g}")
+
+
+def number_text(value: object) -> str:
+    """A number as people write it: ``4`` not ``4.0``, empty for a missing one.
+
+    Other floats are written as Python's shortest repr, which reads back as the
+    same float: a stored score appears exactly as it was typed or imported.
+    """
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return repr(value)
+
+
 def _csv(frame: pd.DataFrame) -> str:
-    # Python's shortest repr of each float, so the round trip is exact.
+    # pandas writes a float column with ".0" on whole numbers (and an integer
+    # column holding a gap becomes float: block_position, revisions), so float
+    # columns are written as text by number_text.
+    frame = frame.copy()
+    for column in frame.columns[frame.dtypes == "float64"]:
+        frame[column] = frame[column].map(number_text)
     return frame.to_csv(index=False, lineterminator="\n")
 
 
@@ -510,5 +551,5 @@ def render_export(
     elif fmt == "demographics":
         frame = demographics_export(session, study)
     else:
-        raise ExportError(f"unknown format {fmt!r} (use one of: {', '.join(FORMATS)})")
+        raise ExportError(f"unknown format {fmt!r}", field="format", choices=FORMATS)
     return RenderedExport(_csv(frame), len(frame), "text/csv", f"{stem}.csv")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 
 from sqlalchemy import insert, update
@@ -18,6 +19,7 @@ from sqlmodel import Session, select
 from tqdm import tqdm
 
 from .clock import now
+from .collect.scores import ScoreError, parse_score, scale_range
 from .models import (
     Demographics,
     Item,
@@ -31,7 +33,7 @@ from .models import (
 )
 from .studies import study_benchmarks, study_scales
 from .studyfile import template_fields
-from .tables import InputError, Problems, Row, parse_score, read_rows
+from .tables import InputError, Problems, Row, parse_number, read_rows
 
 __all__ = ["ImportReport", "import_items", "import_ratings", "import_llm_scores", "InputError"]
 
@@ -97,12 +99,6 @@ def _insert_rows(session: Session, model, rows: list[dict]) -> None:
 
 def _text(value: object) -> str:
     return "" if value is None else str(value).strip()
-
-
-def _scale_problem(value: float, scale: Scale) -> str | None:
-    if value < scale.min or value > scale.max:
-        return f"score {value:g} is outside the scale {scale.name} ({scale.min:g} to {scale.max:g})"
-    return None
 
 
 # --------------------------------------------------------------------- items
@@ -206,7 +202,7 @@ def _gold(values: dict, row: Row, problems: Problems) -> tuple[float | None, flo
         if raw is None or _text(raw) == "":
             continue
         try:
-            value = parse_score(raw)
+            value = parse_number(raw)
         except ValueError as exc:
             problems.add(row.line, column, str(exc))
             continue
@@ -251,16 +247,31 @@ def _lookup_scale(scales: dict[str, Scale], row: Row, problems: Problems) -> Sca
     return scale
 
 
-def _lookup_score(row: Row, scale: Scale | None, problems: Problems) -> float | None:
+def _cell_text(value: object) -> str | None:
+    """A score cell as text for the score parser (JSONL cells may be numbers)."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        # Positional notation, as a person would have typed it: 1e-05 -> 0.00001.
+        return format(Decimal(repr(value)), "f")
+    return repr(value)
+
+
+def _lookup_score(
+    row: Row, scale: Scale | None, problems: Problems, *, any_precision: bool = False
+) -> float | None:
+    """The row's score, checked by the parser of the rater's form (see collect.scores)."""
+    raw = _cell_text(row.values["score"])
+    if scale is None:
+        return None
     try:
-        value = parse_score(row.values["score"])
-    except ValueError as exc:
-        problems.add(row.line, "score", str(exc))
+        return parse_score(raw, scale, any_precision=any_precision)
+    except ScoreError as exc:
+        allowed = scale_range(scale, any_precision=any_precision)
+        problems.add(
+            row.line, "score", f"{exc.problem}; the scale {scale.name} takes numbers {allowed}"
+        )
         return None
-    if scale is not None and (message := _scale_problem(value, scale)):
-        problems.add(row.line, "score", message)
-        return None
-    return value
 
 
 def import_ratings(
@@ -482,12 +493,14 @@ def import_llm_scores(
             problems.add(row.line, "model", "the model name is empty")
         item = _lookup_item(items, row, problems)
         scale = _lookup_scale(scales, row, problems)
-        value = _lookup_score(row, scale, problems)
+        # LLM scores keep any precision (means over samples or token
+        # probabilities are not on the scale's step); the bounds still apply.
+        value = _lookup_score(row, scale, problems, any_precision=True)
         run = _text(row.values.get("run"))
         temperature = None
         if _text(row.values.get("temperature")):
             try:
-                temperature = parse_score(row.values["temperature"])
+                temperature = parse_number(row.values["temperature"])
             except ValueError as exc:
                 problems.add(row.line, "temperature", str(exc))
         if not model or item is None or scale is None or value is None:

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["InputError", "Problems", "Row", "read_rows", "parse_score"]
+__all__ = ["InputError", "Problems", "Row", "read_rows", "parse_number"]
 
 MAX_PROBLEMS_SHOWN = 50
 
@@ -140,8 +140,9 @@ def read_rows(path: str | Path, *, required: list[str], problems: Problems) -> l
     return list(_jsonl_rows(text, required, problems))
 
 
-def parse_score(raw: object) -> float:
-    """A finite float from a cell; ``ValueError`` says what is wrong with it."""
+def parse_number(raw: object) -> float:
+    """A finite float from a cell (gold shares, temperatures); ``ValueError`` says
+    what is wrong. Scores go through :func:`annotator.collect.scores.parse_score`."""
     if isinstance(raw, bool):
         raise ValueError(f"{raw!r} is not a number")
     if isinstance(raw, int | float):
@@ -149,7 +150,7 @@ def parse_score(raw: object) -> float:
     else:
         text = str(raw).strip() if raw is not None else ""
         if not text:
-            raise ValueError("the score is empty")
+            raise ValueError("the cell is empty")
         try:
             value = float(text)
         except ValueError:

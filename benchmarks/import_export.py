@@ -82,9 +82,9 @@ def write_files(folder: Path) -> tuple[Path, Path, Path]:
             for scale, top in SCALES.items():
                 for i in range(N_ITEMS):
                     share = min(1.0, max(0.0, truth[i] + rng.gauss(0, 0.1)))
-                    writer.writerow(
-                        [f"i{i}", f"rater{r:02d}", scale, round(share * top, 2), gender]
-                    )
+                    # On the scale's step (0.1 on 0-100), as the import requires.
+                    score = round(share * top, 1 if top == 100 else 2)
+                    writer.writerow([f"i{i}", f"rater{r:02d}", scale, score, gender])
     llm = folder / "llm.csv"
     with open(llm, "w", newline="") as handle:
         writer = csv.writer(handle)

@@ -138,7 +138,7 @@ def test_import_export_round_trip(runner, loaded, tmp_path):
                 assert row[rater] == ""
     # Two runs of gpt on s1 (4.8 and 4.6) are averaged.
     assert math.isclose(float(matrix[0]["llm:gpt"]), 4.7)
-    assert matrix[0]["llm:llama"] == "4.0" and matrix[1]["llm:llama"] == ""
+    assert matrix[0]["llm:llama"] == "4" and matrix[1]["llm:llama"] == ""
     assert "4 item(s) x 3 rater(s), 2 of 12 human cell(s) missing" in result.stderr
 
     ok(
@@ -270,9 +270,9 @@ GOOD_RATINGS_HEAD = "item_id,rater,scale,score\ns1,ann,0-5,1\n"
             GOOD_RATINGS_HEAD + "s2,ann,0-5,5.01\n",
             3,
             "score",
-            "outside the scale 0-5 (0 to 5)",
+            "5.01 is outside the scale; the scale 0-5 takes numbers from 0 to 5 in steps of 0.01",
         ),
-        ("ratings", GOOD_RATINGS_HEAD + "s2,ann,0-5,-0.5\n", 3, "score", "outside the scale 0-5"),
+        ("ratings", GOOD_RATINGS_HEAD + "s2,ann,0-5,-0.5\n", 3, "score", "the scale 0-5 takes"),
         ("ratings", GOOD_RATINGS_HEAD + "s2,ann,0-5,nan\n", 3, "score", "not a finite number"),
         ("ratings", GOOD_RATINGS_HEAD + "s2,ann,0-5,inf\n", 3, "score", "not a finite number"),
         (
@@ -282,7 +282,7 @@ GOOD_RATINGS_HEAD = "item_id,rater,scale,score\ns1,ann,0-5,1\n"
             "score",
             "not a finite number",
         ),
-        ("ratings", GOOD_RATINGS_HEAD + "s2,ann,0-5,four\n", 3, "score", "'four' is not a number"),
+        ("ratings", GOOD_RATINGS_HEAD + "s2,ann,0-5,four\n", 3, "score", "“four” is not a number"),
         ("ratings", GOOD_RATINGS_HEAD + "s2,ann,0-5,\n", 3, "score", "the score is empty"),
         ("ratings", GOOD_RATINGS_HEAD + "zz,ann,0-5,1\n", 3, "item_id", "unknown item 'zz'"),
         ("ratings", GOOD_RATINGS_HEAD + "s1,ann,0-5,2\n", 3, None, "already on line 2"),
@@ -338,6 +338,46 @@ def test_bad_input_names_file_line_and_column_and_imports_nothing(
     assert "nothing was imported" in result.output
     db_session.expire_all()
     assert counts(db_session) == before
+
+
+def test_llm_scores_keep_any_precision_within_the_bounds(runner, loaded, tmp_path, db_session):
+    """Unlike a rater's score, a stored LLM score may be a mean over samples or
+    token probabilities, written by a program: any decimals, exponents too."""
+    path = tmp_path / "llm.csv"
+    path.write_text(
+        "item_id,model,scale,score\ns1,judge,0-5,3.14159\ns2,judge,0-5,1e0\ns3,judge,0-100,2.5E-3\n"
+    )
+    ok(runner, "llm-scores", "import", loaded, path)
+    stored = dict(
+        db_session.exec(
+            select(Item.external_id, LLMScore.value)
+            .join(Item, Item.id == LLMScore.item_id)
+            .where(LLMScore.model == "judge")
+        ).all()
+    )
+    assert stored == {"s1": 3.14159, "s2": 1.0, "s3": 0.0025}
+    path.write_text("item_id,model,scale,score\nt1,judge,0-5,5.000001\n")
+    result = invoke(runner, "llm-scores", "import", loaded, path)
+    assert result.exit_code != 0
+    assert (
+        f"{path}: line 2, column 'score': 5.000001 is outside the scale; "
+        "the scale 0-5 takes numbers from 0 to 5\n" in result.output
+    )
+
+
+def test_numbers_in_jsonl_ratings_are_read_as_written(runner, loaded, tmp_path):
+    path = tmp_path / "ratings.jsonl"
+    rows = [
+        {"item_id": "s1", "rater": "jay", "scale": "0-5", "score": 2.35},
+        {"item_id": "s2", "rater": "jay", "scale": "0-5", "score": 1e-05},
+        {"item_id": "s3", "rater": "jay", "scale": "0-5", "score": True},
+    ]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    result = invoke(runner, "ratings", "import", loaded, path)
+    assert result.exit_code != 0
+    assert f"{path}: line 1" not in result.output
+    assert f"{path}: line 2, column 'score': 0.00001 has too many decimals" in result.output
+    assert f"{path}: line 3, column 'score': “True” is not a number" in result.output
 
 
 def test_a_file_that_is_not_utf8_is_refused(runner, study, tmp_path, db_session):
@@ -428,7 +468,7 @@ def test_complete_keeps_the_largest_crossed_block(runner, loaded, tmp_path):
 def test_export_needs_a_scale_when_there_are_several(runner, loaded, tmp_path):
     result = invoke(runner, "export", loaded, "--format", "matrix", "--out", tmp_path / "m.csv")
     assert result.exit_code != 0
-    assert "choose one with --scale (0-5, 0-100)" in result.output
+    assert "this export is for one scale; choose one with --scale (0-5, 0-100)" in result.output
     result = invoke(
         runner,
         "export",
@@ -440,7 +480,8 @@ def test_export_needs_a_scale_when_there_are_several(runner, loaded, tmp_path):
         "--out",
         tmp_path / "a.json",
     )
-    assert result.exit_code != 0 and "unknown scale '0-9'" in result.output
+    assert result.exit_code != 0
+    assert "unknown scale '0-9'; choose one with --scale (0-5, 0-100)" in result.output
 
 
 # ---------------------------------------------------------- leads and raters
@@ -457,6 +498,26 @@ def test_lead_create(runner, db_session):
     assert again.exit_code != 0 and "already exists" in again.output
     short = runner.invoke(args=["lead", "create", "x@example.org", "--password", "short"])
     assert short.exit_code != 0 and "at least 8 characters" in short.output
+
+
+def test_lead_create_reads_the_password_from_stdin_for_scripts(runner, db_session):
+    from werkzeug.security import check_password_hash
+
+    result = runner.invoke(
+        args=["lead", "create", "script@example.org", "--password-stdin"],
+        input="a long passphrase\n",
+    )
+    assert result.exit_code == 0, result.output
+    assert "Lead script@example.org created." in result.output
+    lead = db_session.exec(select(User).where(User.email == "script@example.org")).one()
+    assert check_password_hash(lead.password_hash, "a long passphrase")
+    empty = runner.invoke(args=["lead", "create", "x@example.org", "--password-stdin"], input="")
+    assert empty.exit_code != 0 and "standard input holds no password" in empty.output
+    both = runner.invoke(
+        args=["lead", "create", "y@example.org", "--password", "whatever1", "--password-stdin"],
+        input="whatever2\n",
+    )
+    assert both.exit_code != 0 and "not both" in both.output
 
 
 def test_raters_invite_prints_one_link_per_line(runner, study):

@@ -54,9 +54,30 @@ def test_study_page_and_export_download(lead_client):
     assert "2 of 12 human cell(s) missing" in response.headers["X-Annotator-Notes"]
 
 
-def test_export_without_scale_explains_itself(lead_client):
-    response = lead_client.get("/lead/studies/small/export?format=alttest", follow_redirects=True)
-    assert b"choose one with --scale" in response.data
+def test_export_error_uses_web_words_and_keeps_the_leads_choices(lead_client):
+    response = lead_client.get(
+        "/lead/studies/small/export?format=alttest&benchmark=truthfulqa&complete=1"
+    )
+    assert response.status_code == 422
+    page = response.get_data(as_text=True)
+    assert "This export is for one scale: choose one under “Scale”." in page
+    assert "--scale" not in page
+    assert '<option value="alttest" selected>' in page
+    assert '<option value="truthfulqa" selected>' in page
+    assert 'name="complete" value="1" checked' in page
+    assert (
+        '<select id="scale" name="scale" aria-invalid="true" aria-describedby="export-error">'
+        in page
+    )
+
+
+def test_export_error_for_an_unknown_choice_keeps_the_others(lead_client):
+    response = lead_client.get("/lead/studies/small/export?format=matrix&scale=0-5&benchmark=nope")
+    assert response.status_code == 422
+    page = response.get_data(as_text=True)
+    assert "Unknown benchmark &#39;nope&#39;: choose one under “Benchmark”." in page
+    assert '<option value="matrix" selected>' in page
+    assert '<option value="0-5" selected>' in page
 
 
 def test_invites_are_created_and_listed(lead_client):

@@ -1,8 +1,8 @@
 """``annotator report``: the study report as a self-contained HTML file, and its tables.
 
-Registered on the application's command group by :func:`register`. Like the other
-command modules it imports pandas, matplotlib and the analysis only when it runs:
-``annotator --help`` must start fast.
+Listed in ``annotator.cli.COMMANDS``. The module imports only click and Flask's CLI
+helpers; pandas, matplotlib and the analysis load when the command runs, so
+``annotator --help`` stays fast.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 from flask.cli import with_appcontext
 
-__all__ = ["register", "report_command"]
+__all__ = ["report_command"]
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -81,8 +81,3 @@ def report_command(study: str, out: Path, tables_dir: Path | None, latex_dir: Pa
         click.echo(f"Wrote {len(written)} LaTeX table(s) to {latex_dir}.", err=True)
     for note in getattr(report.tables, "notes", []) or []:
         click.echo(f"note: {note}", err=True)
-
-
-def register(group: click.Group) -> None:
-    """Add ``report`` to a click group (the app's CLI)."""
-    group.add_command(report_command)

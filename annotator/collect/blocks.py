@@ -35,9 +35,9 @@ from ..models import (
     Study,
     User,
 )
-from ..rate.scores import parse_score
 from ..studies import study_scales
 from . import protocol
+from .scores import parse_score
 
 __all__ = [
     "BlockUnavailable",
@@ -245,7 +245,7 @@ def submit_score(
 ) -> Submitted:
     """Store the score for the entry at ``position``.
 
-    Raises :class:`~annotator.rate.scores.ScoreError` for a score the scale
+    Raises :class:`~annotator.collect.scores.ScoreError` for a score the scale
     does not allow (nothing is stored) and :class:`BlockUnavailable` for a
     place that has not been served yet. A second submission of the same
     value stores nothing; a new value for a rated entry is a revision, kept

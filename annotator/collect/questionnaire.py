@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..rate.scores import format_number
+from .scores import format_number
 
 __all__ = ["read_answers", "self_describe_key", "choice_label", "MAX_TEXT"]
 

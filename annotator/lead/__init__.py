@@ -16,7 +16,6 @@ from flask import (
 from sqlmodel import select
 
 from ..db import get_session
-from ..exporters import FORMATS, ExportError, render_export
 from ..models import Invite, Study
 from ..studies import (
     create_invites,
@@ -55,27 +54,47 @@ def index():
     return render_template("lead/index.html", studies=study_overviews(get_session()))
 
 
-@bp.route("/studies/<slug>")
-@lead_required
-def study(slug: str):
+# How the study page's export form names each choice an ExportError is about.
+EXPORT_FIELD_LABELS = {"format": "Format", "scale": "Scale", "benchmark": "Benchmark"}
+
+
+def _study_page(the_study: Study, *, chosen: dict | None = None, export_error=None):
+    # The exporters (and with them pandas) are imported by the pages that use
+    # them, not with the app: the CLI builds the app for every command.
     from ..analysis.dashboard import cached_dashboard
+    from ..exporters import FORMATS
 
     session = get_session()
-    the_study = get_study_or_404(slug)
-    dashboard = cached_dashboard(session, the_study)
-    if request.headers.get("HX-Request"):
-        # htmx refreshes only the dashboard; without JS the whole page reloads.
-        partial = render_template("lead/_dashboard.html", study=the_study, dashboard=dashboard)
-        return partial, {"Vary": "HX-Request"}
-    page = render_template(
+    error_message = None
+    if export_error is not None:
+        message = str(export_error)
+        label = EXPORT_FIELD_LABELS[export_error.field]
+        error_message = f"{message[:1].upper()}{message[1:]}: choose one under “{label}”."
+    return render_template(
         "lead/study.html",
         study=the_study,
         scales=study_scales(session, the_study),
         benchmarks=study_benchmarks(session, the_study),
         formats=FORMATS,
-        dashboard=dashboard,
+        chosen=chosen or {},
+        export_error=error_message,
+        export_error_field=export_error.field if export_error is not None else None,
+        dashboard=cached_dashboard(session, the_study),
     )
-    return page, {"Vary": "HX-Request"}
+
+
+@bp.route("/studies/<slug>")
+@lead_required
+def study(slug: str):
+    the_study = get_study_or_404(slug)
+    if request.headers.get("HX-Request"):
+        from ..analysis.dashboard import cached_dashboard
+
+        # htmx refreshes only the dashboard; without JS the whole page reloads.
+        dashboard = cached_dashboard(get_session(), the_study)
+        partial = render_template("lead/_dashboard.html", study=the_study, dashboard=dashboard)
+        return partial, {"Vary": "HX-Request"}
+    return _study_page(the_study), {"Vary": "HX-Request"}
 
 
 @bp.route("/studies/<slug>/report")
@@ -122,20 +141,27 @@ def invites(slug: str):
 @bp.route("/studies/<slug>/export")
 @lead_required
 def export(slug: str):
+    from ..exporters import ExportError, render_export
+
     the_study = get_study_or_404(slug)
-    fmt = request.args.get("format", "long")
+    chosen = {
+        "format": request.args.get("format", "long"),
+        "scale": request.args.get("scale", ""),
+        "benchmark": request.args.get("benchmark", ""),
+        "complete": request.args.get("complete") == "1",
+    }
     try:
         rendered = render_export(
             get_session(),
             the_study,
-            fmt,
-            scale=request.args.get("scale") or None,
-            benchmark=request.args.get("benchmark") or None,
-            complete=request.args.get("complete") == "1",
+            chosen["format"],
+            scale=chosen["scale"] or None,
+            benchmark=chosen["benchmark"] or None,
+            complete=chosen["complete"],
         )
     except ExportError as exc:
-        flash(str(exc), "error")
-        return redirect(url_for("lead.study", slug=slug))
+        # The form again, with the lead's choices and the problem beside it.
+        return _study_page(the_study, chosen=chosen, export_error=exc), 422
     headers = {"Content-Disposition": f'attachment; filename="{rendered.filename}"'}
     if rendered.notes:
         # The summary of missing cells, for scripts that download the matrix.

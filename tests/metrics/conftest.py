@@ -24,15 +24,27 @@ def shared_dir() -> Path:
     return Path(env) if env else REPO_ROOT.parent / "shared"
 
 
+def _published_file() -> Path:
+    return shared_dir() / "data" / "alttest" / "published_results.json"
+
+
+def missing_data_reason() -> str:
+    return (
+        f"alt-test golden data not found at {_published_file().parent}: clone the shared "
+        "folder next to the repository (../shared) or set ANNOTATOR_SHARED_DIR to it"
+    )
+
+
 def alttest_dir() -> Path:
-    path = shared_dir() / "data" / "alttest"
-    if not (path / "published_results.json").is_file():
-        pytest.fail(
-            f"alt-test golden data not found at {path}: clone the shared folder next to the "
-            "repository (../shared) or set ANNOTATOR_SHARED_DIR to it",
-            pytrace=False,
-        )
-    return path
+    """The golden data folder; skips the calling test where it is missing.
+
+    A fresh clone has no ../shared: its tests that need the data skip and say how
+    to get it, and every other test runs. CI requires them (ANNOTATOR_REQUIRE_ALL_TESTS
+    turns skips into failures, see tests/conftest.py).
+    """
+    if not _published_file().is_file():
+        pytest.skip(missing_data_reason())
+    return _published_file().parent
 
 
 @pytest.fixture(scope="session")
@@ -53,7 +65,12 @@ def published() -> dict[str, list[float]]:
     return json.loads((alttest_dir() / "published_results.json").read_text())
 
 
-def published_cases() -> list[tuple[str, str]]:
-    """The (dataset, llm) pairs of the published results (read at collection time)."""
-    data = json.loads((alttest_dir() / "published_results.json").read_text())
+def published_cases() -> list:
+    """The (dataset, llm) pairs of the published results (read at collection time).
+
+    Without the data, one skipped case stands for them all: collection must not fail.
+    """
+    if not _published_file().is_file():
+        return [pytest.param(None, None, marks=pytest.mark.skip(reason=missing_data_reason()))]
+    data = json.loads(_published_file().read_text())
     return [tuple(key.split("/", 1)) for key in data]

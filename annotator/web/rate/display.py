@@ -7,8 +7,8 @@ from functools import lru_cache
 from jinja2.sandbox import SandboxedEnvironment
 from markupsafe import Markup
 
+from ...collect.scores import format_number
 from ...models import Benchmark, Item, Scale
-from ...rate.scores import format_number
 from ..markdown import render_markdown
 
 __all__ = ["render_item_text", "instructions_for"]

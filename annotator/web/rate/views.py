@@ -48,9 +48,9 @@ from ...collect.enrolment import (
     rater_by_return_token,
 )
 from ...collect.questionnaire import choice_label, read_answers, self_describe_key
+from ...collect.scores import ScoreError, format_number, parse_score, scale_hint
 from ...db import get_session
 from ...models import Demographics, Invite, Study
-from ...rate.scores import ScoreError, format_number, parse_score, scale_hint
 from ..auth.access import rater_required
 from ..confirm import confirmed, render_confirm
 from . import bp

@@ -1,0 +1,127 @@
+"""Start-up of the command line: no heavy import for what does not need it.
+
+Speed itself is measured by ``benchmarks/startup.py``; these tests check the
+cause, the set of imported modules, which does not depend on the machine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import click
+import pytest
+
+from annotator.cli import COMMANDS, LazyCommand, main
+
+HEAVY = ("pandas", "scipy", "numpy", "sqlalchemy", "sqlmodel", "alembic")
+
+
+def _run_python(code: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=120,
+    )
+
+
+def test_help_of_annotator_and_of_every_command_imports_nothing_heavy():
+    """``annotator --help`` and each command's ``--help``, in one fresh interpreter.
+
+    The statistics commands (alt-test, icc, alpha) are left out: their options
+    come from the metrics module, which needs numpy to load.
+    """
+    result = _run_python(
+        f"""
+        import contextlib, io, json, sys
+        import click
+        from annotator.cli import LazyCommand, main
+
+        HEAVY = {HEAVY!r}
+
+        def paths(group, prefix):
+            for name, command in sorted(group.commands.items()):
+                if isinstance(command, LazyCommand):
+                    continue
+                yield [*prefix, name]
+                if isinstance(command, click.Group):
+                    yield from paths(command, [*prefix, name])
+
+        found = {{}}
+        for path in [[], *paths(main, [])]:
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                try:
+                    main.main([*path, "--help"], prog_name="annotator", standalone_mode=False)
+                except SystemExit:
+                    pass
+            assert "Usage:" in out.getvalue(), path
+            found[" ".join(path) or "--help"] = [m for m in HEAVY if m in sys.modules]
+        print(json.dumps(found))
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    found = json.loads(result.stdout)
+    assert "study list" in found and "lead create" in found and "export" in found
+    assert {path: heavy for path, heavy in found.items() if heavy} == {}
+
+
+def test_a_command_that_needs_no_statistics_imports_no_pandas(tmp_path):
+    result = _run_python(
+        f"""
+        import sys
+        from annotator.cli import main
+        try:
+            main.main(["init"], prog_name="annotator")
+        except SystemExit as exc:
+            assert not exc.code, exc.code
+        print(" ".join(m for m in {HEAVY!r} if m in sys.modules))
+        """,
+        ANNOTATOR_INSTANCE_PATH=str(tmp_path / "instance"),
+        ANNOTATOR_DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite'}",
+    )
+    assert result.returncode == 0, result.stderr
+    imported = result.stdout.splitlines()[-1].split()
+    assert "sqlalchemy" in imported  # it does need the database
+    assert not {"pandas", "scipy", "numpy"} & set(imported)
+
+
+@pytest.mark.parametrize(
+    "command", [c for c in COMMANDS if isinstance(c, LazyCommand)], ids=lambda c: c.name
+)
+def test_lazy_commands_list_the_help_of_the_real_command(command):
+    real = command.load()
+    assert real.name == command.name
+    limit = 200
+    assert command.get_short_help_str(limit) == real.get_short_help_str(limit)
+
+
+def test_lazy_commands_are_the_commands_of_the_metrics_module():
+    from annotator.metrics.cli import register
+
+    group = click.Group()
+    register(group)
+    lazy = {c.name: c for c in COMMANDS if isinstance(c, LazyCommand)}
+    assert set(lazy) == set(group.commands)
+    for name, command in group.commands.items():
+        assert lazy[name].load() is command
+
+
+def test_lazy_commands_run_under_annotator_and_under_flask(app):
+    from flask.cli import ScriptInfo
+
+    runner = app.test_cli_runner()
+    for group in (main, app.cli):
+        result = runner.invoke(group, ["icc", "--help"], obj=ScriptInfo(create_app=lambda: app))
+        assert result.exit_code == 0, result.output
+        assert "Usage:" in result.output and "--raters" in result.output
+
+
+def test_flask_app_has_the_same_commands_as_annotator(app):
+    flask_defaults = {"run", "shell", "routes"}
+    assert set(main.commands) - flask_defaults <= set(app.cli.commands)
+    assert all(isinstance(c, click.Command) for c in COMMANDS)

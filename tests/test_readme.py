@@ -1,0 +1,92 @@
+"""The README's "Running a study" commands run as written on a fresh instance.
+
+The commands are read from the README itself (its first ``sh`` block under
+"## Running a study"), so the test and the README cannot drift apart. Each
+runs in a folder holding a copy of ``examples/`` (the README names files
+relative to the repository), against a new instance folder and database;
+``serve`` is the only one left out. A password prompt gets the password typed
+in, as a person would.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from flask.cli import ScriptInfo
+
+from annotator import create_app
+from annotator.cli import main
+from annotator.db import get_engine
+
+ROOT = Path(__file__).resolve().parents[1]
+PASSWORD = "a long passphrase"
+
+
+def readme_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("\n## Running a study\n", 1)[1]
+    match = re.search(r"```sh\n(.*?)```", section, re.DOTALL)
+    assert match, "no sh block under 'Running a study'"
+    return [line for line in match.group(1).splitlines() if line.strip()]
+
+
+def _split(line: str) -> tuple[list[str], str | None]:
+    """Arguments of an ``annotator`` line and the file its output is sent to."""
+    words = shlex.split(line, comments=True)
+    assert words[0] == "annotator", line
+    if ">" in words:
+        at = words.index(">")
+        assert len(words) == at + 2, f"only a trailing '> FILE' is supported: {line}"
+        return words[1:at], words[at + 1]
+    return words[1:], None
+
+
+@pytest.fixture
+def fresh_instance(tmp_path, monkeypatch, database_url):
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    monkeypatch.setenv("ANNOTATOR_INSTANCE_PATH", str(tmp_path / "instance"))
+    monkeypatch.setenv("ANNOTATOR_DATABASE_URL", database_url)
+    apps = []
+
+    def load():
+        apps.append(create_app())
+        return apps[-1]
+
+    yield tmp_path, load
+    for app in apps:
+        get_engine(app).dispose()
+
+
+def test_running_a_study_as_the_readme_says(fresh_instance):
+    folder, load = fresh_instance
+    lines = readme_commands()
+    assert any(_split(line)[0][0] == "serve" for line in lines)
+    outputs: dict[str, str] = {}
+    for line in lines:
+        args, redirect = _split(line)
+        if args[0] == "serve":
+            continue
+        result = CliRunner().invoke(
+            main, args, obj=ScriptInfo(create_app=load), input=f"{PASSWORD}\n{PASSWORD}\n"
+        )
+        assert result.exit_code == 0, f"{line}\n{result.output}"
+        if redirect:
+            (folder / redirect).write_text(result.stdout, encoding="utf-8")
+        outputs[" ".join(args[:2])] = result.output
+
+    assert "Lead you@example.org created." in outputs["lead create"]
+    invites = (folder / "invites.txt").read_text().splitlines()
+    assert len(invites) == 12 and all("/invite/" in link for link in invites)
+    assert "ICC(A,1)" in outputs["icc matrix-0-5.csv"]
+    matrix = (folder / "matrix-0-5.csv").read_text().splitlines()
+    assert len(matrix) == 1 + 30  # the 30 example items; the attention checks stay out
+    assert json.loads((folder / "alttest-0-5.json").read_text())["llm"]
+    alt_test = next(text for command, text in outputs.items() if command.startswith("alt-test"))
+    assert "Model judge-a:" in alt_test and "winning rate" in alt_test

@@ -1,0 +1,60 @@
+"""The test suite itself on a fresh clone: no ../shared beside the repository."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _pytest_without_shared_data(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
+    clean = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("ANNOTATOR_REQUIRE_ALL_TESTS", "ANNOTATOR_TEST_DATABASE_URL")
+    }
+    # An empty folder stands for the missing ../shared of a fresh clone.
+    clean.update(ANNOTATOR_SHARED_DIR=str(tmp_path / "no-shared"), **env)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-rs",
+            "-p",
+            "no:cacheprovider",
+            "tests/metrics/test_alttest.py",
+            "-k",
+            "reproduces or per_annotator or t_test_is_scipys",
+        ],
+        cwd=ROOT,
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.mark.parametrize("require_all", [False, True])
+def test_tests_needing_shared_data_skip_and_say_how_to_get_it(tmp_path, require_all):
+    env = {"ANNOTATOR_REQUIRE_ALL_TESTS": "1"} if require_all else {}
+    result = _pytest_without_shared_data(tmp_path, **env)
+    output = result.stdout + result.stderr
+    assert "error" not in output.lower(), output
+    assert "skipped" in output
+    assert "clone the shared folder next to the repository (../shared)" in output
+    assert "set ANNOTATOR_SHARED_DIR" in output
+    # Tests that need no shared data still ran.
+    assert " passed" in output, output
+    if require_all:
+        # CI sets ANNOTATOR_REQUIRE_ALL_TESTS: there a skip fails the run.
+        assert result.returncode == 1, output
+        assert "skipped where all must run" in output
+    else:
+        assert result.returncode == 0, output
