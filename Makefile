@@ -41,6 +41,7 @@ bench: install-test
 	$(BIN)/python benchmarks/import_export.py
 	$(BIN)/python benchmarks/metrics.py
 	$(BIN)/python benchmarks/startup.py
+	$(BIN)/python benchmarks/dashboard.py
 	$(BIN)/python benchmarks/study_page.py
 
 clean:

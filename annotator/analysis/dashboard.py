@@ -35,7 +35,15 @@ from ..metrics import (
     krippendorff_alpha,
     retest_reliability,
 )
-from .matrices import Notes, human_block, human_ratings, llm_matrix, main_temperature
+from .matrices import (
+    Notes,
+    human_block,
+    human_ratings,
+    llm_matrix,
+    llm_panel,
+    main_temperature,
+    rater_dicts,
+)
 from .settings import AnalysisSettings, study_settings
 
 __all__ = [
@@ -362,7 +370,7 @@ def _reliability(frames: StudyFrames, scale: str, settings: AnalysisSettings, no
     else:
         result = notes.attempt("ICC", icc, humans, confidence=conf)
         if result is None:
-            icc_a1 = icc_ak = _missing(notes[-1])
+            icc_a1 = icc_ak = _missing(notes.last_error)
         else:
             icc_a1 = _figure(result.icc_a1, ci=result.ci_a1)
             icc_ak = _figure(result.icc_ak, ci=result.ci_ak)
@@ -371,7 +379,7 @@ def _reliability(frames: StudyFrames, scale: str, settings: AnalysisSettings, no
         alpha = _missing("alpha needs an item rated by at least 2 raters")
     else:
         value = notes.attempt("Krippendorff's alpha", krippendorff_alpha, wide, level="interval")
-        alpha = _figure(value, reason=notes[-1] if value is None else None)
+        alpha = _figure(value, reason=notes.last_error if value is None else None)
     return block, icc_a1, icc_ak, alpha
 
 
@@ -396,7 +404,7 @@ def _retest(frames: StudyFrames, scale: str, notes: Notes) -> tuple[tuple, Retes
         ),
     )
     if result is None:
-        why = notes[-1]
+        why = notes.last_error
         return (), RetestRow(None, len(repeated), _missing(why), _missing(why))
     one = "needs 2 items rated twice by this rater"
     rows = tuple(
@@ -424,11 +432,15 @@ def _agreement(
     if llm.shape[1] == 0:
         why = "no LLM scores on this scale at the main temperature"
         return AgreementRow("ensemble", _missing(why), _missing(why), 0), (), llm
-    common = llm.reindex(humans.index)
-    complete = common.dropna()
-    if humans.shape[1] == 0 or complete.shape[0] < 2:
+    common, complete = llm_panel(llm, humans.index)
+    if complete.shape[1] < llm.shape[1] and complete.shape[1]:
+        notes.add(
+            f"the LLM ensemble is the complete block of {complete.shape[1]} of "
+            f"{llm.shape[1]} models on {complete.shape[0]} items"
+        )
+    if humans.shape[1] == 0 or complete.shape[0] < 2 or complete.shape[1] == 0:
         why = (
-            f"needs 2 items with every human rating and every model score: "
+            f"needs 2 items with every human rating and the models' scores: "
             f"{complete.shape[0] if humans.shape[1] else 0} so far"
         )
         ensemble = AgreementRow("ensemble", _missing(why), _missing(why), 0)
@@ -442,7 +454,9 @@ def _agreement(
             scale_max=high,
         )
         if res is None:
-            ensemble = AgreementRow("ensemble", _missing(notes[-1]), _missing(notes[-1]), 0)
+            ensemble = AgreementRow(
+                "ensemble", _missing(notes.last_error), _missing(notes.last_error), 0
+            )
         else:
             e = res.ensemble
             ensemble = AgreementRow(
@@ -480,10 +494,11 @@ def _agreement(
 def _alttest(
     frames: StudyFrames, scale: str, llm: pd.DataFrame, settings: AnalysisSettings
 ) -> tuple[AltTestRow, ...]:
-    humans = human_ratings(frames, scale)
+    humans = rater_dicts(human_ratings(frames, scale))
     rows = []
     for model in llm.columns:
-        scores = llm[model].dropna()
+        column = llm[model].dropna()
+        scores = dict(zip(column.index.tolist(), column.tolist(), strict=True))
         options = {"scoring": settings.scoring, "epsilon": settings.epsilon, "q": settings.q}
         try:
             result = alt_test(humans=humans, llm=scores, **options)

@@ -57,6 +57,8 @@ class AnalysisSettings:
     runs: str = "mean"
 
     def __post_init__(self) -> None:
+        # A tuple, so that settings stay hashable (they key the dashboard cache).
+        object.__setattr__(self, "epsilons", tuple(float(e) for e in self.epsilons))
         if self.runs != "mean":
             raise ValueError(f"runs must be 'mean', got {self.runs!r}")
         if not 0.0 < self.confidence < 1.0:

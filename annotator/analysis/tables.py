@@ -28,7 +28,15 @@ from ..metrics import (
     icc,
     inter_scale_agreement,
 )
-from .matrices import Notes, human_block, human_ratings, llm_matrix, main_temperature
+from .matrices import (
+    Notes,
+    human_block,
+    human_ratings,
+    llm_matrix,
+    llm_panel,
+    main_temperature,
+    rater_dicts,
+)
 from .settings import AnalysisSettings
 
 __all__ = [
@@ -271,8 +279,6 @@ def _panel(
     settings: AnalysisSettings,
     notes: Notes,
 ) -> _Panel:
-    from ..exporters import largest_complete_block
-
     where = f"scale {scale}" + (f", benchmark {benchmark}" if benchmark else "")
     block = human_block(frames, scale, benchmark=benchmark)
     cut = block.describe_cut()
@@ -290,9 +296,7 @@ def _panel(
     else:
         human_icc = notes.attempt(f"{where}, human ICC", icc, humans, confidence=conf)
     llm = llm_matrix(frames, scale, temperature=temperature, benchmark=benchmark)
-    llm_all = llm.reindex(index=humans.index)
-    rows, columns = largest_complete_block(llm_all.notna().to_numpy())
-    panel = llm_all.iloc[rows, columns] if len(columns) else llm_all.iloc[:0, :0]
+    llm_all, panel = llm_panel(llm, humans.index)
     if llm.shape[1] == 0:
         notes.add(f"{where}: no LLM scores at the main temperature")
     elif panel.shape != llm_all.shape:
@@ -593,10 +597,11 @@ def _alttest(
 ) -> pd.DataFrame:
     rows = []
     for scale in frames.scale_names:
-        humans = human_ratings(frames, scale)
+        humans = rater_dicts(human_ratings(frames, scale))
         wide = llm_matrix(frames, scale, temperature=temperature)
         for model in wide.columns:
-            scores = wide[model].dropna()
+            column = wide[model].dropna()
+            scores = dict(zip(column.index.tolist(), column.tolist(), strict=True))
             for epsilon in settings.epsilons:
                 result = notes.attempt(
                     f"alt-test, scale {scale}, model {model}",

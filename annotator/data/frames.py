@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import func
+from sqlalchemy import Float, String, cast, func, type_coerce
 from sqlmodel import Session, select
 
 from ..models import (
@@ -137,17 +137,56 @@ class StudyFrames:
 
 
 def _read(session: Session, query, columns: list[str]) -> pd.DataFrame:
-    frame = pd.read_sql(query, session.connection())
-    frame.columns = columns
-    return frame
+    """A DataFrame of a query's rows, names given by ``columns``.
+
+    The query runs on the DBAPI cursor and pandas builds the frame from the plain
+    tuples: going through SQLAlchemy's result rows (as ``pandas.read_sql`` does)
+    took half of study_frames' time on 180,000 ratings. The queries bind only the
+    study's integer id, so compiling with literal binds is safe.
+    """
+    connection = session.connection()
+    sql = str(query.compile(dialect=connection.dialect, compile_kwargs={"literal_binds": True}))
+    cursor = connection.connection.cursor()
+    try:
+        cursor.execute(sql)
+        rows = cursor.fetchall()
+    finally:
+        cursor.close()
+    # Plain Python strings (object columns): pandas' own string dtype without
+    # pyarrow compares element by element in Python, ten times slower.
+    return pd.DataFrame.from_records(rows, columns=columns, coerce_float=False).astype(
+        {c: object for c in columns}
+    )
+
+
+def _raw_time(column, dialect: str):
+    """The timestamp in a form pandas converts in one vectorised pass.
+
+    Converting 180,000 values one by one through the column type (or, on
+    PostgreSQL, parsing the driver's datetime objects) took most of study_frames'
+    time. SQLite stores ISO text, read as it is; PostgreSQL gives seconds since
+    the epoch as a double (microseconds survive: 2e9 s needs 31 of its 52 bits).
+    """
+    if dialect == "postgresql":
+        return cast(func.extract("epoch", column), Float)
+    return type_coerce(column, String)
 
 
 def _utc(series: pd.Series) -> pd.Series:
-    # SQLite hands back naive datetimes (stored as UTC), PostgreSQL aware ones.
+    """UTC timestamps from ISO text (SQLite), epoch seconds (PostgreSQL) or datetimes."""
+    if series.empty:
+        return pd.Series(pd.DatetimeIndex([], tz="UTC"), index=series.index)
+    present = series.dropna()
+    if len(present) and isinstance(present.iloc[0], float | int):
+        seconds = pd.to_numeric(series, errors="raise").astype(float)
+        return pd.to_datetime(seconds, unit="s", utc=True).dt.round("us")
+    if len(present) and isinstance(present.iloc[0], str):
+        return pd.to_datetime(series, utc=True, format="ISO8601")
     return pd.to_datetime(series, utc=True)
 
 
 def _ratings(session: Session, study: Study) -> pd.DataFrame:
+    dialect = session.get_bind().dialect.name
     query = (
         select(
             Item.external_id,
@@ -158,8 +197,8 @@ def _ratings(session: Session, study: Study) -> pd.DataFrame:
             Rating.is_repeat,
             Rating.is_attention_check,
             Rating.position,
-            Rating.served_at,
-            Rating.submitted_at,
+            _raw_time(Rating.served_at, dialect),
+            _raw_time(Rating.submitted_at, dialect),
             Rating.source,
         )
         .join(Item, Item.id == Rating.item_id)

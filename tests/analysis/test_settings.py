@@ -72,3 +72,9 @@ def test_bad_validation_values_name_the_key(table, problem):
 def test_settings_reject_bad_options(options, message):
     with pytest.raises(ValueError, match=message):
         AnalysisSettings(**options)
+
+
+def test_settings_are_hashable_whatever_sequence_the_epsilons_come_in():
+    settings = AnalysisSettings(epsilons=[0.1, 0.2])
+    assert settings.epsilons == (0.1, 0.2)
+    assert hash(settings) == hash(AnalysisSettings(epsilons=(0.1, 0.2)))

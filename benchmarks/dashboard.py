@@ -1,0 +1,134 @@
+"""The study dashboard's computation on 5,000 items x 12 raters x 3 scales with 6 models.
+
+Run with ``make bench`` or ``.venv/bin/python benchmarks/dashboard.py``
+(``--database-url postgresql://postgres@127.0.0.1:5432/test`` to measure on a
+PostgreSQL server; the tables go into a throw-away schema there).
+
+Measured in one run, side by side: pandas reading the same rows straight from
+the tables (``pandas.read_sql`` of the rating and LLM score tables, the floor
+any frame-based analysis pays), ``study_frames`` + ``study_dashboard`` cold,
+and ``cached_dashboard`` warm (the cache-key queries only). Goal: the page in
+under 300 ms warm; the template's rendering comes on top of the warm figure
+and is measured by the page's own benchmark.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import pandas as pd
+from sqlalchemy import create_engine, text
+from sqlmodel import Session, SQLModel
+
+from annotator.analysis.dashboard import cached_dashboard, clear_dashboard_cache, study_dashboard
+from annotator.analysis.settings import study_settings
+from annotator.data.frames import study_frames
+from annotator.data.synthetic import SyntheticSpec, build_synthetic_study
+from annotator.db import normalise_url
+
+WARM_GOAL = 0.300
+MODELS = ("gpt", "gemini", "llama", "qwen", "deepseek", "mistral")
+
+
+def timed(function, repeat: int = 1) -> tuple[object, float]:
+    """The result and the median wall time of ``repeat`` calls."""
+    times, result = [], None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = function()
+        times.append(time.perf_counter() - start)
+    return result, statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database-url", help="default: a SQLite file in a temporary folder")
+    parser.add_argument("--items", type=int, default=5000)
+    parser.add_argument("--raters", type=int, default=12)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        url = args.database_url or f"sqlite:///{Path(tmp) / 'bench.sqlite'}"
+        schema = None
+        if args.database_url:
+            schema = "bench_" + uuid.uuid4().hex[:8]
+            admin = create_engine(normalise_url(url), isolation_level="AUTOCOMMIT")
+            with admin.connect() as connection:
+                connection.execute(text(f"CREATE SCHEMA {schema}"))
+            url = admin.url.update_query_dict({"options": f"-csearch_path={schema}"})
+            url = url.render_as_string(hide_password=False)
+        engine = create_engine(normalise_url(url))
+        try:
+            SQLModel.metadata.create_all(engine)
+            spec = SyntheticSpec(
+                slug="bench",
+                n_items=args.items,
+                n_raters=args.raters,
+                models=MODELS,
+                runs=1,
+                extra_temperatures=(),
+                repeats=20,
+                attention_items=3,
+                seed=1,
+            )
+            with Session(engine) as session:
+                _, build = timed(lambda: build_synthetic_study(session, spec))
+                session.commit()
+            with Session(engine) as session:
+                from annotator.studies import get_study
+
+                study = get_study(session, "bench")
+                settings = study_settings(study)
+                n_ratings = session.execute(text("SELECT count(*) FROM rating")).scalar_one()
+                n_llm = session.execute(text("SELECT count(*) FROM llmscore")).scalar_one()
+                print(
+                    f"database: {engine.dialect.name}; {args.items} items x {args.raters} raters "
+                    f"x 3 scales, {len(MODELS)} models: {n_ratings} ratings, {n_llm} LLM scores "
+                    f"(built in {build:.1f} s)"
+                )
+
+                def read_rows():
+                    connection = session.connection()
+                    return (
+                        pd.read_sql(text("SELECT * FROM rating"), connection),
+                        pd.read_sql(text("SELECT * FROM llmscore"), connection),
+                    )
+
+                _, pandas_read = timed(read_rows, repeat=3)
+                frames, frames_time = timed(lambda: study_frames(session, study), repeat=3)
+                _, dashboard_time = timed(
+                    lambda: study_dashboard(frames, settings=settings), repeat=1
+                )
+                clear_dashboard_cache()
+                _, cold = timed(lambda: cached_dashboard(session, study, settings=settings))
+                _, warm = timed(
+                    lambda: cached_dashboard(session, study, settings=settings), repeat=20
+                )
+            rows = [
+                ("pandas.read_sql of the rating + llmscore tables", pandas_read, None),
+                ("study_frames (6 queries, names joined in)", frames_time, None),
+                ("study_dashboard on those frames", dashboard_time, None),
+                ("cached_dashboard cold (frames + dashboard)", cold, None),
+                ("cached_dashboard warm (cache-key queries)", warm, WARM_GOAL),
+            ]
+            for label, seconds, goal in rows:
+                line = (
+                    f"{label:<50} {seconds * 1000:9.1f} ms   {seconds / pandas_read:6.2f} x pandas"
+                )
+                if goal:
+                    line += f"   goal {goal * 1000:.0f} ms: {seconds / goal:.3f} of the goal"
+                print(line)
+        finally:
+            engine.dispose()
+            if schema:
+                with admin.connect() as connection:
+                    connection.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+                admin.dispose()
+
+
+if __name__ == "__main__":
+    main()
