@@ -42,6 +42,7 @@ bench: install-test
 	$(BIN)/python benchmarks/metrics.py
 	$(BIN)/python benchmarks/startup.py
 	$(BIN)/python benchmarks/dashboard.py
+	$(BIN)/python benchmarks/study_page.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache

@@ -17,6 +17,7 @@ import click
 from flask import Flask
 from flask.cli import FlaskGroup
 
+from ..analysis.cli import report_command
 from .export import export_command
 from .imports import items_group, llm_group, ratings_group
 from .raters import raters_group
@@ -88,6 +89,7 @@ COMMANDS: tuple[click.Command, ...] = (
     raters_group,
     export_command,
     serve_command,
+    report_command,
     *_metrics_commands(),
 )
 

@@ -81,7 +81,7 @@ def _plan_alt_test(pilot: str, model, benchmark, items, study_raters, reps, seed
         raise click.ClickException(str(exc)) from exc
     if as_json:
         click.echo(json.dumps(table.to_dict(), indent=2))
-        return
+        return table
     click.echo(f"alt-test by resampling the pilot ({reps} studies per size, seed {seed})")
     click.echo("   items  raters  P(pass)  WR mean  WR sd  adv. prob.")
     for row in table.rows:
@@ -90,6 +90,43 @@ def _plan_alt_test(pilot: str, model, benchmark, items, study_raters, reps, seed
             f"{row['winning_rate_mean']:7.2f}  {row['winning_rate_sd']:5.2f}  "
             f"{_fmt(row['advantage_mean'], '10.2f')}"
         )
+    return table
+
+
+# Targets of the "raters needed" curve drawn by --plot.
+_PLOT_TARGETS = tuple(round(0.5 + 0.025 * i, 3) for i in range(19))
+
+
+def _save_plot(fig, path: str) -> None:
+    from .plotting import png_bytes
+
+    try:
+        with open(path, "wb") as fh:
+            fh.write(png_bytes(fig))
+    except OSError as exc:
+        raise click.ClickException(f"--plot {path}: {exc.strerror}") from exc
+    click.echo(f"plot written to {path}", err=True)
+
+
+def _plan_figure(table, target: float, widths):
+    from .plan import raters_needed
+    from .plotting import plan_figure
+
+    single = table.absolute[0]
+    needed = {}
+    for goal in _PLOT_TARGETS:
+        if 0.0 < single < 1.0:
+            needed[goal] = raters_needed(single, target=goal)
+        else:
+            needed[goal] = 1 if single >= 1.0 else None
+    return plan_figure(
+        table.raters,
+        table.absolute,
+        table.relative,
+        target=target,
+        needed_by_target=needed,
+        widths=widths.rows if widths is not None else None,
+    )
 
 
 @click.command("plan")
@@ -134,6 +171,13 @@ def _plan_alt_test(pilot: str, model, benchmark, items, study_raters, reps, seed
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the simulations.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option(
+    "--plot",
+    "plot_path",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Also draw the planning curves into this PNG file.",
+)
 def plan_command(
     pilot: str | None,
     components: str | None,
@@ -155,6 +199,7 @@ def plan_command(
     reps: int,
     seed: int,
     as_json: bool,
+    plot_path: str | None,
 ) -> None:
     """Plan a study from a PILOT export (matrix CSV; alttest JSON with --alttest).
 
@@ -175,7 +220,13 @@ def plan_command(
         }
         sizes = _numbers(items, name="--items", kind=int)
         per_study = _numbers(study_raters, name="--study-raters", kind=int)
-        _plan_alt_test(pilot, model, benchmark, sizes, per_study, reps, seed, options, as_json)
+        table = _plan_alt_test(
+            pilot, model, benchmark, sizes, per_study, reps, seed, options, as_json
+        )
+        if plot_path is not None:
+            from .plotting import alt_test_power_figure
+
+            _save_plot(alt_test_power_figure(table.rows, epsilon=epsilon), plot_path)
         return
     from .plan import (
         VarianceComponents,
@@ -218,6 +269,8 @@ def plan_command(
     needed = raters_needed(single, target=target) if 0.0 < single < 1.0 else None
     if single >= 1.0:
         needed = 1
+    if plot_path is not None:
+        _save_plot(_plan_figure(table, target, widths), plot_path)
     if as_json:
         payload = table.to_dict() | {"target": target, "raters_needed": needed}
         if widths is not None:

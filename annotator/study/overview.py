@@ -23,7 +23,7 @@ from ..models import (
 )
 from .studies import link_base_url, study_scales
 
-__all__ = ["study_overviews", "scale_progress", "RaterRow", "rater_rows"]
+__all__ = ["study_overviews", "RaterRow", "rater_rows"]
 
 
 def _per_study(session: Session, query) -> dict[int, int]:
@@ -58,18 +58,6 @@ def study_overviews(session: Session) -> list[dict]:
         }
         for study in session.exec(select(Study).order_by(Study.created_at))
     ]
-
-
-def scale_progress(session: Session, study: Study) -> list[dict]:
-    """Per scale: the number of human ratings and of raters who gave any."""
-    rows = session.exec(
-        select(Scale, func.count(Rating.id), func.count(func.distinct(Rating.rater_id)))
-        .join(Rating, Rating.scale_id == Scale.id, isouter=True)
-        .where(Scale.study_id == study.id)
-        .group_by(Scale.id)
-        .order_by(Scale.position)
-    ).all()
-    return [{"scale": scale, "ratings": n, "raters": raters} for scale, n, raters in rows]
 
 
 @dataclass

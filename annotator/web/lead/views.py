@@ -15,7 +15,7 @@ from sqlmodel import select
 
 from ...db import get_session
 from ...models import Invite, Study
-from ...study.overview import scale_progress, study_overviews
+from ...study.overview import study_overviews
 from ...study.studies import (
     create_invites,
     get_study,
@@ -51,6 +51,7 @@ EXPORT_FIELD_LABELS = {"format": "Format", "scale": "Scale", "benchmark": "Bench
 def _study_page(the_study: Study, *, chosen: dict | None = None, export_error=None):
     # The exporters (and with them pandas) are imported by the pages that use
     # them, not with the app: the CLI builds the app for every command.
+    from ...analysis.dashboard import cached_dashboard
     from ...data.exporters import FORMATS
 
     session = get_session()
@@ -64,18 +65,41 @@ def _study_page(the_study: Study, *, chosen: dict | None = None, export_error=No
         study=the_study,
         scales=study_scales(session, the_study),
         benchmarks=study_benchmarks(session, the_study),
-        progress=scale_progress(session, the_study),
         formats=FORMATS,
         chosen=chosen or {},
         export_error=error_message,
         export_error_field=export_error.field if export_error is not None else None,
+        dashboard=cached_dashboard(session, the_study),
     )
 
 
 @bp.route("/studies/<slug>")
 @lead_required
 def study(slug: str):
-    return _study_page(get_study_or_404(slug))
+    the_study = get_study_or_404(slug)
+    if request.headers.get("HX-Request"):
+        from ...analysis.dashboard import cached_dashboard
+
+        # htmx refreshes only the dashboard; without JS the whole page reloads.
+        dashboard = cached_dashboard(get_session(), the_study)
+        partial = render_template("lead/_dashboard.html", study=the_study, dashboard=dashboard)
+        return partial, {"Vary": "HX-Request"}
+    return _study_page(the_study), {"Vary": "HX-Request"}
+
+
+@bp.route("/studies/<slug>/report")
+@lead_required
+def report(slug: str):
+    from ...analysis.report import build_report, report_filename
+
+    the_study = get_study_or_404(slug)
+    try:
+        rendered = build_report(get_session(), the_study)
+    except ValueError as exc:
+        flash(f"The report cannot be built yet: {exc}", "error")
+        return redirect(url_for("lead.study", slug=slug))
+    headers = {"Content-Disposition": f'attachment; filename="{report_filename(the_study)}"'}
+    return Response(rendered.html, mimetype="text/html", headers=headers)
 
 
 @bp.route("/studies/<slug>/invites", methods=["GET", "POST"])

@@ -1,0 +1,56 @@
+"""The study report: the paper's tables, figures and notes as one self-contained HTML file.
+
+:func:`build_report` is the one path from a study in the database to the report, shared
+by ``annotator report`` and the lead's "Download report" link, so both give the same
+file. The numbers come from :mod:`annotator.analysis.tables`; this package lays them out
+(:mod:`.html`) and draws them (:mod:`.plots`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sqlmodel import Session
+
+    from ...models import Study
+
+__all__ = ["Report", "build_report", "report_filename"]
+
+
+@dataclass(frozen=True)
+class Report:
+    """A rendered report with the tables it shows (for ``--tables`` and ``--latex``)."""
+
+    html: str
+    tables: Any
+    frames: Any
+
+
+def report_filename(study: Study) -> str:
+    return f"{study.slug}-report.html"
+
+
+def build_report(
+    session: Session, study: Study, *, settings: Any = None, generated_at: datetime | None = None
+) -> Report:
+    """Read the study, compute its tables and render the report.
+
+    ``settings`` is an :class:`~annotator.analysis.settings.AnalysisSettings`; by
+    default the study file's ``[validation]`` table.
+    """
+    from ...data.frames import study_frames
+    from ..settings import study_settings
+    from ..tables import report_tables
+    from .html import render_report
+
+    frames = study_frames(session, study)
+    if settings is None:
+        settings = study_settings(study)
+    tables = report_tables(frames, settings=settings)
+    html = render_report(
+        tables, title=f"Report: {study.name}", study=study.slug, generated_at=generated_at
+    )
+    return Report(html=html, tables=tables, frames=frames)

@@ -1,0 +1,234 @@
+"""The report's figures (matplotlib, headless): they only draw what the tables hold.
+
+Every function takes numbers already computed by ``annotator.analysis.tables`` (through
+``annotator.metrics``); no statistic is computed here. The canvas and PNG helpers are
+shared with ``annotator plan --plot`` (``annotator.metrics.plotting``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ...metrics.plotting import data_uri, new_figure, png_bytes
+from ...metrics.plotting import empty_panel as _empty
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "NMAE_THRESHOLD",
+    "alt_test_epsilon_figure",
+    "bootstrap_figure",
+    "bootstrap_label",
+    "data_uri",
+    "icc_interval_figure",
+    "icc_nmae_figure",
+    "item_disagreement_figure",
+    "png_bytes",
+    "score_distribution_figure",
+]
+
+# The paper's threshold between well and poorly aligned items (section 5.4).
+NMAE_THRESHOLD = 0.1
+
+
+# --------------------------------------------------------------------- the report
+
+
+def alt_test_epsilon_figure(frame: pd.DataFrame) -> Figure:
+    """Winning rate and advantage probability against epsilon, per model; one row per scale.
+
+    ``frame`` has the columns ``scale, model, epsilon, winning_rate,
+    advantage_probability`` (``alttest.csv``).
+    """
+    scales = list(dict.fromkeys(frame["scale"]))
+    if not scales:
+        fig = new_figure(1)
+        _empty(fig.axes[0], "no alt-test results")
+        return fig
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(10.0, 3.2 * len(scales)), dpi=100)
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(len(scales), 2, squeeze=False)
+    for row, scale in enumerate(scales):
+        part = frame[frame["scale"] == scale]
+        for model, lines in part.groupby("model", sort=False):
+            lines = lines.sort_values("epsilon")
+            axes[row][0].plot(lines["epsilon"], lines["winning_rate"], marker=".", label=model)
+            axes[row][1].plot(
+                lines["epsilon"], lines["advantage_probability"], marker=".", label=model
+            )
+        axes[row][0].axhline(0.5, color="grey", linewidth=1, linestyle=":")
+        for col, label in enumerate(("winning rate", "advantage probability")):
+            ax = axes[row][col]
+            ax.set_ylim(-0.02, 1.02)
+            ax.set_xlabel("epsilon")
+            ax.set_ylabel(label)
+            ax.set_title(f"{scale}: {label}")
+        axes[row][1].legend(fontsize="small", loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def score_distribution_figure(frame: pd.DataFrame, *, group_by: str | None = None) -> Figure:
+    """Histograms of the scores' share of the range, one panel per scale.
+
+    ``frame`` is ``ReportTables.distributions`` (``scale, kind, who, group, share``):
+    one series for all humans, one per demographic group, one for the LLMs.
+    """
+    scales = list(dict.fromkeys(frame["scale"]))
+    fig = new_figure(max(len(scales), 1), width=4.2, height=3.2)
+    if not scales:
+        _empty(fig.axes[0], "no scores yet")
+        return fig
+    for ax, scale in zip(fig.axes, scales, strict=True):
+        part = frame[frame["scale"] == scale]
+        humans = part[part["kind"] == "human"]
+        series = [("humans", humans["share"])]
+        if group_by:
+            for group, rows in humans.dropna(subset=["group"]).groupby("group", sort=True):
+                series.append((f"{group_by}: {group}", rows["share"]))
+        series.append(("LLMs", part[part["kind"] == "llm"]["share"]))
+        for label, shares in series:
+            if len(shares):
+                ax.hist(
+                    shares.to_numpy(dtype=float),
+                    bins=20,
+                    range=(0.0, 1.0),
+                    density=True,
+                    histtype="step",
+                    linewidth=1.5,
+                    label=label,
+                )
+        ax.set_xlabel(f"score as a share of the range ({scale})")
+        ax.set_ylabel("density")
+        ax.set_title(scale)
+        ax.legend(fontsize="x-small")
+    fig.tight_layout()
+    return fig
+
+
+def icc_interval_figure(frame: pd.DataFrame, *, columns: Sequence[tuple[str, str]]) -> Figure:
+    """Point estimates with their intervals, grouped by scale.
+
+    ``frame`` is ``ReportTables.scales``; ``columns`` are ``(column, label)`` pairs whose
+    bounds are the ``<column>_low`` and ``<column>_high`` columns.
+    """
+    fig = new_figure(1, width=7.0, height=3.8)
+    ax = fig.axes[0]
+    if frame.empty:
+        _empty(ax, "no ICC yet")
+        return fig
+    scales = list(frame["scale"])
+    step = 0.8 / max(len(columns), 1)
+    for j, (column, label) in enumerate(columns):
+        xs = [i - 0.4 + step * (j + 0.5) for i in range(len(scales))]
+        value = frame[column].to_numpy(dtype=float)
+        lower = value - frame[f"{column}_low"].to_numpy(dtype=float)
+        upper = frame[f"{column}_high"].to_numpy(dtype=float) - value
+        ax.errorbar(xs, value, yerr=[lower, upper], fmt="o", capsize=3, label=label)
+    ax.set_xticks(range(len(scales)), scales)
+    ax.set_xlabel("scale")
+    ax.set_ylabel("ICC (95% CI)")
+    ax.set_title("ICC with 95% intervals per scale")
+    ax.legend(fontsize="small", loc="lower left")
+    fig.tight_layout()
+    return fig
+
+
+def icc_nmae_figure(frame: pd.DataFrame) -> Figure:
+    """The ICC-vs-nMAE diagnostic of the paper's Figure 2: one panel per benchmark.
+
+    ``frame`` is ``ReportTables.figure2`` (``benchmark, scale, model, icc_human_llm,
+    nmae, pearson_r``): each model (and the ensemble) on each scale is a point at
+    (nMAE, ICC), filled, with its Pearson r as a hollow marker at the same nMAE, so a
+    judge that correlates well but agrees poorly (offset, variance mismatch) stands out.
+    """
+    benchmarks = list(dict.fromkeys(frame["benchmark"]))
+    fig = new_figure(max(len(benchmarks), 1), width=4.0, height=3.8)
+    if not benchmarks:
+        _empty(fig.axes[0], "no items with both human and LLM scores")
+        return fig
+    markers = dict(zip(dict.fromkeys(frame["scale"]), "osD^v<>", strict=False))
+    models = list(dict.fromkeys(frame["model"]))
+    colours = {m: f"C{i % 10}" for i, m in enumerate(models)}
+    for ax, bench in zip(fig.axes, benchmarks, strict=True):
+        part = frame[frame["benchmark"] == bench]
+        for row in part.itertuples(index=False):
+            marker, colour = markers.get(row.scale, "o"), colours[row.model]
+            ax.scatter(row.nmae, row.icc_human_llm, marker=marker, color=colour, s=36)
+            ax.scatter(
+                row.nmae, row.pearson_r, marker=marker, facecolors="none", edgecolors=colour, s=36
+            )
+        ax.set_xlabel("nMAE (lower is better)")
+        ax.set_ylabel("ICC(A,1) filled, Pearson r hollow")
+        ax.set_title(bench)
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], color=colours[m], marker="o", linestyle="", label=m) for m in models]
+    handles += [
+        Line2D([], [], color="grey", marker=mk, linestyle="", label=f"scale {sc}")
+        for sc, mk in markers.items()
+    ]
+    fig.axes[-1].legend(handles=handles, fontsize="x-small", loc="best")
+    fig.tight_layout()
+    return fig
+
+
+def item_disagreement_figure(frame: pd.DataFrame, *, threshold: float = NMAE_THRESHOLD) -> Figure:
+    """nMAE per item (sorted), one line per scale, with the paper's 0.1 threshold.
+
+    ``frame`` has the columns ``scale, item, nmae``.
+    """
+    fig = new_figure(1, width=7.0, height=3.6)
+    ax = fig.axes[0]
+    if frame.empty:
+        _empty(ax, "no items with both human and LLM scores")
+        return fig
+    for scale, part in frame.groupby("scale", sort=False):
+        ordered = part["nmae"].sort_values(ascending=False).to_numpy()
+        ax.plot(range(1, len(ordered) + 1), ordered, label=str(scale))
+    ax.axhline(threshold, color="firebrick", linewidth=1, linestyle="--", label=f"{threshold:g}")
+    ax.set_xlabel("items, worst first")
+    ax.set_ylabel("nMAE (human mean vs LLM mean)")
+    ax.set_title("Per-item disagreement")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    return fig
+
+
+def bootstrap_label(row: Any) -> str:
+    """How a row of ``ReportTables.bootstrap`` is named in the table and the plot."""
+    if row["statistic"] == "nmae":
+        return f"nMAE, {row['scale_a']}"
+    if row["statistic"] == "icc_human_llm_difference":
+        return f"human-LLM ICC, {row['scale_a']} minus {row['scale_b']}"
+    return f"{row['statistic']}, {row['scale_a']}"
+
+
+def bootstrap_figure(frame: pd.DataFrame) -> Figure:
+    """Bootstrap intervals as horizontal bars, one row per quantity.
+
+    ``frame`` is ``ReportTables.bootstrap`` (``statistic, scale_a, scale_b, estimate,
+    low, high``).
+    """
+    fig = new_figure(1, width=7.0, height=0.8 + 0.45 * max(len(frame), 2))
+    ax = fig.axes[0]
+    if frame.empty:
+        _empty(ax, "no bootstrap intervals")
+        return fig
+    ys = list(range(len(frame)))[::-1]
+    estimate = frame["estimate"].to_numpy(dtype=float)
+    lower = estimate - frame["low"].to_numpy(dtype=float)
+    upper = frame["high"].to_numpy(dtype=float) - estimate
+    ax.errorbar(estimate, ys, xerr=[lower, upper], fmt="o", capsize=3)
+    ax.axvline(0.0, color="grey", linewidth=1, linestyle=":")
+    ax.set_yticks(ys, [bootstrap_label(row) for _, row in frame.iterrows()])
+    ax.set_xlabel("estimate with its bootstrap interval")
+    ax.set_title("Bootstrap intervals (resampling items)")
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,152 @@
+"""Drawing helpers shared by ``annotator plan --plot`` and the study report.
+
+matplotlib (headless, Agg) is imported inside the functions: ``annotator --help`` must
+not pay for it. Figures are built on ``matplotlib.figure.Figure`` with the Agg canvas
+rather than through ``pyplot``: no global figure registry, no GUI backend, safe in the
+web server's threads. The functions only draw numbers computed elsewhere.
+
+This module lives in ``annotator.metrics`` because the planning command does, and the
+metrics import nothing from the rest of ``annotator``; the report's figures
+(``annotator.analysis.report.plots``) build on the same helpers.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "PNG_SIGNATURE",
+    "alt_test_power_figure",
+    "data_uri",
+    "empty_panel",
+    "new_figure",
+    "plan_figure",
+    "png_bytes",
+]
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def new_figure(n_panels: int = 1, *, width: float = 6.4, height: float = 3.6) -> Figure:
+    """A figure with ``n_panels`` side by side, on the Agg canvas."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width * n_panels if n_panels > 1 else width, height), dpi=100)
+    FigureCanvasAgg(fig)
+    fig.subplots(1, n_panels, squeeze=False)
+    return fig
+
+
+def png_bytes(fig: Figure) -> bytes:
+    """The figure as PNG bytes."""
+    buffer = io.BytesIO()
+    # tight_layout already fitted the figure: bbox_inches="tight" would draw it twice.
+    fig.savefig(buffer, format="png")
+    return buffer.getvalue()
+
+
+def data_uri(fig: Figure) -> str:
+    """The figure as a ``data:image/png;base64,...`` URI, for a self-contained page."""
+    return "data:image/png;base64," + base64.b64encode(png_bytes(fig)).decode("ascii")
+
+
+def empty_panel(ax, message: str) -> None:
+    ax.set_axis_off()
+    ax.text(0.5, 0.5, message, ha="center", va="center", transform=ax.transAxes, wrap=True)
+
+
+# --------------------------------------------------------------- planning (issue 9)
+
+
+def plan_figure(
+    raters: Sequence[int],
+    absolute: Sequence[float],
+    relative: Sequence[float],
+    *,
+    target: float,
+    needed_by_target: Mapping[float, int | None],
+    widths: Sequence[Mapping[str, Any]] | None = None,
+) -> Figure:
+    """Planning curves of a D-study: reliability and raters needed, and CI widths.
+
+    Parameters
+    ----------
+    raters, absolute, relative : sequence
+        ``DStudy.raters``, ``DStudy.absolute`` (ICC(A,k')) and ``DStudy.relative``.
+    target : float
+        The wanted ICC(A,k'), drawn as a horizontal line.
+    needed_by_target : mapping
+        Target ICC(A,k') -> raters needed (``None`` when none reaches it), as given by
+        ``annotator.metrics.raters_needed``.
+    widths : sequence of dict, optional
+        ``IntervalWidths.rows``: a third panel with the median width of the ICC(A,1)
+        interval against the number of items, one line per number of raters.
+    """
+    fig = new_figure(3 if widths else 2, width=5.0, height=3.6)
+    ax_rel, ax_need = fig.axes[0], fig.axes[1]
+    ax_rel.plot(raters, absolute, marker="o", label="ICC(A,k')")
+    ax_rel.plot(raters, relative, marker="s", linestyle="--", label="ICC(C,k')")
+    ax_rel.axhline(target, color="grey", linewidth=1, linestyle=":", label=f"target {target:g}")
+    ax_rel.set_xlabel("raters k'")
+    ax_rel.set_ylabel("predicted reliability")
+    ax_rel.set_title("Reliability of the mean of k' raters")
+    ax_rel.legend(loc="lower right", fontsize="small")
+
+    reached = [(t, n) for t, n in sorted(needed_by_target.items()) if n is not None]
+    if reached:
+        ax_need.step([t for t, _ in reached], [n for _, n in reached], where="post", marker=".")
+        from matplotlib.ticker import MaxNLocator
+
+        ax_need.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax_need.set_xlabel("target ICC(A,k')")
+        ax_need.set_ylabel("raters needed")
+        ax_need.set_title("Raters needed against the target")
+    else:
+        empty_panel(ax_need, "no number of raters reaches these targets")
+    if widths:
+        ax_w = fig.axes[2]
+        for k in sorted({row["n_raters"] for row in widths}):
+            rows = sorted((r for r in widths if r["n_raters"] == k), key=lambda r: r["n_items"])
+            ax_w.plot(
+                [r["n_items"] for r in rows],
+                [r["width_a1"] for r in rows],
+                marker="o",
+                label=f"{k} raters",
+            )
+        ax_w.set_xlabel("items")
+        ax_w.set_ylabel("median 95% CI width, ICC(A,1)")
+        ax_w.set_title("Interval width against items")
+        ax_w.legend(fontsize="small")
+    fig.tight_layout()
+    return fig
+
+
+def alt_test_power_figure(rows: Sequence[Mapping[str, Any]], *, epsilon: float) -> Figure:
+    """Pass probability of the alt-test against items, one line per number of raters.
+
+    ``rows`` are ``AltTestPower.rows``.
+    """
+    fig = new_figure(1, width=5.6)
+    ax = fig.axes[0]
+    for k in sorted({row["n_raters"] for row in rows}):
+        mine = sorted((r for r in rows if r["n_raters"] == k), key=lambda r: r["n_items"])
+        ax.plot(
+            [r["n_items"] for r in mine],
+            [r["pass_probability"] for r in mine],
+            marker="o",
+            label=f"{k} raters",
+        )
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("items")
+    ax.set_ylabel("pass probability")
+    ax.set_title(f"Alt-test pass probability (epsilon {epsilon:g})")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,133 @@
+"""Render the lead's study page (with its dashboard) for 5,000 items x 12 raters x 3 scales
+with 6 models, cold and warm, as the page and as the htmx partial.
+
+Run with ``.venv/bin/python benchmarks/study_page.py`` (part of ``make bench``;
+``--database-url postgresql://postgres@127.0.0.1:5432/test`` for PostgreSQL, in a
+throw-away schema). The study is the generated one of ``annotator.data.synthetic``.
+
+Goal (issue 8): the page renders in under 300 ms once the dashboard is cached (the
+cache lasts until a rating changes). Each figure is printed next to the goal and as a
+share of it, all measured in this one run; the cold render (dashboard computed) is
+printed beside it for scale.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+from sqlalchemy import create_engine, text
+from sqlmodel import SQLModel
+
+from annotator import create_app
+from annotator.data.synthetic import SyntheticSpec, build_synthetic_study
+from annotator.db import get_engine, normalise_url, session_scope
+from annotator.study.studies import create_lead
+
+GOAL_MS = 300.0
+SPEC = SyntheticSpec(
+    slug="bench",
+    n_items=5000,
+    n_raters=12,
+    models=("gpt", "gemini", "llama", "qwen", "deepseek", "mistral"),
+    runs=1,
+    repeats=3,
+    seed=0,
+)
+
+
+def _app(database_url: str | None, folder: Path):
+    if database_url is None:
+        url = f"sqlite:///{folder / 'bench.sqlite'}"
+        cleanup = None
+    else:
+        schema = "bench_" + uuid.uuid4().hex[:12]
+        admin = create_engine(normalise_url(database_url), isolation_level="AUTOCOMMIT")
+        with admin.connect() as connection:
+            connection.execute(text(f'CREATE SCHEMA "{schema}"'))
+        url = admin.url.update_query_dict({"options": f"-csearch_path={schema}"})
+        url = url.render_as_string(hide_password=False)
+
+        def cleanup() -> None:
+            with admin.connect() as connection:
+                connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+            admin.dispose()
+
+    app = create_app(
+        {
+            "DATABASE_URL": url,
+            "SECRET_KEY": "bench",
+            "WTF_CSRF_ENABLED": False,
+            "RATELIMIT_ENABLED": False,
+        }
+    )
+    SQLModel.metadata.create_all(get_engine(app))
+    return app, cleanup
+
+
+def _time(call, repeat: int) -> list[float]:
+    out = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        call()
+        out.append((time.perf_counter() - start) * 1000.0)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database-url", default=None)
+    parser.add_argument("--repeat", type=int, default=10, help="Warm renders to time.")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        app, cleanup = _app(args.database_url, Path(folder))
+        try:
+            start = time.perf_counter()
+            with session_scope(app) as session:
+                create_lead(session, "lead@example.org", "bench-password")
+                build_synthetic_study(session, SPEC)
+            built = time.perf_counter() - start
+            client = app.test_client()
+            client.post(
+                "/login", data={"username": "lead@example.org", "password": "bench-password"}
+            )
+            url = f"/lead/studies/{SPEC.slug}"
+
+            def page() -> None:
+                response = client.get(url)
+                assert response.status_code == 200, response.status_code
+                assert b'id="dashboard"' in response.data
+
+            def partial() -> None:
+                response = client.get(url, headers={"HX-Request": "true"})
+                assert response.status_code == 200 and b"<h1>" not in response.data
+
+            cold = _time(page, 1)[0]
+            warm = statistics.median(_time(page, args.repeat))
+            warm_partial = statistics.median(_time(partial, args.repeat))
+        finally:
+            get_engine(app).dispose()
+            if cleanup is not None:
+                cleanup()
+    n_ratings = SPEC.n_items * SPEC.n_raters * len(SPEC.scales)
+    print(
+        f"study page, {SPEC.n_items} items x {SPEC.n_raters} raters x {len(SPEC.scales)} scales "
+        f"(~{n_ratings:,} ratings), {len(SPEC.models)} models; database "
+        f"{'PostgreSQL' if args.database_url else 'SQLite'}; study built in {built:.1f} s"
+    )
+    print(f"  {'render':<32}{'ms':>9}{'goal ms':>9}{'share':>8}")
+    for label, ms in (
+        ("cold (dashboard computed)", cold),
+        (f"warm page, median of {args.repeat}", warm),
+        (f"warm htmx partial, median of {args.repeat}", warm_partial),
+    ):
+        print(f"  {label:<32}{ms:9.1f}{GOAL_MS:9.0f}{ms / GOAL_MS:8.2f}")
+    print(f"  cold / warm page: {cold / warm:.1f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,63 @@
+"""``annotator report``: the file, the CSV and LaTeX tables, and a light ``--help``."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+
+def test_help_lists_report_without_loading_matplotlib(tmp_path):
+    code = (
+        "import sys\n"
+        "from annotator.cli import main\n"
+        "try:\n"
+        "    main(['--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('LOADED', sorted(m for m in sys.modules if m.split('.')[0] == 'matplotlib'))\n"
+    )
+    env = {"ANNOTATOR_INSTANCE_PATH": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert "report" in out.stdout
+    assert "LOADED []" in out.stdout
+
+
+def test_report_writes_the_page_and_the_tables(runner, make_study, tmp_path):
+    import csv
+
+    from lxml import html as lxml_html
+
+    make_study(slug="cli", n_items=30, n_raters=4, seed=7)
+    out = tmp_path / "out" / "report.html"
+    tables, latex = tmp_path / "tables", tmp_path / "latex"
+    result = runner.invoke(
+        args=["report", "cli", "--out", str(out), "--tables", str(tables), "--latex", str(latex)]
+    )
+    assert result.exit_code == 0, result.output
+    tree = lxml_html.fromstring(out.read_text("utf-8"))
+    assert tree.xpath("//h1")[0].text == "Report: Synthetic cli"
+    assert len(tree.xpath("//table[@data-table]")) == 10
+    # No temporary file left next to the report.
+    assert [p.name for p in out.parent.iterdir()] == ["report.html"]
+    required = {
+        "scales.csv": "scale, n_items, icc_a1_human, icc_ak_human, icc_a1_llm, icc_ak_llm, "
+        "icc_human_llm, nmae",
+        "models.csv": "scale, model, temperature, icc_human_llm, nmae",
+        "alttest.csv": "scale, model, epsilon, winning_rate, advantage_probability, passed",
+    }
+    for name, columns in required.items():
+        with (tables / name).open(newline="") as fh:
+            header = next(csv.reader(fh))
+        assert set(columns.split(", ")) <= set(header), name
+    assert (latex / "scales.tex").read_text().count("\\bfseries") >= 1
+    assert f"Wrote the report of 'cli' to {out}." in result.output
+
+
+def test_report_of_an_unknown_study_fails_clearly(runner, tmp_path):
+    out = tmp_path / "report.html"
+    result = runner.invoke(args=["report", "nope", "--out", str(out)])
+    assert result.exit_code != 0
+    assert "no study with slug 'nope'" in result.output
+    assert not out.exists()
