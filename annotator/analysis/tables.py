@@ -41,6 +41,8 @@ from .settings import AnalysisSettings
 
 __all__ = [
     "ALL_BENCHMARKS",
+    "BEST_RULES",
+    "BestRule",
     "CSV_FILES",
     "ReportTables",
     "mark_best",
@@ -887,15 +889,32 @@ def write_csv_tables(tables: ReportTables, directory: str | Path) -> list[Path]:
     return written
 
 
-_LATEX_BEST = {
-    "scales": (
-        ["icc_a1_human", "icc_ak_human", "icc_a1_llm", "icc_ak_llm", "icc_human_llm"],
-        ["nmae"],
-        None,
+@dataclass(frozen=True)
+class BestRule:
+    """Which cells of a table the paper bolds: the highest of ``higher`` (ICCs), the
+    lowest of ``lower`` (nMAE), compared within each value of ``within`` (or the
+    whole column when None)."""
+
+    higher: tuple[str, ...]
+    lower: tuple[str, ...] = ("nmae",)
+    within: str | None = None
+
+    def mark(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """:func:`mark_best` of ``frame`` under this rule."""
+        return mark_best(
+            frame, higher=list(self.higher), lower=list(self.lower), within=self.within
+        )
+
+
+# The best-value rule of each table (by its CSV name), shared by the LaTeX tables
+# and the HTML report so that both bold the same cells.
+BEST_RULES = {
+    "scales": BestRule(
+        ("icc_a1_human", "icc_ak_human", "icc_a1_llm", "icc_ak_llm", "icc_human_llm")
     ),
-    "benchmarks": (["icc_human_llm"], ["nmae"], "benchmark"),
-    "models": (["icc_human_llm"], ["nmae"], "model"),
-    "groups": (["icc_group_llm", "icc_a1_within", "icc_ak_within"], ["nmae"], "group"),
+    "benchmarks": BestRule(("icc_human_llm",), within="benchmark"),
+    "models": BestRule(("icc_human_llm",), within="model"),
+    "groups": BestRule(("icc_group_llm", "icc_a1_within", "icc_ak_within"), within="group"),
 }
 
 
@@ -912,9 +931,8 @@ def write_latex_tables(tables: ReportTables, directory: str | Path) -> list[Path
     for stem, attr in CSV_FILES.items():
         frame = getattr(tables, attr).reset_index(drop=True)
         styler = frame.style.format(precision=3, na_rep="").hide(axis="index")
-        if stem in _LATEX_BEST:
-            higher, lower, within = _LATEX_BEST[stem]
-            best = mark_best(frame, higher=higher, lower=lower, within=within)
+        if stem in BEST_RULES:
+            best = BEST_RULES[stem].mark(frame)
             styler = styler.apply(
                 lambda column, best=best: (
                     ["font-weight: bold" if flag else "" for flag in best[column.name]]

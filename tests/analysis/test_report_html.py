@@ -285,3 +285,21 @@ def test_frame_view_marks_the_given_cells_and_keeps_a_named_index():
     assert view.columns == ["model", "icc"]
     assert [[c.raw for c in row] for row in view.rows] == [["gpt", "0.5"], ["llama", "0.7"]]
     assert [row[1].css for row in view.rows] == ["", "best"]
+
+
+def test_html_and_latex_bold_by_one_rule(report, tmp_path, monkeypatch):
+    """Changing the shared rule of a table changes the HTML report and the LaTeX alike."""
+    from annotator.analysis import tables as tables_module
+    from annotator.analysis.tables import BestRule, write_latex_tables
+
+    tables, _ = report
+    monkeypatch.setitem(tables_module.BEST_RULES, "scales", BestRule(("icc_a1_human",), ()))
+    page = render_report(tables, study="s", generated_at=datetime(2026, 3, 2, tzinfo=UTC))
+    scales = tables.scales.reset_index(drop=True)
+    top = list(scales.index[scales["icc_a1_human"] == scales["icc_a1_human"].max()])
+    assert _marked(page, "table2") == {"icc_a1_human": top}
+    write_latex_tables(tables, tmp_path)
+    latex = (tmp_path / "scales.tex").read_text()
+    assert latex.count("\\bfseries") == len(top)
+    best = scales["icc_a1_human"].max()
+    assert f"\\bfseries {best:.3f}" in latex

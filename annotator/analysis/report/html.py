@@ -228,12 +228,10 @@ def bootstrap_frame(tables) -> pd.DataFrame:
     return frame[_BOOTSTRAP]
 
 
-def _section(key, heading, caption, frame, *, higher=(), lower=(), within=None, **extra):
-    from ..tables import mark_best
-
-    best = None
-    if higher or lower:
-        best = mark_best(frame, higher=list(higher), lower=list(lower), within=within)
+def _section(key, heading, caption, frame, *, rule=None, **extra):
+    # ``rule``: the table's entry of BEST_RULES, the same the LaTeX tables bold by.
+    best = rule.mark(frame) if rule is not None else None
+    within = rule.within if rule is not None else None
     return Section(
         key=key,
         heading=heading,
@@ -256,7 +254,8 @@ def report_sections(tables) -> list[Section]:
 
     settings = tables.settings or {}
     threshold = settings.get("item_threshold", 0.1)
-    t2_icc = ["icc_a1_human", "icc_ak_human", "icc_a1_llm", "icc_ak_llm", "icc_human_llm"]
+    from ..tables import BEST_RULES
+
     sections = [
         _section(
             "table1",
@@ -274,8 +273,7 @@ def report_sections(tables) -> list[Section]:
             "block; human-LLM ICC(A,1) of [human mean, LLM ensemble mean] and nMAE over the "
             "scale's range.",
             tables.scales[_T2],
-            higher=t2_icc,
-            lower=["nmae"],
+            rule=BEST_RULES["scales"],
         ),
         _section(
             "table3",
@@ -289,27 +287,21 @@ def report_sections(tables) -> list[Section]:
             "Table 4a: human-LLM agreement per benchmark",
             "Human mean against the LLM ensemble mean, per benchmark and scale.",
             tables.benchmarks[_T4A],
-            higher=["icc_human_llm"],
-            lower=["nmae"],
-            within="benchmark",
+            rule=BEST_RULES["benchmarks"],
         ),
         _section(
             "table4b",
             "Table 4b: human-LLM agreement per model",
             "Human mean against each model at the main temperature, per scale.",
             _ordered(tables.models[_T4B], "model"),
-            higher=["icc_human_llm"],
-            lower=["nmae"],
-            within="model",
+            rule=BEST_RULES["models"],
         ),
         _section(
             "table5",
             "Table 5: agreement by demographic group",
             "Each group's mean against the LLM ensemble, and the reliability within the group.",
             tables.groups,
-            higher=["icc_group_llm", "icc_a1_within", "icc_ak_within"],
-            lower=["nmae"],
-            within="group",
+            rule=BEST_RULES["groups"],
         ),
         _section(
             "table6",
