@@ -24,6 +24,12 @@ __all__ = ["export_command"]
 @click.option("--benchmark", help="Only items of this benchmark.")
 @click.option("--complete", is_flag=True, help="matrix: keep the largest complete crossed block.")
 @click.option(
+    "--temperature",
+    type=click.FloatRange(min=0),
+    help="matrix, alttest: the LLM scores' temperature (default: the study's "
+    "[validation] temperature).",
+)
+@click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
     required=True,
@@ -31,7 +37,13 @@ __all__ = ["export_command"]
 )
 @with_appcontext
 def export_command(
-    study: str, fmt: str, scale: str | None, benchmark: str | None, complete: bool, out: Path
+    study: str,
+    fmt: str,
+    scale: str | None,
+    benchmark: str | None,
+    complete: bool,
+    temperature: float | None,
+    out: Path,
 ) -> None:
     """Export a study's ratings and LLM scores."""
     from ..data.exporters import ExportError, render_export
@@ -46,6 +58,7 @@ def export_command(
                 scale=scale,
                 benchmark=benchmark,
                 complete=complete,
+                temperature=temperature,
             )
     except ExportError as exc:
         fail(f"{exc}; choose one with --{exc.field} ({', '.join(exc.choices)})")

@@ -248,12 +248,24 @@ def render_export(
     scale: str | None = None,
     benchmark: str | None = None,
     complete: bool = False,
+    temperature: float | None = None,
 ) -> RenderedExport:
-    """One export as the text of its file; the CLI and the lead's pages share it."""
+    """One export as the text of its file; the CLI and the lead's pages share it.
+
+    ``temperature`` (matrix and alttest): the LLM scores' temperature, by default
+    the study's main temperature (see :func:`matrix_export`).
+    """
     parts = [study.slug, fmt] + [p for p in (scale, benchmark) if p]
     stem = "-".join(parts)
     if fmt == "matrix":
-        matrix = matrix_export(session, study, scale=scale, benchmark=benchmark, complete=complete)
+        matrix = matrix_export(
+            session,
+            study,
+            scale=scale,
+            benchmark=benchmark,
+            complete=complete,
+            temperature=temperature,
+        )
         return RenderedExport(
             _csv(matrix.frame),
             len(matrix.frame),
@@ -262,7 +274,9 @@ def render_export(
             matrix.missing_summary(),
         )
     if fmt == "alttest":
-        data = alttest_export(session, study, scale=scale, benchmark=benchmark)
+        data = alttest_export(
+            session, study, scale=scale, benchmark=benchmark, temperature=temperature
+        )
         rows = sum(len(v) for v in data["humans"].values())
         return RenderedExport(
             json.dumps(data, indent=1, sort_keys=True) + "\n",

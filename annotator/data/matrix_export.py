@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 from sqlmodel import Session, select
 
 from ..metrics.matrix import LLM_PREFIX, largest_complete_block
 from ..models import LLMScore, Rating, Scale, Study, User
-from .export_scope import export_scope, items_frame, query_frame
+from .export_scope import ExportError, export_scope, items_frame, query_frame
 
 __all__ = ["MatrixExport", "matrix_export", "alttest_export", "round_significant"]
 
@@ -31,6 +32,8 @@ class MatrixExport:
     models: list[str]
     dropped_items: int = 0
     dropped_raters: int = 0
+    # The temperature of the LLM scores; None: every model's one temperature.
+    temperature: float | None = None
 
     def missing_summary(self) -> str:
         humans = self.frame[self.raters]
@@ -47,6 +50,8 @@ class MatrixExport:
             lines.append(
                 "missing per rater: " + ", ".join(f"{code} {n}" for code, n in worst.items())
             )
+        if self.temperature is not None:
+            lines.append(f"LLM scores at temperature {self.temperature:g}")
         for model in self.models:
             gaps = int(self.frame[LLM_PREFIX + model].isna().sum())
             if gaps:
@@ -66,12 +71,24 @@ def matrix_export(
     scale: str | None = None,
     benchmark: str | None = None,
     complete: bool = False,
+    temperature: float | None = None,
 ) -> MatrixExport:
     """Items x raters of one scale, then one mean-over-runs column per model.
 
     Repeats (test-retest) and attention checks are left out: the matrix holds
     each rater's first rating of each item the study is about.
+
+    The LLM columns hold the scores at ``temperature``, by default the study's
+    main temperature (:func:`annotator.analysis.settings.study_settings`, the
+    one the dashboard and the report use): a model's runs at different
+    temperatures are never averaged together. Without a main temperature every
+    model must have scores at one temperature only, else :class:`ExportError`
+    (``field="temperature"``) lists them.
     """
+    from ..analysis.settings import study_settings
+
+    if temperature is None:
+        temperature = study_settings(study).temperature
     scope = export_scope(session, study, scale=scale, benchmark=benchmark, one_scale=True)
     the_scale = scope.scale
     items = items_frame(session, study, scope.benchmark)
@@ -96,12 +113,12 @@ def matrix_export(
     raters = sorted(humans.columns)
     llm = query_frame(
         session,
-        select(LLMScore.item_id, LLMScore.model, LLMScore.value).where(
+        select(LLMScore.item_id, LLMScore.model, LLMScore.value, LLMScore.temperature).where(
             LLMScore.scale_id == the_scale.id
         ),
-        ["item_pk", "model", "value"],
+        ["item_pk", "model", "value", "temperature"],
     )
-    llm = llm[llm["item_pk"].isin(items["item_pk"])]
+    llm = _at_temperature(llm[llm["item_pk"].isin(items["item_pk"])], temperature)
     # Several runs of one model are averaged: the mean of sampled scores is
     # the estimate that agrees best with humans (paper 002 in shared/papers).
     models_frame = llm.pivot_table(index="item_pk", columns="model", values="value", aggfunc="mean")
@@ -129,14 +146,52 @@ def matrix_export(
         models=models,
         dropped_items=dropped_items,
         dropped_raters=dropped_raters,
+        temperature=temperature,
     )
 
 
+def _temperature_label(value: float) -> str:
+    return "unknown" if np.isnan(value) else f"{value:g}"
+
+
+def _at_temperature(llm: pd.DataFrame, temperature: float | None) -> pd.DataFrame:
+    """The LLM scores at ``temperature``; with None, refuse a model with several."""
+    temps = pd.to_numeric(llm["temperature"], errors="coerce").astype(float)
+    if temperature is not None:
+        return llm[np.isclose(temps.to_numpy(), temperature)]
+    # NaN (a score without a temperature) counts as one temperature of its own.
+    labels = temps.map(_temperature_label)
+    per_model = labels.groupby(llm["model"]).unique()
+    for model, found in per_model.items():
+        if len(found) > 1:
+            ordered = sorted(
+                found, key=lambda t: (t == "unknown", float(t) if t != "unknown" else 0)
+            )
+            raise ExportError(
+                f"model {model!r} has LLM scores at several temperatures "
+                f"({', '.join(ordered)}) and the study sets no main temperature "
+                "([validation] temperature)",
+                field="temperature",
+                choices=[t for t in ordered if t != "unknown"],
+            )
+    return llm
+
+
 def alttest_export(
-    session: Session, study: Study, *, scale: str | None = None, benchmark: str | None = None
+    session: Session,
+    study: Study,
+    *,
+    scale: str | None = None,
+    benchmark: str | None = None,
+    temperature: float | None = None,
 ) -> dict:
-    """``{"humans": {rater: {item: score}}, "llm": {model: {item: score}}}``."""
-    matrix = matrix_export(session, study, scale=scale, benchmark=benchmark)
+    """``{"humans": {rater: {item: score}}, "llm": {model: {item: score}}}``.
+
+    LLM scores at ``temperature`` as in :func:`matrix_export`.
+    """
+    matrix = matrix_export(
+        session, study, scale=scale, benchmark=benchmark, temperature=temperature
+    )
     frame = matrix.frame.set_index("item_id")
 
     def column_dict(column: str) -> dict[str, float]:

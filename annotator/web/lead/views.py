@@ -45,7 +45,12 @@ def index():
 
 
 # How the study page's export form names each choice an ExportError is about.
-EXPORT_FIELD_LABELS = {"format": "Format", "scale": "Scale", "benchmark": "Benchmark"}
+EXPORT_FIELD_LABELS = {
+    "format": "Format",
+    "scale": "Scale",
+    "benchmark": "Benchmark",
+    "temperature": "Temperature",
+}
 
 
 def _study_page(the_study: Study, *, chosen: dict | None = None, export_error=None):
@@ -126,6 +131,24 @@ def invites(slug: str):
     return render_template("lead/invites.html", study=the_study, links=links, form=form)
 
 
+def _temperature(text: str) -> float | None:
+    from ...data.exporters import ExportError
+
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        raise ExportError(
+            f"the temperature must be a number of at least 0, got {text!r}",
+            field="temperature",
+            choices=[],
+        )
+    return value
+
+
 @bp.route("/studies/<slug>/export")
 @lead_required
 def export(slug: str):
@@ -137,8 +160,10 @@ def export(slug: str):
         "scale": request.args.get("scale", ""),
         "benchmark": request.args.get("benchmark", ""),
         "complete": request.args.get("complete") == "1",
+        "temperature": request.args.get("temperature", "").strip(),
     }
     try:
+        temperature = _temperature(chosen["temperature"])
         rendered = render_export(
             get_session(),
             the_study,
@@ -146,6 +171,7 @@ def export(slug: str):
             scale=chosen["scale"] or None,
             benchmark=chosen["benchmark"] or None,
             complete=chosen["complete"],
+            temperature=temperature,
         )
     except ExportError as exc:
         # The form again, with the lead's choices and the problem beside it.
