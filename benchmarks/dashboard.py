@@ -25,7 +25,8 @@ import pandas as pd
 from sqlalchemy import create_engine, text
 from sqlmodel import Session, SQLModel
 
-from annotator.analysis.dashboard import cached_dashboard, clear_dashboard_cache, study_dashboard
+from annotator.analysis.dashboard import study_dashboard
+from annotator.analysis.live import cached_dashboard, clear_dashboard_cache
 from annotator.analysis.settings import study_settings
 from annotator.data.frames import study_frames
 from annotator.data.synthetic import SyntheticSpec, build_synthetic_study

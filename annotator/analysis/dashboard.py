@@ -2,16 +2,14 @@
 
 :func:`study_dashboard` turns a study's frames into a :class:`Dashboard` whose
 fields a template shows as they are (``Figure.text``, ``Figure.reason``): no
-statistic is computed in a view or a template. :func:`cached_dashboard` keeps
-the last dashboard of each study until its data changes.
+statistic is computed in a view or a template. :mod:`annotator.analysis.live`
+keeps the last dashboard of each study and refreshes it when its data changes.
 """
 
 from __future__ import annotations
 
 import math
-import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -23,8 +21,6 @@ from ..data.frames import (
     BLOCK_IN_PROGRESS,
     BLOCK_NOT_STARTED,
     StudyFrames,
-    data_version,
-    study_frames,
 )
 from ..metrics import (
     TooFewItemsError,
@@ -44,7 +40,7 @@ from .matrices import (
     main_temperature,
     rater_dicts,
 )
-from .settings import AnalysisSettings, study_settings
+from .settings import AnalysisSettings
 
 __all__ = [
     "AgreementRow",
@@ -54,8 +50,6 @@ __all__ = [
     "RaterProgress",
     "RetestRow",
     "ScaleDashboard",
-    "cached_dashboard",
-    "clear_dashboard_cache",
     "study_dashboard",
 ]
 
@@ -617,53 +611,3 @@ def study_dashboard(frames: StudyFrames, *, settings: AnalysisSettings | None = 
         computed_at=datetime.now(UTC),
         compute_seconds=time.perf_counter() - started,
     )
-
-
-# One entry per (database, study, settings): the data version it was computed at
-# and the dashboard. A process-local dict rather than flask-caching: the key check
-# is a few indexed aggregates, so each worker process keeps its own copy and is
-# never stale, with no dependency or cache server to run; a Dashboard holds Python
-# objects that need no serialising this way.
-_CACHE: OrderedDict[tuple, tuple[tuple, Dashboard]] = OrderedDict()
-_CACHE_SIZE = 32
-_LOCK = threading.Lock()
-
-
-def cached_dashboard(
-    session: Any, study: Any, *, settings: AnalysisSettings | None = None
-) -> Dashboard:
-    """The study's dashboard, recomputed only when its data changed.
-
-    The cache key is the database, the study and the settings; the entry is reused
-    while :func:`annotator.data.frames.data_version` (ids and counts of ratings,
-    rating changes, LLM scores, items, blocks and demographic answers, and the
-    stored study file) is unchanged.
-
-    Parameters
-    ----------
-    session : sqlmodel.Session
-    study : annotator.models.Study
-    settings : AnalysisSettings, keyword-only
-        Defaults to the study's own (:func:`study_settings`).
-    """
-    settings = settings or study_settings(study)
-    key = (session.get_bind().url.render_as_string(hide_password=True), study.id, settings)
-    version = data_version(session, study)
-    with _LOCK:
-        hit = _CACHE.get(key)
-        if hit is not None and hit[0] == version:
-            _CACHE.move_to_end(key)
-            return hit[1]
-    dashboard = study_dashboard(study_frames(session, study), settings=settings)
-    with _LOCK:
-        _CACHE[key] = (version, dashboard)
-        _CACHE.move_to_end(key)
-        while len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
-    return dashboard
-
-
-def clear_dashboard_cache() -> None:
-    """Forget every cached dashboard (tests; after a schema reset)."""
-    with _LOCK:
-        _CACHE.clear()

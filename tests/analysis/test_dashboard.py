@@ -14,7 +14,8 @@ import pytest
 from sqlalchemy import text
 from sqlmodel import select
 
-from annotator.analysis.dashboard import cached_dashboard, study_dashboard
+from annotator.analysis.dashboard import study_dashboard
+from annotator.analysis.live import cached_dashboard
 from annotator.analysis.settings import AnalysisSettings, study_settings
 from annotator.data.frames import study_frames
 from annotator.metrics import alt_test

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from lxml import html as lxml_html
 
-from annotator.analysis.dashboard import cached_dashboard
+from annotator.analysis.live import cached_dashboard
 from annotator.study.studies import create_lead
 
 LEAD = ("lead@example.org", "lead-password-1")

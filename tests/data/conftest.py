@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlmodel import Session
 
-from annotator.analysis.dashboard import clear_dashboard_cache
+from annotator.analysis.live import clear_dashboard_cache
 from annotator.data.synthetic import SyntheticSpec, build_synthetic_study
 from annotator.db import get_engine
 

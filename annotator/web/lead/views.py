@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import (
     Response,
     abort,
+    current_app,
     flash,
     redirect,
     render_template,
@@ -56,7 +57,6 @@ EXPORT_FIELD_LABELS = {
 def _study_page(the_study: Study, *, chosen: dict | None = None, export_error=None):
     # The exporters (and with them pandas) are imported by the pages that use
     # them, not with the app: the CLI builds the app for every command.
-    from ...analysis.dashboard import cached_dashboard
     from ...data.exporters import FORMATS
 
     session = get_session()
@@ -74,8 +74,16 @@ def _study_page(the_study: Study, *, chosen: dict | None = None, export_error=No
         chosen=chosen or {},
         export_error=error_message,
         export_error_field=export_error.field if export_error is not None else None,
-        dashboard=cached_dashboard(session, the_study),
+        live=_live(the_study),
     )
+
+
+def _live(the_study: Study):
+    from ...analysis.live import live_dashboard
+
+    # DASHBOARD_EXECUTOR: tests run the background computation when they choose.
+    executor = current_app.config.get("DASHBOARD_EXECUTOR")
+    return live_dashboard(get_session(), the_study, executor=executor)
 
 
 @bp.route("/studies/<slug>")
@@ -83,11 +91,8 @@ def _study_page(the_study: Study, *, chosen: dict | None = None, export_error=No
 def study(slug: str):
     the_study = get_study_or_404(slug)
     if request.headers.get("HX-Request"):
-        from ...analysis.dashboard import cached_dashboard
-
         # htmx refreshes only the dashboard; without JS the whole page reloads.
-        dashboard = cached_dashboard(get_session(), the_study)
-        partial = render_template("lead/_dashboard.html", study=the_study, dashboard=dashboard)
+        partial = render_template("lead/_dashboard.html", study=the_study, live=_live(the_study))
         return partial, {"Vary": "HX-Request"}
     return _study_page(the_study), {"Vary": "HX-Request"}
 
@@ -95,11 +100,15 @@ def study(slug: str):
 @bp.route("/studies/<slug>/report")
 @lead_required
 def report(slug: str):
+    from ...analysis.live import cached_report
     from ...analysis.report import build_report, report_filename
 
     the_study = get_study_or_404(slug)
+    session = get_session()
     try:
-        rendered = build_report(get_session(), the_study)
+        # Built in the request (about 30 s for 5,000 items x 12 raters x 3 scales), then
+        # kept until the data changes: a second download is immediate.
+        rendered = cached_report(session, the_study, lambda: build_report(session, the_study))
     except ValueError as exc:
         flash(f"The report cannot be built yet: {exc}", "error")
         return redirect(url_for("lead.study", slug=slug))
