@@ -24,8 +24,7 @@ from ..data.frames import (
 )
 from ..metrics import (
     TooFewItemsError,
-    alt_test,
-    alt_test_sequential,
+    alt_test_pair,
     human_llm_agreement,
     icc,
     krippendorff_alpha,
@@ -494,22 +493,22 @@ def _alttest(
         column = llm[model].dropna()
         scores = dict(zip(column.index.tolist(), column.tolist(), strict=True))
         options = {"scoring": settings.scoring, "epsilon": settings.epsilon, "q": settings.q}
-        try:
-            result = alt_test(humans=humans, llm=scores, **options)
-        except TooFewItemsError as exc:
+        # One scoring pass for both tests: the leave-one-out scores were most of the
+        # dashboard's time, computed twice when the two tests ran separately.
+        both = alt_test_pair(humans=humans, llm=scores, **options)
+        result, exc = both.result, both.error
+        if isinstance(exc, TooFewItemsError):
             reason = (
                 f"{exc.most_items} of {exc.min_items_per_human} items per rater so far "
                 "(the alt-test's t-test needs 30 per rater)"
             )
-            result = None
-        except ValueError as exc:
-            reason, result = str(exc), None
+        elif exc is not None:
+            reason = str(exc)
         sequential = decided = None
-        try:
-            verdict = alt_test_sequential(humans=humans, llm=scores, **options)
-            sequential, decided = verdict.message, verdict.decided
-        except ValueError as exc:
-            sequential = f"not available: {exc}"
+        if both.sequential is not None:
+            sequential, decided = both.sequential.message, both.sequential.decided
+        else:
+            sequential = f"not available: {both.sequential_error}"
         if result is None:
             rows.append(
                 AltTestRow(

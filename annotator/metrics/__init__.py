@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     )
     from .alpha import krippendorff_alpha
     from .alttest import (
+        AltTestPair,
         AltTestResult,
         AnnotatorResult,
         MultiDomainAltTestResult,
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
         TooFewItemsError,
         alt_test,
         alt_test_domains,
+        alt_test_pair,
         alt_test_sequential,
     )
     from .icc import ICCResult, icc
@@ -77,10 +79,12 @@ _SOURCES = {
     "RetestResult": "retest",
     "ScalePair": "agreement",
     "SequentialVerdict": "alttest",
+    "AltTestPair": "alttest",
     "TooFewItemsError": "alttest",
     "VarianceComponents": "plan",
     "alt_test": "alttest",
     "alt_test_domains": "alttest",
+    "alt_test_pair": "alttest",
     "alt_test_power": "power",
     "alt_test_sequential": "alttest",
     "bootstrap_icc_difference": "agreement",
@@ -104,6 +108,7 @@ _SOURCES = {
 __all__ = [
     "LLM_PREFIX",
     "AltTestPower",
+    "AltTestPair",
     "AltTestResult",
     "AnnotatorResult",
     "BootstrapInterval",
@@ -124,6 +129,7 @@ __all__ = [
     "VarianceComponents",
     "alt_test",
     "alt_test_domains",
+    "alt_test_pair",
     "alt_test_power",
     "alt_test_sequential",
     "bootstrap_icc_difference",

@@ -35,11 +35,12 @@ from ._results import (
     MultiDomainAltTestResult,
     TooFewItemsError,
 )
-from ._sequential import SequentialVerdict, alt_test_sequential
+from ._sequential import AltTestPair, SequentialVerdict, alt_test_pair, alt_test_sequential
 
 __all__ = [
     "SCORINGS",
     "TESTS",
+    "AltTestPair",
     "AltTestResult",
     "AnnotatorResult",
     "MultiDomainAltTestResult",
@@ -47,5 +48,6 @@ __all__ = [
     "TooFewItemsError",
     "alt_test",
     "alt_test_domains",
+    "alt_test_pair",
     "alt_test_sequential",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -113,7 +114,26 @@ def _score_pairs(
     return own_scores, llm_scores
 
 
+@dataclass(frozen=True)
+class _Indicators:
+    """The winning indicators of one domain: what the t-test and the test by betting share."""
+
+    data: Any
+    weights: np.ndarray
+    annot: np.ndarray
+    w_f: np.ndarray
+    w_h: np.ndarray
+    gold: np.ndarray | None
+    n_kept: int
+
+
 def _domain_statistics(humans: Any, llm: Any, opts: _Options) -> _Tested:
+    return _tested(_indicators_of(humans, llm, opts), opts)
+
+
+def _indicators_of(humans: Any, llm: Any, opts: _Options) -> _Indicators:
+    """Leave-one-out scores and indicators: independent of ``opts.test`` and
+    ``opts.min_items_per_human``, so one computation serves both tests."""
     data = _collect(humans, llm, opts)
     m = len(data.annotators)
     weights = _annotator_weights(data.annotators, opts)
@@ -181,7 +201,20 @@ def _domain_statistics(humans: Any, llm: Any, opts: _Options) -> _Tested:
         item, annot, own, llm_score = item[keep], annot[keep], own[keep], llm_score[keep]
         gold = gold[keep] if gold is not None else None
     w_f, w_h = _indicators(llm_score, own)
+    return _Indicators(data, weights, annot, w_f, w_h, gold, int(kept_items.sum()) - n_dropped)
 
+
+def _tested(ind: _Indicators, opts: _Options) -> _Tested:
+    """The per-annotator tests of ``opts.test`` on the indicators."""
+    data, weights, annot, w_f, w_h, gold = (
+        ind.data,
+        ind.weights,
+        ind.annot,
+        ind.w_f,
+        ind.w_h,
+        ind.gold,
+    )
+    m = len(data.annotators)
     n_items = np.bincount(annot, minlength=m)
     tested = n_items >= opts.min_items_per_human
     pi = _ipw_weights(annot, gold, n_items) if gold is not None else None
@@ -209,7 +242,7 @@ def _domain_statistics(humans: Any, llm: Any, opts: _Options) -> _Tested:
         p_value=p_value,
         tests=tests,
         weights=weights,
-        n_kept=int(kept_items.sum()) - n_dropped,
+        n_kept=ind.n_kept,
         log_capital=log_capital,
     )
 

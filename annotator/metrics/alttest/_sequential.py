@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from ._api import alt_test
+from ._api import _assemble, _decide, _options, alt_test
+from ._core import _indicators_of, _tested
 from ._results import AltTestResult
 
-__all__ = ["SequentialVerdict", "alt_test_sequential"]
+__all__ = ["AltTestPair", "SequentialVerdict", "alt_test_pair", "alt_test_sequential"]
 
 
 @dataclass(frozen=True)
@@ -147,7 +148,93 @@ def alt_test_sequential(
         expert=expert,
         nan_scores=nan_scores,
     )
+    return _verdict(result)
+
+
+def _verdict(result: AltTestResult) -> SequentialVerdict:
     total = sum(row.weight for row in result.annotators)
     secured = sum(row.weight for row in result.annotators if row.secured)
     rate = secured / total
     return SequentialVerdict(decided=rate >= 0.5, secured_winning_rate=rate, result=result)
+
+
+@dataclass(frozen=True)
+class AltTestPair:
+    """:func:`alt_test` and :func:`alt_test_sequential` of the same data.
+
+    Attributes
+    ----------
+    result : AltTestResult or None
+        The t-test (``alt_test``); None when it raised ``error``.
+    error : ValueError or None
+        Why the t-test cannot run (a :class:`TooFewItemsError` while annotators have
+        fewer than ``min_items_per_human`` items).
+    sequential : SequentialVerdict or None
+        The anytime-valid verdict; None when it raised ``sequential_error``.
+    sequential_error : ValueError or None
+    """
+
+    result: AltTestResult | None
+    error: ValueError | None
+    sequential: SequentialVerdict | None
+    sequential_error: ValueError | None
+
+
+def alt_test_pair(
+    *,
+    humans: Mapping[Hashable, Mapping[Hashable, Any]],
+    llm: Mapping[Hashable, Any],
+    scoring: str | Callable[..., float] = "neg_rmse",
+    epsilon: float = 0.2,
+    q: float = 0.05,
+    min_humans_per_item: int = 2,
+    min_items_per_human: int = 30,
+) -> AltTestPair:
+    """:func:`alt_test` (t-test) and :func:`alt_test_sequential` with one scoring pass.
+
+    Both tests start from the same leave-one-out alignment scores and winning
+    indicators, which take most of the time; they are computed once here. The results
+    equal those of the two functions called separately.
+
+    Parameters
+    ----------
+    humans, llm, scoring, epsilon, q, min_humans_per_item
+        As in :func:`alt_test`, keyword-only.
+    min_items_per_human : int, keyword-only
+        The t-test's minimum (the sequential test keeps its own, 1).
+
+    Returns
+    -------
+    AltTestPair
+        An exception of either test is returned in it, not raised; an invalid option
+        raises ``ValueError``.
+    """
+    opts = _options(
+        {
+            "scoring": scoring,
+            "epsilon": epsilon,
+            "q": q,
+            "min_humans_per_item": min_humans_per_item,
+            "min_items_per_human": min_items_per_human,
+            "test": "ttest",
+            "annotator_weights": None,
+            "inverse_probability_weighting": False,
+            "expert": None,
+            "ranks": False,
+            "nan_scores": "raise",
+        }
+    )
+    try:
+        indicators = _indicators_of(humans, llm, opts)
+    except ValueError as exc:
+        return AltTestPair(None, exc, None, exc)
+    out: list[Any] = []
+    for test_opts in (opts, replace(opts, test="betting", min_items_per_human=1)):
+        try:
+            part = _tested(indicators, test_opts)
+            out += [_assemble(part, _decide([part], test_opts)[0], test_opts), None]
+        except ValueError as exc:
+            out += [None, exc]
+    result, error, betting, sequential_error = out
+    sequential = _verdict(betting) if betting is not None else None
+    return AltTestPair(result, error, sequential, sequential_error)
