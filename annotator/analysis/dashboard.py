@@ -347,8 +347,10 @@ def _progress(frames: StudyFrames, scale: str, n_items: int) -> tuple[tuple, dic
     return tuple(rows), counts, _time(last)
 
 
-def _reliability(frames: StudyFrames, scale: str, settings: AnalysisSettings, notes: Notes):
-    block = human_block(frames, scale)
+def _reliability(
+    frames: StudyFrames, scale: str, wide: pd.DataFrame, settings: AnalysisSettings, notes: Notes
+):
+    block = human_block(frames, scale, wide=wide)
     humans = block.matrix
     cut = block.describe_cut()
     if cut:
@@ -367,7 +369,6 @@ def _reliability(frames: StudyFrames, scale: str, settings: AnalysisSettings, no
         else:
             icc_a1 = _figure(result.icc_a1, ci=result.ci_a1)
             icc_ak = _figure(result.icc_ak, ci=result.ci_ak)
-    wide = human_ratings(frames, scale)
     if wide.shape[1] < 2 or (wide.notna().sum(axis=1) >= 2).sum() < 1:
         alpha = _missing("alpha needs an item rated by at least 2 raters")
     else:
@@ -485,9 +486,9 @@ def _agreement(
 
 
 def _alttest(
-    frames: StudyFrames, scale: str, llm: pd.DataFrame, settings: AnalysisSettings
+    wide: pd.DataFrame, llm: pd.DataFrame, settings: AnalysisSettings
 ) -> tuple[AltTestRow, ...]:
-    humans = rater_dicts(human_ratings(frames, scale))
+    humans = rater_dicts(wide)
     rows = []
     for model in llm.columns:
         column = llm[model].dropna()
@@ -569,7 +570,9 @@ def study_dashboard(frames: StudyFrames, *, settings: AnalysisSettings | None = 
         notes = Notes()
         low, high = frames.scale_bounds(scale)
         raters, counts, last = _progress(frames, scale, n_items)
-        block, icc_a1, icc_ak, alpha = _reliability(frames, scale, settings, notes)
+        # Items x raters of first ratings, built once for the block, alpha and alt-test.
+        wide = human_ratings(frames, scale)
+        block, icc_a1, icc_ak, alpha = _reliability(frames, scale, wide, settings, notes)
         retest, pooled = _retest(frames, scale, notes)
         ensemble, models, llm = _agreement(frames, scale, block.matrix, temperature, notes)
         first = frames.ratings
@@ -595,7 +598,7 @@ def study_dashboard(frames: StudyFrames, *, settings: AnalysisSettings | None = 
                 retest_pooled=pooled,
                 ensemble=ensemble,
                 models=models,
-                alttest=_alttest(frames, scale, llm, settings),
+                alttest=_alttest(wide, llm, settings),
                 notes=tuple(notes),
             )
         )

@@ -124,9 +124,19 @@ def human_ratings(frames: StudyFrames, scale: str, *, benchmark: str | None = No
     return wide.astype(float)
 
 
-def human_block(frames: StudyFrames, scale: str, *, benchmark: str | None = None) -> HumanBlock:
-    """The largest complete items x raters block of :func:`human_ratings`."""
-    wide = human_ratings(frames, scale, benchmark=benchmark)
+def human_block(
+    frames: StudyFrames,
+    scale: str,
+    *,
+    benchmark: str | None = None,
+    wide: pd.DataFrame | None = None,
+) -> HumanBlock:
+    """The largest complete items x raters block of :func:`human_ratings`.
+
+    ``wide``: that :func:`human_ratings` when the caller has it already.
+    """
+    if wide is None:
+        wide = human_ratings(frames, scale, benchmark=benchmark)
     rows, columns = largest_complete_block(wide.notna().to_numpy())
     matrix = wide.iloc[rows, columns] if len(columns) else wide.iloc[:0, :0]
     return HumanBlock(
