@@ -54,10 +54,18 @@ def test_integers_without_point_zero_scores_as_stored_means_rounded(
         [(first, "3.86", "0.7", ""), (first, "4", "0.7", ""), (second, "0.1", "1", "")]
     )
 
-    matrix = {
-        r["item_id"]: r for r in _export(app, study.slug, "--format", "matrix", "--scale", "0-5")
-    }
+    # The judge ran at two temperatures and the study names no main one: each is
+    # exported on its own, never averaged with the other.
+    refused = app.test_cli_runner().invoke(
+        args=["export", study.slug, "--format", "matrix", "--scale", "0-5", "--out", "-"]
+    )
+    assert refused.exit_code != 0 and "--temperature (0.7, 1)" in refused.output
+    export = ["--format", "matrix", "--scale", "0-5", "--temperature"]
+    matrix = {r["item_id"]: r for r in _export(app, study.slug, *export, "0.7")}
     rater_column = [c for c in matrix[first] if c not in ("item_id", "benchmark", "llm:judge")][0]
     assert matrix[first][rater_column] == "4.5" and matrix[second][rater_column] == "2.35"
     assert matrix[first]["llm:judge"] == "3.93"
+    assert matrix[second]["llm:judge"] == ""
+    matrix = {r["item_id"]: r for r in _export(app, study.slug, *export, "1")}
+    assert matrix[first]["llm:judge"] == ""
     assert matrix[second]["llm:judge"] == "0.1"
