@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 from sqlalchemy import create_engine, text
-from sqlmodel import Session, SQLModel
+from sqlmodel import Session, SQLModel, select
 
 from annotator.analysis.dashboard import study_dashboard
 from annotator.analysis.live import cached_dashboard, clear_dashboard_cache, live_dashboard
@@ -121,7 +121,7 @@ def main() -> None:
                     lambda: cached_dashboard(session, study, settings=settings), repeat=20
                 )
                 # A revised rating: the stale path returns the last dashboard at once.
-                rating = session.query(Rating).order_by(Rating.id).first()
+                rating = session.exec(select(Rating).order_by(Rating.id)).first()
                 old, rating.value = rating.value, (0.0 if rating.value else 1.0)
                 session.add(
                     RatingChange(

@@ -25,7 +25,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from sqlalchemy import create_engine, text
-from sqlmodel import SQLModel
+from sqlmodel import SQLModel, select
 
 from annotator import create_app
 from annotator.data.synthetic import SyntheticSpec, build_synthetic_study
@@ -88,7 +88,7 @@ class _Recording(ThreadPoolExecutor):
 
 def _revise_a_rating(app) -> None:
     with session_scope(app) as session:
-        rating = session.query(Rating).order_by(Rating.id).first()
+        rating = session.exec(select(Rating).order_by(Rating.id)).first()
         old = rating.value
         rating.value = 0.0 if old else 1.0
         session.add(
