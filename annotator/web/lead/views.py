@@ -106,7 +106,7 @@ def report(slug: str):
     the_study = get_study_or_404(slug)
     session = get_session()
     try:
-        # Built in the request (about 30 s for 5,000 items x 12 raters x 3 scales), then
+        # Built in the request (20-30 s for 5,000 items x 12 raters x 3 scales), then
         # kept until the data changes: a second download is immediate.
         rendered = cached_report(session, the_study, lambda: build_report(session, the_study))
     except ValueError as exc:
