@@ -70,12 +70,12 @@ def report_command(study: str, out: Path, tables_dir: Path | None, latex_dir: Pa
     _write_atomically(out, report.html)
     click.echo(f"Wrote the report of {study!r} to {out}.", err=True)
     if tables_dir is not None:
-        from .tables import write_csv_tables
+        from .table_files import write_csv_tables
 
         written = write_csv_tables(report.tables, tables_dir)
         click.echo(f"Wrote {len(written)} CSV table(s) to {tables_dir}.", err=True)
     if latex_dir is not None:
-        from .tables import write_latex_tables
+        from .table_files import write_latex_tables
 
         written = write_latex_tables(report.tables, latex_dir)
         click.echo(f"Wrote {len(written)} LaTeX table(s) to {latex_dir}.", err=True)

@@ -109,7 +109,7 @@ def frame_view(frame: pd.DataFrame, *, best: pd.DataFrame | None = None) -> Fram
     """A DataFrame as rows of formatted cells (a named index becomes columns).
 
     ``best`` (same index, one boolean column per marked column, as
-    :func:`annotator.analysis.tables.mark_best` returns) marks the paper's bold cells.
+    :func:`annotator.analysis.table_files.mark_best` returns) marks the paper's bold cells.
     """
     if frame.index.names != [None]:
         frame = frame.reset_index()
@@ -229,7 +229,7 @@ def bootstrap_frame(tables) -> pd.DataFrame:
 
 
 def _section(key, heading, caption, frame, *, higher=(), lower=(), within=None, **extra):
-    from ..tables import mark_best
+    from ..table_files import mark_best
 
     best = None
     if higher or lower:
