@@ -24,6 +24,11 @@ def _write_atomically(path: Path, text: str) -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as fh:
             fh.write(text)
+        # mkstemp makes the file private (0600); a report is an ordinary file,
+        # so give it the permissions the user's umask gives any new file.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
