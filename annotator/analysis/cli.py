@@ -24,6 +24,11 @@ def _write_atomically(path: Path, text: str) -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as fh:
             fh.write(text)
+        # mkstemp makes the file private (0600); a report is an ordinary file,
+        # so give it the permissions the user's umask gives any new file.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -70,12 +75,12 @@ def report_command(study: str, out: Path, tables_dir: Path | None, latex_dir: Pa
     _write_atomically(out, report.html)
     click.echo(f"Wrote the report of {study!r} to {out}.", err=True)
     if tables_dir is not None:
-        from .tables import write_csv_tables
+        from .table_files import write_csv_tables
 
         written = write_csv_tables(report.tables, tables_dir)
         click.echo(f"Wrote {len(written)} CSV table(s) to {tables_dir}.", err=True)
     if latex_dir is not None:
-        from .tables import write_latex_tables
+        from .table_files import write_latex_tables
 
         written = write_latex_tables(report.tables, latex_dir)
         click.echo(f"Wrote {len(written)} LaTeX table(s) to {latex_dir}.", err=True)

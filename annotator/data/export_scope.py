@@ -11,6 +11,7 @@ from sqlmodel import Session, select
 
 from ..models import Benchmark, Item, Scale, Study
 from ..study.studies import study_benchmarks, study_scales
+from .sql import fetch_rows
 
 __all__ = ["ExportError", "ExportScope", "export_scope"]
 
@@ -81,20 +82,9 @@ def export_scope(
 
 
 def query_frame(session: Session, query, columns: list[str]) -> pd.DataFrame:
-    """A DataFrame from a query of plain columns, built column by column.
-
-    The query runs on the DBAPI cursor: building SQLAlchemy ``Row`` objects
-    (and pandas frames from them) took most of the matrix export's time. The
-    queries here bind only integers and booleans, so literal binds are safe.
-    """
-    connection = session.connection()
-    sql = str(query.compile(dialect=connection.dialect, compile_kwargs={"literal_binds": True}))
-    cursor = connection.connection.cursor()
-    try:
-        cursor.execute(sql)
-        rows = cursor.fetchall()
-    finally:
-        cursor.close()
+    """A DataFrame from a query of plain columns (see :func:`~annotator.data.sql.fetch_rows`),
+    built column by column."""
+    rows = fetch_rows(session, query)
     data = list(zip(*rows, strict=True)) if rows else [()] * len(columns)
     return pd.DataFrame({name: list(values) for name, values in zip(columns, data, strict=True)})
 

@@ -28,6 +28,7 @@ from ..models import (
     Study,
     User,
 )
+from .sql import fetch_rows
 
 __all__ = [
     "BLOCK_DONE",
@@ -137,21 +138,8 @@ class StudyFrames:
 
 
 def _read(session: Session, query, columns: list[str]) -> pd.DataFrame:
-    """A DataFrame of a query's rows, names given by ``columns``.
-
-    The query runs on the DBAPI cursor and pandas builds the frame from the plain
-    tuples: going through SQLAlchemy's result rows (as ``pandas.read_sql`` does)
-    took half of study_frames' time on 180,000 ratings. The queries bind only the
-    study's integer id, so compiling with literal binds is safe.
-    """
-    connection = session.connection()
-    sql = str(query.compile(dialect=connection.dialect, compile_kwargs={"literal_binds": True}))
-    cursor = connection.connection.cursor()
-    try:
-        cursor.execute(sql)
-        rows = cursor.fetchall()
-    finally:
-        cursor.close()
+    """A DataFrame of a query's rows (see :func:`~annotator.data.sql.fetch_rows`)."""
+    rows = fetch_rows(session, query)
     # Plain Python strings (object columns): pandas' own string dtype without
     # pyarrow compares element by element in Python, ten times slower.
     return pd.DataFrame.from_records(rows, columns=columns, coerce_float=False).astype(

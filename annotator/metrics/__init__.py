@@ -19,17 +19,11 @@ from ._names import LLM_PREFIX
 
 if TYPE_CHECKING:
     from .agreement import (
-        BootstrapInterval,
         GroupAgreement,
         HumanLLMAgreement,
-        InterScaleAgreement,
         ModelAgreement,
-        ScalePair,
-        bootstrap_icc_difference,
-        bootstrap_nmae,
         grouped_agreement,
         human_llm_agreement,
-        inter_scale_agreement,
     )
     from .alpha import krippendorff_alpha
     from .alttest import (
@@ -44,7 +38,9 @@ if TYPE_CHECKING:
         alt_test_pair,
         alt_test_sequential,
     )
+    from .bootstrap import BootstrapInterval, bootstrap_icc_difference, bootstrap_nmae
     from .icc import ICCResult, icc
+    from .interscale import InterScaleAgreement, ScalePair, inter_scale_agreement
     from .matrix import RatingMatrix, read_matrix, split_matrix
     from .nmae import nmae
     from .plan import (
@@ -65,19 +61,19 @@ _SOURCES = {
     "AltTestPower": "power",
     "AltTestResult": "alttest",
     "AnnotatorResult": "alttest",
-    "BootstrapInterval": "agreement",
+    "BootstrapInterval": "bootstrap",
     "DStudy": "plan",
     "GroupAgreement": "agreement",
     "HumanLLMAgreement": "agreement",
     "ICCResult": "icc",
-    "InterScaleAgreement": "agreement",
+    "InterScaleAgreement": "interscale",
     "IntervalWidths": "plan",
     "ModelAgreement": "agreement",
     "MultiDomainAltTestResult": "alttest",
     "RaterRetest": "retest",
     "RatingMatrix": "matrix",
     "RetestResult": "retest",
-    "ScalePair": "agreement",
+    "ScalePair": "interscale",
     "SequentialVerdict": "alttest",
     "AltTestPair": "alttest",
     "TooFewItemsError": "alttest",
@@ -87,14 +83,14 @@ _SOURCES = {
     "alt_test_pair": "alttest",
     "alt_test_power": "power",
     "alt_test_sequential": "alttest",
-    "bootstrap_icc_difference": "agreement",
-    "bootstrap_nmae": "agreement",
+    "bootstrap_icc_difference": "bootstrap",
+    "bootstrap_nmae": "bootstrap",
     "d_study": "plan",
     "grouped_agreement": "agreement",
     "human_llm_agreement": "agreement",
     "icc": "icc",
     "icc_interval_widths": "plan",
-    "inter_scale_agreement": "agreement",
+    "inter_scale_agreement": "interscale",
     "krippendorff_alpha": "alpha",
     "nmae": "nmae",
     "raters_needed": "plan",

@@ -122,10 +122,13 @@ def test_background_thread_uses_its_own_session(session, make_study):
             return futures[-1]
 
     with Held(max_workers=1) as pool:
-        stale = live_dashboard(session, study, executor=pool)
+        try:
+            stale = live_dashboard(session, study, executor=pool)
+        finally:
+            # Even when live_dashboard fails, the thread must not wait out its timeout.
+            go.set()
         assert stale.stale and stale.updating and stale.new_ratings == 1
         assert stale.dashboard is first.dashboard
-        go.set()
         (future,) = futures
         future.result(timeout=120)
     after = live_dashboard(session, study, executor=pool)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -39,8 +40,12 @@ def test_report_writes_the_page_and_the_tables(runner, make_study, tmp_path):
     tree = lxml_html.fromstring(out.read_text("utf-8"))
     assert tree.xpath("//h1")[0].text == "Report: Synthetic cli"
     assert len(tree.xpath("//table[@data-table]")) == 10
-    # No temporary file left next to the report.
+    # No temporary file left next to the report, and the report is an ordinary
+    # file (not the private 0600 of the temporary file it was written through).
     assert [p.name for p in out.parent.iterdir()] == ["report.html"]
+    umask = os.umask(0)
+    os.umask(umask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~umask
     required = {
         "scales.csv": "scale, n_items, icc_a1_human, icc_ak_human, icc_a1_llm, icc_ak_llm, "
         "icc_human_llm, nmae",

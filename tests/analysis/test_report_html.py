@@ -289,11 +289,11 @@ def test_frame_view_marks_the_given_cells_and_keeps_a_named_index():
 
 def test_html_and_latex_bold_by_one_rule(report, tmp_path, monkeypatch):
     """Changing the shared rule of a table changes the HTML report and the LaTeX alike."""
-    from annotator.analysis import tables as tables_module
-    from annotator.analysis.tables import BestRule, write_latex_tables
+    from annotator.analysis import table_files
+    from annotator.analysis.table_files import BestRule, write_latex_tables
 
     tables, _ = report
-    monkeypatch.setitem(tables_module.BEST_RULES, "scales", BestRule(("icc_a1_human",), ()))
+    monkeypatch.setitem(table_files.BEST_RULES, "scales", BestRule(("icc_a1_human",), ()))
     page = render_report(tables, study="s", generated_at=datetime(2026, 3, 2, tzinfo=UTC))
     scales = tables.scales.reset_index(drop=True)
     top = list(scales.index[scales["icc_a1_human"] == scales["icc_a1_human"].max()])

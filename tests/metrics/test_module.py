@@ -32,6 +32,10 @@ MODULES = [
     "plan_cli",
     "power",
     "cli",
+    "agreement",
+    "interscale",
+    "bootstrap",
+    "plotting",
 ]
 PACKAGE = Path(metrics.__file__).parent
 

@@ -109,7 +109,7 @@ def frame_view(frame: pd.DataFrame, *, best: pd.DataFrame | None = None) -> Fram
     """A DataFrame as rows of formatted cells (a named index becomes columns).
 
     ``best`` (same index, one boolean column per marked column, as
-    :func:`annotator.analysis.tables.mark_best` returns) marks the paper's bold cells.
+    :func:`annotator.analysis.table_files.mark_best` returns) marks the paper's bold cells.
     """
     if frame.index.names != [None]:
         frame = frame.reset_index()
@@ -254,7 +254,7 @@ def report_sections(tables) -> list[Section]:
 
     settings = tables.settings or {}
     threshold = settings.get("item_threshold", 0.1)
-    from ..tables import BEST_RULES
+    from ..table_files import BEST_RULES
 
     sections = [
         _section(
