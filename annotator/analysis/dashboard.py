@@ -8,18 +8,13 @@ keeps the last dashboard of each study and refreshes it when its data changes.
 
 from __future__ import annotations
 
-import math
 import time
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 import pandas as pd
 
 from ..data.frames import (
-    BLOCK_DONE,
-    BLOCK_IN_PROGRESS,
-    BLOCK_NOT_STARTED,
     StudyFrames,
 )
 from ..metrics import (
@@ -29,6 +24,17 @@ from ..metrics import (
     icc,
     krippendorff_alpha,
     retest_reliability,
+)
+from .dashboard_types import (
+    BLOCK_STATES,
+    AgreementRow,
+    AltTestRow,
+    Dashboard,
+    RaterProgress,
+    RetestRow,
+    ScaleDashboard,
+    figure_of,
+    missing,
 )
 from .matrices import (
     Notes,
@@ -41,266 +47,7 @@ from .matrices import (
 )
 from .settings import AnalysisSettings
 
-__all__ = [
-    "AgreementRow",
-    "AltTestRow",
-    "Dashboard",
-    "Figure",
-    "RaterProgress",
-    "RetestRow",
-    "ScaleDashboard",
-    "study_dashboard",
-]
-
-BLOCK_STATES = (BLOCK_NOT_STARTED, BLOCK_IN_PROGRESS, BLOCK_DONE)
-# The alt-test's normality minimum (Calderon et al. 2025, Appendix A): the t-test
-# needs about 30 items per annotator.
-ALT_TEST_MIN_ITEMS = 30
-
-
-@dataclass(frozen=True)
-class Figure:
-    """One number as the page shows it, or why there is none.
-
-    Attributes
-    ----------
-    value : float or None
-        The number; None when it cannot be computed.
-    low, high : float or None
-        Its confidence interval, when it has one.
-    text : str
-        What to print: ``"0.853"``, ``"0.853 [0.801, 0.890]"``, or ``"n/a"``.
-    reason : str or None
-        Why ``value`` is None; None when there is a value.
-    """
-
-    value: float | None
-    text: str
-    low: float | None = None
-    high: float | None = None
-    reason: str | None = None
-
-    @property
-    def available(self) -> bool:
-        return self.value is not None
-
-
-def _number(value: float | None, digits: int) -> str:
-    return f"{value:.{digits}f}"
-
-
-def _figure(
-    value: float | None,
-    *,
-    digits: int = 3,
-    ci: tuple[float, float] | None = None,
-    reason: str | None = None,
-) -> Figure:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return Figure(value=None, text="n/a", reason=reason or "undefined for these data")
-    value = float(value)
-    text = _number(value, digits)
-    low = high = None
-    if ci is not None and not any(math.isnan(c) for c in ci):
-        low, high = float(ci[0]), float(ci[1])
-        text += f" [{_number(low, digits)}, {_number(high, digits)}]"
-    return Figure(value=value, text=text, low=low, high=high)
-
-
-def _missing(reason: str) -> Figure:
-    return Figure(value=None, text="n/a", reason=reason)
-
-
-@dataclass(frozen=True)
-class RaterProgress:
-    """One rater's progress on one scale.
-
-    Attributes
-    ----------
-    rater : str
-        The rater's code.
-    status : str
-        Their block's state: "not started", "in progress", "done" ("no block" for an
-        imported rater).
-    block_position : int or None
-        The block's place in the rater's order.
-    n_rated, n_items : int
-        Items rated (first ratings) out of the study's items.
-    n_repeats : int
-        Test-retest repeats given.
-    median_seconds : Figure
-        Median time from showing an item to its score.
-    attention_passed, attention_failed : int
-        Attention checks within / outside their tolerance.
-    started_at, completed_at : datetime or None
-        When the block was started and completed (UTC).
-    """
-
-    rater: str
-    status: str
-    block_position: int | None
-    n_rated: int
-    n_items: int
-    n_repeats: int
-    median_seconds: Figure
-    attention_passed: int
-    attention_failed: int
-    started_at: datetime | None
-    completed_at: datetime | None
-
-
-@dataclass(frozen=True)
-class RetestRow:
-    """Test-retest agreement of one rater (``rater`` None: pooled over raters)."""
-
-    rater: str | None
-    n_items: int
-    alpha: Figure
-    icc_a1: Figure
-
-
-@dataclass(frozen=True)
-class AgreementRow:
-    """Human-LLM agreement of the ensemble (``model == "ensemble"``) or one model."""
-
-    model: str
-    icc_a1: Figure
-    nmae: Figure
-    n_items: int
-
-
-@dataclass(frozen=True)
-class AltTestRow:
-    """The alt-test verdict of one model at the study's epsilon, scoring and q.
-
-    Attributes
-    ----------
-    model : str
-    winning_rate, advantage_probability : Figure
-    passed : bool or None
-        None when the test cannot run yet (``reason`` says why).
-    verdict : str
-        "passes", "does not pass" or "cannot run yet".
-    sequential : str or None
-        The anytime-valid verdict (:func:`annotator.metrics.alt_test_sequential`):
-        whether the pass is already secured against further items.
-    sequential_decided : bool or None
-    n_items, n_tested : int
-    reason : str or None
-    """
-
-    model: str
-    winning_rate: Figure
-    advantage_probability: Figure
-    passed: bool | None
-    verdict: str
-    sequential: str | None
-    sequential_decided: bool | None
-    n_items: int
-    n_tested: int
-    reason: str | None
-
-
-@dataclass(frozen=True)
-class ScaleDashboard:
-    """Everything the dashboard shows for one scale.
-
-    Attributes
-    ----------
-    scale : str
-    scale_min, scale_max : float
-    block_counts : dict
-        Raters per block state (``{"not started": 2, "in progress": 3, "done": 7}``).
-    raters : tuple of RaterProgress
-    n_items : int
-        The study's items (attention checks excluded).
-    n_ratings : int
-        First ratings of those items on this scale.
-    last_completed_at : datetime or None
-        The latest block completion on this scale.
-    block_items, block_raters : int
-        Size of the complete items x raters block the ICCs use.
-    icc_a1, icc_ak : Figure
-        Human ICC(A,1) and ICC(A,k) with 95% intervals (``settings.confidence``).
-    alpha : Figure
-        Krippendorff's interval alpha over every first rating (missing cells allowed).
-    retest : tuple of RetestRow
-        Per rater; ``retest_pooled`` pools them.
-    retest_pooled : RetestRow
-    ensemble : AgreementRow
-        Human mean against the LLM ensemble mean (main temperature).
-    models : tuple of AgreementRow
-    alttest : tuple of AltTestRow
-    notes : tuple of str
-        What could not be computed on this scale, and why.
-    """
-
-    scale: str
-    scale_min: float
-    scale_max: float
-    block_counts: dict[str, int]
-    raters: tuple[RaterProgress, ...]
-    n_items: int
-    n_ratings: int
-    last_completed_at: datetime | None
-    block_items: int
-    block_raters: int
-    icc_a1: Figure
-    icc_ak: Figure
-    alpha: Figure
-    retest: tuple[RetestRow, ...]
-    retest_pooled: RetestRow
-    ensemble: AgreementRow
-    models: tuple[AgreementRow, ...]
-    alttest: tuple[AltTestRow, ...]
-    notes: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Dashboard:
-    """The study dashboard.
-
-    Attributes
-    ----------
-    study : str
-        The study's slug.
-    scales : tuple of ScaleDashboard
-        In the study's scale order.
-    n_raters : int
-        Raters who consented (or were imported).
-    n_items : int
-        Items, attention checks excluded.
-    temperature : float or None
-        The LLM temperature used; ``temperature_text`` says how it was chosen.
-    temperature_text : str
-    settings : dict
-        :meth:`AnalysisSettings.to_dict`.
-    computed_at : datetime
-        When these numbers were computed (UTC).
-    compute_seconds : float
-        How long computing them took (frames excluded).
-    notes : tuple of str
-        Study-wide notes.
-    """
-
-    study: str
-    scales: tuple[ScaleDashboard, ...]
-    n_raters: int
-    n_items: int
-    temperature: float | None
-    temperature_text: str
-    settings: dict[str, Any]
-    computed_at: datetime
-    compute_seconds: float
-    notes: tuple[str, ...] = field(default_factory=tuple)
-
-    def scale(self, name: str) -> ScaleDashboard:
-        """The part of one scale; ``KeyError`` if the study has none by that name."""
-        for part in self.scales:
-            if part.scale == name:
-                return part
-        raise KeyError(name)
-
+__all__ = ["study_dashboard"]
 
 # ---------------------------------------------------------------- pieces
 
@@ -333,7 +80,7 @@ def _progress(frames: StudyFrames, scale: str, n_items: int) -> tuple[tuple, dic
                 n_rated=int(rated.get(rater, 0)),
                 n_items=n_items,
                 n_repeats=int(repeats.get(rater, 0)),
-                median_seconds=_figure(
+                median_seconds=figure_of(
                     median, digits=1, reason="no item with a served time (imported ratings)"
                 ),
                 attention_passed=int(passed.get(rater, 0)),
@@ -361,19 +108,19 @@ def _reliability(
             f"ICC needs every rater of at least 2 items to be the same 2 or more raters: "
             f"{humans.shape[0]} item(s) rated by all of {humans.shape[1]} rater(s) so far"
         )
-        icc_a1 = icc_ak = _missing(reason)
+        icc_a1 = icc_ak = missing(reason)
     else:
         result = notes.attempt("ICC", icc, humans, confidence=conf)
         if result is None:
-            icc_a1 = icc_ak = _missing(notes.last_error)
+            icc_a1 = icc_ak = missing(notes.last_error)
         else:
-            icc_a1 = _figure(result.icc_a1, ci=result.ci_a1)
-            icc_ak = _figure(result.icc_ak, ci=result.ci_ak)
+            icc_a1 = figure_of(result.icc_a1, ci=result.ci_a1)
+            icc_ak = figure_of(result.icc_ak, ci=result.ci_ak)
     if wide.shape[1] < 2 or (wide.notna().sum(axis=1) >= 2).sum() < 1:
-        alpha = _missing("alpha needs an item rated by at least 2 raters")
+        alpha = missing("alpha needs an item rated by at least 2 raters")
     else:
         value = notes.attempt("Krippendorff's alpha", krippendorff_alpha, wide, level="interval")
-        alpha = _figure(value, reason=notes.last_error if value is None else None)
+        alpha = figure_of(value, reason=notes.last_error if value is None else None)
     return block, icc_a1, icc_ak, alpha
 
 
@@ -384,7 +131,7 @@ def _retest(frames: StudyFrames, scale: str, notes: Notes) -> tuple[tuple, Retes
     pairs = r.merge(repeated, on=["rater", "item"])
     if len(repeated) < 2:
         why = f"{len(repeated)} item(s) rated twice so far; test-retest needs 2"
-        return (), RetestRow(None, len(repeated), _missing(why), _missing(why))
+        return (), RetestRow(None, len(repeated), missing(why), missing(why))
     result = notes.attempt(
         "test-retest",
         retest_reliability,
@@ -399,18 +146,18 @@ def _retest(frames: StudyFrames, scale: str, notes: Notes) -> tuple[tuple, Retes
     )
     if result is None:
         why = notes.last_error
-        return (), RetestRow(None, len(repeated), _missing(why), _missing(why))
+        return (), RetestRow(None, len(repeated), missing(why), missing(why))
     one = "needs 2 items rated twice by this rater"
     rows = tuple(
         RetestRow(
             rater=row.rater,
             n_items=row.n_items,
-            alpha=_figure(row.alpha, reason=one if row.n_items < 2 else None),
-            icc_a1=_figure(row.icc_a1, reason=one if row.n_items < 2 else None),
+            alpha=figure_of(row.alpha, reason=one if row.n_items < 2 else None),
+            icc_a1=figure_of(row.icc_a1, reason=one if row.n_items < 2 else None),
         )
         for row in result.raters
     )
-    pooled = RetestRow(None, result.n_pairs, _figure(result.alpha), _figure(result.icc_a1))
+    pooled = RetestRow(None, result.n_pairs, figure_of(result.alpha), figure_of(result.icc_a1))
     return rows, pooled
 
 
@@ -425,7 +172,7 @@ def _agreement(
     llm = llm_matrix(frames, scale, temperature=temperature)
     if llm.shape[1] == 0:
         why = "no LLM scores on this scale at the main temperature"
-        return AgreementRow("ensemble", _missing(why), _missing(why), 0), (), llm
+        return AgreementRow("ensemble", missing(why), missing(why), 0), (), llm
     common, complete = llm_panel(llm, humans.index)
     if complete.shape[1] < llm.shape[1] and complete.shape[1]:
         notes.add(
@@ -437,7 +184,7 @@ def _agreement(
             f"needs 2 items with every human rating and the models' scores: "
             f"{complete.shape[0] if humans.shape[1] else 0} so far"
         )
-        ensemble = AgreementRow("ensemble", _missing(why), _missing(why), 0)
+        ensemble = AgreementRow("ensemble", missing(why), missing(why), 0)
     else:
         res = notes.attempt(
             "human-LLM agreement",
@@ -449,12 +196,12 @@ def _agreement(
         )
         if res is None:
             ensemble = AgreementRow(
-                "ensemble", _missing(notes.last_error), _missing(notes.last_error), 0
+                "ensemble", missing(notes.last_error), missing(notes.last_error), 0
             )
         else:
             e = res.ensemble
             ensemble = AgreementRow(
-                "ensemble", _figure(e.icc_a1, ci=e.ci_a1), _figure(e.nmae), e.n_items
+                "ensemble", figure_of(e.icc_a1, ci=e.ci_a1), figure_of(e.nmae), e.n_items
             )
     rows = []
     per_model = None
@@ -472,13 +219,13 @@ def _agreement(
         found = per_model.model(model) if per_model is not None else None
         if found is None:
             why = "needs 2 items with every human rating and this model's score"
-            rows.append(AgreementRow(model, _missing(why), _missing(why), 0))
+            rows.append(AgreementRow(model, missing(why), missing(why), 0))
         else:
             rows.append(
                 AgreementRow(
                     model,
-                    _figure(found.icc_a1, ci=found.ci_a1),
-                    _figure(found.nmae),
+                    figure_of(found.icc_a1, ci=found.ci_a1),
+                    figure_of(found.nmae),
                     found.n_items,
                 )
             )
@@ -514,8 +261,8 @@ def _alttest(
             rows.append(
                 AltTestRow(
                     model=model,
-                    winning_rate=_missing(reason),
-                    advantage_probability=_missing(reason),
+                    winning_rate=missing(reason),
+                    advantage_probability=missing(reason),
                     passed=None,
                     verdict="cannot run yet",
                     sequential=sequential,
@@ -529,8 +276,8 @@ def _alttest(
         rows.append(
             AltTestRow(
                 model=model,
-                winning_rate=_figure(result.winning_rate, digits=2),
-                advantage_probability=_figure(result.advantage_probability, digits=2),
+                winning_rate=figure_of(result.winning_rate, digits=2),
+                advantage_probability=figure_of(result.advantage_probability, digits=2),
                 passed=bool(result.passed),
                 verdict="passes" if result.passed else "does not pass",
                 sequential=sequential,

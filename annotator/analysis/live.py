@@ -29,7 +29,8 @@ from sqlmodel import Session
 
 from ..data.frames import data_version, study_frames
 from ..models import Study
-from .dashboard import Dashboard, study_dashboard
+from .dashboard import study_dashboard
+from .dashboard_types import Dashboard
 from .settings import AnalysisSettings, study_settings
 
 __all__ = [

@@ -1,0 +1,275 @@
+"""What the lead's dashboard shows: display-ready dataclasses a template reads as they are.
+
+:func:`annotator.analysis.dashboard.study_dashboard` fills them; each number is a
+:class:`Figure` whose ``text`` is what to print and whose ``reason`` says why a
+value is missing.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ..data.frames import BLOCK_DONE, BLOCK_IN_PROGRESS, BLOCK_NOT_STARTED
+
+__all__ = [
+    "BLOCK_STATES",
+    "AgreementRow",
+    "AltTestRow",
+    "Dashboard",
+    "Figure",
+    "RaterProgress",
+    "RetestRow",
+    "ScaleDashboard",
+    "figure_of",
+    "missing",
+    "number_text",
+]
+
+BLOCK_STATES = (BLOCK_NOT_STARTED, BLOCK_IN_PROGRESS, BLOCK_DONE)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One number as the page shows it, or why there is none.
+
+    Attributes
+    ----------
+    value : float or None
+        The number; None when it cannot be computed.
+    low, high : float or None
+        Its confidence interval, when it has one.
+    text : str
+        What to print: ``"0.853"``, ``"0.853 [0.801, 0.890]"``, or ``"n/a"``.
+    reason : str or None
+        Why ``value`` is None; None when there is a value.
+    """
+
+    value: float | None
+    text: str
+    low: float | None = None
+    high: float | None = None
+    reason: str | None = None
+
+    @property
+    def available(self) -> bool:
+        return self.value is not None
+
+
+def number_text(value: float | None, digits: int) -> str:
+    return f"{value:.{digits}f}"
+
+
+def figure_of(
+    value: float | None,
+    *,
+    digits: int = 3,
+    ci: tuple[float, float] | None = None,
+    reason: str | None = None,
+) -> Figure:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return Figure(value=None, text="n/a", reason=reason or "undefined for these data")
+    value = float(value)
+    text = number_text(value, digits)
+    low = high = None
+    if ci is not None and not any(math.isnan(c) for c in ci):
+        low, high = float(ci[0]), float(ci[1])
+        text += f" [{number_text(low, digits)}, {number_text(high, digits)}]"
+    return Figure(value=value, text=text, low=low, high=high)
+
+
+def missing(reason: str) -> Figure:
+    return Figure(value=None, text="n/a", reason=reason)
+
+
+@dataclass(frozen=True)
+class RaterProgress:
+    """One rater's progress on one scale.
+
+    Attributes
+    ----------
+    rater : str
+        The rater's code.
+    status : str
+        Their block's state: "not started", "in progress", "done" ("no block" for an
+        imported rater).
+    block_position : int or None
+        The block's place in the rater's order.
+    n_rated, n_items : int
+        Items rated (first ratings) out of the study's items.
+    n_repeats : int
+        Test-retest repeats given.
+    median_seconds : Figure
+        Median time from showing an item to its score.
+    attention_passed, attention_failed : int
+        Attention checks within / outside their tolerance.
+    started_at, completed_at : datetime or None
+        When the block was started and completed (UTC).
+    """
+
+    rater: str
+    status: str
+    block_position: int | None
+    n_rated: int
+    n_items: int
+    n_repeats: int
+    median_seconds: Figure
+    attention_passed: int
+    attention_failed: int
+    started_at: datetime | None
+    completed_at: datetime | None
+
+
+@dataclass(frozen=True)
+class RetestRow:
+    """Test-retest agreement of one rater (``rater`` None: pooled over raters)."""
+
+    rater: str | None
+    n_items: int
+    alpha: Figure
+    icc_a1: Figure
+
+
+@dataclass(frozen=True)
+class AgreementRow:
+    """Human-LLM agreement of the ensemble (``model == "ensemble"``) or one model."""
+
+    model: str
+    icc_a1: Figure
+    nmae: Figure
+    n_items: int
+
+
+@dataclass(frozen=True)
+class AltTestRow:
+    """The alt-test verdict of one model at the study's epsilon, scoring and q.
+
+    Attributes
+    ----------
+    model : str
+    winning_rate, advantage_probability : Figure
+    passed : bool or None
+        None when the test cannot run yet (``reason`` says why).
+    verdict : str
+        "passes", "does not pass" or "cannot run yet".
+    sequential : str or None
+        The anytime-valid verdict (:func:`annotator.metrics.alt_test_sequential`):
+        whether the pass is already secured against further items.
+    sequential_decided : bool or None
+    n_items, n_tested : int
+    reason : str or None
+    """
+
+    model: str
+    winning_rate: Figure
+    advantage_probability: Figure
+    passed: bool | None
+    verdict: str
+    sequential: str | None
+    sequential_decided: bool | None
+    n_items: int
+    n_tested: int
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class ScaleDashboard:
+    """Everything the dashboard shows for one scale.
+
+    Attributes
+    ----------
+    scale : str
+    scale_min, scale_max : float
+    block_counts : dict
+        Raters per block state (``{"not started": 2, "in progress": 3, "done": 7}``).
+    raters : tuple of RaterProgress
+    n_items : int
+        The study's items (attention checks excluded).
+    n_ratings : int
+        First ratings of those items on this scale.
+    last_completed_at : datetime or None
+        The latest block completion on this scale.
+    block_items, block_raters : int
+        Size of the complete items x raters block the ICCs use.
+    icc_a1, icc_ak : Figure
+        Human ICC(A,1) and ICC(A,k) with 95% intervals (``settings.confidence``).
+    alpha : Figure
+        Krippendorff's interval alpha over every first rating (missing cells allowed).
+    retest : tuple of RetestRow
+        Per rater; ``retest_pooled`` pools them.
+    retest_pooled : RetestRow
+    ensemble : AgreementRow
+        Human mean against the LLM ensemble mean (main temperature).
+    models : tuple of AgreementRow
+    alttest : tuple of AltTestRow
+    notes : tuple of str
+        What could not be computed on this scale, and why.
+    """
+
+    scale: str
+    scale_min: float
+    scale_max: float
+    block_counts: dict[str, int]
+    raters: tuple[RaterProgress, ...]
+    n_items: int
+    n_ratings: int
+    last_completed_at: datetime | None
+    block_items: int
+    block_raters: int
+    icc_a1: Figure
+    icc_ak: Figure
+    alpha: Figure
+    retest: tuple[RetestRow, ...]
+    retest_pooled: RetestRow
+    ensemble: AgreementRow
+    models: tuple[AgreementRow, ...]
+    alttest: tuple[AltTestRow, ...]
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Dashboard:
+    """The study dashboard.
+
+    Attributes
+    ----------
+    study : str
+        The study's slug.
+    scales : tuple of ScaleDashboard
+        In the study's scale order.
+    n_raters : int
+        Raters who consented (or were imported).
+    n_items : int
+        Items, attention checks excluded.
+    temperature : float or None
+        The LLM temperature used; ``temperature_text`` says how it was chosen.
+    temperature_text : str
+    settings : dict
+        :meth:`AnalysisSettings.to_dict`.
+    computed_at : datetime
+        When these numbers were computed (UTC).
+    compute_seconds : float
+        How long computing them took (frames excluded).
+    notes : tuple of str
+        Study-wide notes.
+    """
+
+    study: str
+    scales: tuple[ScaleDashboard, ...]
+    n_raters: int
+    n_items: int
+    temperature: float | None
+    temperature_text: str
+    settings: dict[str, Any]
+    computed_at: datetime
+    compute_seconds: float
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def scale(self, name: str) -> ScaleDashboard:
+        """The part of one scale; ``KeyError`` if the study has none by that name."""
+        for part in self.scales:
+            if part.scale == name:
+                return part
+        raise KeyError(name)
