@@ -16,7 +16,9 @@ from lxml import html as lxml_html
 from sqlmodel import Session, SQLModel
 
 from annotator import create_app
-from annotator.analysis.report.html import TABLE1_AVERAGE, frame_view, render_report
+from annotator.analysis.report.cells import frame_view
+from annotator.analysis.report.html import render_report
+from annotator.analysis.report.sections import TABLE1_AVERAGE
 from annotator.analysis.settings import AnalysisSettings
 from annotator.analysis.tables import report_tables
 from annotator.data.frames import study_frames
