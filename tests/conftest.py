@@ -161,6 +161,32 @@ def small_study(runner) -> str:
     return "small"
 
 
+@pytest.fixture
+def session(app):
+    """A session for tests that build data themselves and commit it."""
+    from sqlmodel import Session
+
+    with Session(get_engine(app)) as session:
+        yield session
+
+
+@pytest.fixture
+def make_study(session):
+    """``make_study(**spec)``: a committed generated study (see SyntheticSpec)."""
+    from annotator.analysis.live import clear_dashboard_cache
+    from annotator.data.synthetic import SyntheticSpec, build_synthetic_study
+
+    clear_dashboard_cache()
+
+    def factory(**spec):
+        study = build_synthetic_study(session, SyntheticSpec(**spec))
+        session.commit()
+        return study
+
+    yield factory
+    clear_dashboard_cache()
+
+
 # In CI (ANNOTATOR_REQUIRE_ALL_TESTS=1) a skipped test fails the run: the
 # PostgreSQL and browser tests must really run there.
 _skipped: list[str] = []
