@@ -182,36 +182,30 @@ def alt_test_command(
         by_model = {name: by_model[name] for name in models}
     weights = _load_json(weights_path, "--weights") if weights_path else None
 
+    # The options both tests take; the t-test's variants only apply without --sequential.
+    shared = {
+        "humans": humans,
+        "scoring": scoring,
+        "epsilon": epsilon,
+        "q": q,
+        "min_humans_per_item": min_humans_per_item,
+        "min_items_per_human": min_items_per_human,
+        "annotator_weights": weights,
+        "expert": expert,
+    }
     results = {}
     for name, predictions in by_model.items():
         try:
             if sequential:
-                results[name] = alt_test_sequential(
-                    humans=humans,
+                results[name] = alt_test_sequential(llm=predictions, **shared)
+            else:
+                results[name] = alt_test(
                     llm=predictions,
-                    scoring=scoring,
-                    epsilon=epsilon,
-                    q=q,
-                    min_humans_per_item=min_humans_per_item,
-                    min_items_per_human=min_items_per_human,
-                    annotator_weights=weights,
-                    expert=expert,
+                    test=test,
+                    inverse_probability_weighting=ipw,
+                    ranks=ranks,
+                    **shared,
                 )
-                continue
-            results[name] = alt_test(
-                humans=humans,
-                llm=predictions,
-                scoring=scoring,
-                epsilon=epsilon,
-                q=q,
-                min_humans_per_item=min_humans_per_item,
-                min_items_per_human=min_items_per_human,
-                test=test,
-                annotator_weights=weights,
-                inverse_probability_weighting=ipw,
-                expert=expert,
-                ranks=ranks,
-            )
         except TooFewItemsError as exc:
             message = exc.describe(option="--min-items-per-human")
             raise click.ClickException(f"model {name}: {message}") from exc
