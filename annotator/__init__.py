@@ -34,6 +34,82 @@ def _secret_key(instance_path: str) -> str:
     return path.read_text().strip()
 
 
+_PROXY_HEADERS = ("x_for", "x_proto", "x_host", "x_port", "x_prefix")
+
+
+def _proxy_fix(app: Flask) -> None:
+    """Mark cookies Secure over HTTPS; trust the proxy's ``X-Forwarded-*`` when told to.
+
+    Only with ``PROXY_FIX`` are the client's address (the login rate limit's key), the
+    scheme (secure cookies, https invite links) and the host the proxy's
+    view rather than the proxy itself. ``PROXY_FIX = 1`` (or
+    ``ANNOTATOR_PROXY_FIX=1``) trusts one proxy's ``X-Forwarded-For``,
+    ``-Proto`` and ``-Host``; ``-Port`` and ``-Prefix`` only when named in a
+    mapping (``{"x_for": 1, "x_proto": 1, "x_host": 1, "x_prefix": 1}``),
+    since a proxy that does not set a header passes a client's forged one on.
+    Never set it without a proxy in front: clients could then pick their own
+    address and dodge the rate limit.
+    """
+    app.wsgi_app = _SecureCookiesOverHttps(app.wsgi_app)
+    setting = app.config.get("PROXY_FIX")
+    if setting in (None, False, 0, "", "0"):
+        return
+    if setting is True:
+        setting = 1
+    if isinstance(setting, str) and setting.isdigit():
+        setting = int(setting)
+    if isinstance(setting, int):
+        options = {"x_for": setting, "x_proto": setting, "x_host": setting}
+    elif isinstance(setting, dict) and setting:
+        unknown = sorted(set(setting) - set(_PROXY_HEADERS))
+        if unknown or not all(isinstance(v, int) and v >= 0 for v in setting.values()):
+            raise ValueError(
+                f"PROXY_FIX: {setting!r} is not a number of proxies nor a mapping of "
+                f"{', '.join(_PROXY_HEADERS)} to numbers of proxies"
+                + (f" (unknown: {', '.join(unknown)})" if unknown else "")
+            )
+        options = {name: setting.get(name, 0) for name in _PROXY_HEADERS}
+    else:
+        raise ValueError(
+            f"PROXY_FIX: {setting!r} is not a number of proxies (e.g. 1) nor a mapping "
+            f"of {', '.join(_PROXY_HEADERS)} to numbers of proxies"
+        )
+    from werkzeug.middleware.proxy_fix import ProxyFix
+
+    app.wsgi_app = ProxyFix(app.wsgi_app, **options)
+
+
+class _SecureCookiesOverHttps:
+    """WSGI middleware: every cookie of a response to an HTTPS request is ``Secure``.
+
+    Flask's ``SESSION_COOKIE_SECURE`` and flask-login's
+    ``REMEMBER_COOKIE_SECURE`` are fixed settings; this follows the request
+    instead, so one configuration serves plain ``http://127.0.0.1`` on a
+    laptop (where a Secure cookie would never come back) and HTTPS behind a
+    proxy (inside ``ProxyFix``, the scheme is the client's). It works on the
+    final headers because Flask writes the session cookie after every
+    ``after_request`` hook has run.
+    """
+
+    def __init__(self, wsgi_app):
+        self.wsgi_app = wsgi_app
+
+    def __call__(self, environ, start_response):
+        if environ.get("wsgi.url_scheme") != "https":
+            return self.wsgi_app(environ, start_response)
+
+        def secure_start_response(status, headers, exc_info=None):
+            headers = [
+                (name, value + "; Secure")
+                if name.lower() == "set-cookie" and "; secure" not in value.lower()
+                else (name, value)
+                for name, value in headers
+            ]
+            return start_response(status, headers, exc_info)
+
+        return self.wsgi_app(environ, secure_start_response)
+
+
 def create_app(test_config: dict | None = None) -> Flask:
     """Create and configure the annotator application.
 
@@ -61,12 +137,17 @@ def create_app(test_config: dict | None = None) -> Flask:
         REMEMBER_COOKIE_HTTPONLY=True,
         REMEMBER_COOKIE_SAMESITE="Lax",
         WTF_CSRF_TIME_LIMIT=None,
-        RATELIMIT_STORAGE_URI="memory://",
+        # None: a SQLite file in the instance folder, shared by every worker
+        # (annotator/ratelimit.py); or e.g. redis://127.0.0.1:6379.
+        RATELIMIT_STORAGE_URI=None,
         RATELIMIT_HEADERS_ENABLED=True,
         # Failed logins only: per account and address, and per address alone.
         LOGIN_RATE_LIMIT="10 per minute",
         LOGIN_ADDRESS_RATE_LIMIT="100 per minute",
         BASE_URL=None,
+        # Behind a reverse proxy: how many proxies to trust (1 for one nginx or
+        # Caddy), or ProxyFix's own options as a mapping; see _proxy_fix.
+        PROXY_FIX=None,
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)
@@ -78,6 +159,12 @@ def create_app(test_config: dict | None = None) -> Flask:
         app.config["SECRET_KEY"] = str(app.config["SECRET_KEY"])
     else:
         app.config["SECRET_KEY"] = _secret_key(app.instance_path)
+
+    if not app.config.get("RATELIMIT_STORAGE_URI"):
+        from .ratelimit import default_storage_uri
+
+        app.config["RATELIMIT_STORAGE_URI"] = default_storage_uri(app.instance_path)
+    _proxy_fix(app)
 
     from . import db
 

@@ -7,16 +7,30 @@ module is the only place that opens, commits and closes sessions.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import random
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 from flask import Flask, current_app, g
 from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import Session, create_engine
 
-__all__ = ["init_app", "get_engine", "get_session", "session_scope", "make_engine"]
+__all__ = [
+    "init_app",
+    "get_engine",
+    "get_session",
+    "session_scope",
+    "make_engine",
+    "is_database_locked",
+    "commit_retrying",
+]
+
+T = TypeVar("T")
 
 _EXTENSION_KEY = "annotator.engine"
 
@@ -29,6 +43,9 @@ def normalise_url(url: str) -> str:
     return parsed.render_as_string(hide_password=False)
 
 
+SQLITE_BUSY_TIMEOUT_MS = 10_000
+
+
 def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor = dbapi_connection.cursor()
     # WAL lets the server read while an import writes; foreign keys are off by
@@ -36,7 +53,10 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA busy_timeout=10000")
+    # Several server processes write one file: a writer waits up to this long
+    # for another's lock before SQLite gives up with "database is locked"
+    # (then commit_retrying starts the transaction again).
+    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
     cursor.close()
 
 
@@ -82,6 +102,55 @@ def session_scope(app: Flask | None = None) -> Iterator[Session]:
         try:
             yield session
             session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+
+
+def is_database_locked(exc: BaseException) -> bool:
+    """SQLite's "database is locked" (SQLITE_BUSY): another process held the lock too long."""
+    if not isinstance(exc, OperationalError):
+        return False
+    message = str(getattr(exc, "orig", exc)).lower()
+    return "database is locked" in message or "database table is locked" in message
+
+
+def commit_retrying(
+    session: Session,
+    work: Callable[[], T],
+    *,
+    retry_integrity: int = 1,
+    retry_locked: int = 8,
+) -> T:
+    """Run ``work()`` and commit; on a lost race roll back and run it again.
+
+    ``work`` reads what it needs afresh each time (a rollback expires every
+    loaded object). Two races are retried: an ``IntegrityError`` (a twin
+    request inserted the same row first: the rerun finds it and stores
+    nothing new), at most ``retry_integrity`` times; and SQLite's "database
+    is locked" after its busy timeout, at most ``retry_locked`` times with a
+    growing, jittered pause so that the waiting processes do not collide
+    again in step. A lock error leaves SQLAlchemy's transaction unusable,
+    so retrying the statement alone is not possible: the whole unit is.
+    Anything else, and the last failure, propagates after the rollback.
+    """
+    integrity_failures = locked_failures = 0
+    while True:
+        try:
+            result = work()
+            session.commit()
+            return result
+        except IntegrityError:
+            session.rollback()
+            integrity_failures += 1
+            if integrity_failures > retry_integrity:
+                raise
+        except OperationalError as exc:
+            session.rollback()
+            locked_failures += 1
+            if not is_database_locked(exc) or locked_failures > retry_locked:
+                raise
+            time.sleep(random.uniform(0.01, 0.05) * locked_failures)
         except BaseException:
             session.rollback()
             raise

@@ -8,6 +8,9 @@ from flask_limiter.util import get_remote_address
 from flask_login import LoginManager
 from flask_wtf.csrf import CSRFProtect
 
+# Registers the sqlite:// storage scheme the limiter uses by default.
+from . import ratelimit  # noqa: F401
+
 __all__ = ["login_manager", "csrf", "limiter", "init_extensions"]
 
 login_manager = LoginManager()

@@ -1,12 +1,78 @@
-"""Serving the app (with the demo study on first start)."""
+"""Serving the app (with the demo study on first start).
+
+``annotator serve`` runs gunicorn: pre-fork worker processes, so scores are
+served on every core (one Python process is held to one by its GIL), a
+worker that crashes or is killed is replaced by the master while the others
+go on serving, and a slow request holds up only its own thread. Waitress is
+the alternative often named; it is one process with threads, so it stops at
+one core and a crash stops the whole server: it is used only on Windows,
+which has no fork. werkzeug's development server stays behind ``--dev``.
+"""
 
 from __future__ import annotations
+
+import os
+import sys
 
 import click
 from flask import Flask, current_app
 from flask.cli import with_appcontext
 
-__all__ = ["serve_command"]
+__all__ = ["serve_command", "run_server"]
+
+
+def _default_workers() -> int:
+    # Two processes per core is gunicorn's own advice, capped: SQLite has one
+    # writer at a time, and each worker holds its own connections.
+    return max(2, min(2 * (os.cpu_count() or 1), 8))
+
+
+def _bind(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def run_server(app: Flask, host: str, port: int, *, workers: int, threads: int, dev: bool):
+    """Serve ``app`` (``dev``) or a fresh app per worker (gunicorn) until stopped."""
+    if dev:
+        # Flask refuses app.run() inside its CLI; werkzeug's server is what it
+        # would have started.
+        from werkzeug.serving import run_simple
+
+        run_simple(host, port, app, threaded=True, use_reloader=False, use_debugger=False)
+        return
+    if sys.platform == "win32":  # pragma: no cover - no fork, so no gunicorn
+        from waitress import serve
+
+        serve(app, listen=_bind(host, port), threads=workers * threads)
+        return
+    from gunicorn.app.base import BaseApplication
+
+    class _Gunicorn(BaseApplication):
+        # gunicorn's documented "custom application": settings in code, and
+        # the app built by the factory inside each worker after the fork, so
+        # no database connection or thread of this process is shared.
+        def load_config(self) -> None:
+            self.cfg.set("bind", [_bind(host, port)])
+            self.cfg.set("workers", workers)
+            self.cfg.set("threads", threads)
+            # gthread keeps connections alive and serves `threads` requests at
+            # once per worker; sync serves one.
+            self.cfg.set("worker_class", "gthread" if threads > 1 else "sync")
+            self.cfg.set("proc_name", "annotator")
+            # One place decides which proxy headers count: the app's ProxyFix
+            # (ANNOTATOR_PROXY_FIX). gunicorn would otherwise believe
+            # X-Forwarded-Proto from any local client.
+            self.cfg.set("forwarded_allow_ips", "")
+            # gunicorn's runtime control socket sits at one fixed path per
+            # user: a second server on the machine would take it over.
+            self.cfg.set("control_socket_disable", True)
+
+        def load(self) -> Flask:
+            from .. import create_app
+
+            return create_app()
+
+    _Gunicorn().run()
 
 
 @click.command("serve")
@@ -18,9 +84,34 @@ __all__ = ["serve_command"]
     show_default=True,
     help="Load the demo study into an empty database.",
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes (default: two per core, at least 2, at most 8).",
+)
+@click.option(
+    "--threads",
+    type=click.IntRange(min=1),
+    default=4,
+    show_default=True,
+    help="Threads per worker process.",
+)
+@click.option(
+    "--dev",
+    is_flag=True,
+    help="werkzeug's development server (one process) instead of gunicorn.",
+)
 @with_appcontext
-def serve_command(host: str, port: int, demo: bool) -> None:
-    """Upgrade the database, load the demo study the first time, and serve."""
+def serve_command(
+    host: str, port: int, demo: bool, workers: int | None, threads: int, dev: bool
+) -> None:
+    """Upgrade the database, load the demo study the first time, and serve.
+
+    The server is gunicorn with WORKERS processes of THREADS threads each
+    (waitress on Windows). Behind a reverse proxy set ANNOTATOR_PROXY_FIX=1
+    (docs/deploy.md).
+    """
     from sqlmodel import select
 
     from .. import migrate
@@ -42,13 +133,16 @@ def serve_command(host: str, port: int, demo: bool) -> None:
     with session_scope() as session:
         if session.exec(select(User).where(User.role == Role.LEAD)).first() is None:
             click.echo("No lead yet: create one with `annotator lead create EMAIL`.")
-    click.echo(f"Serving on {server_url(host, port)} (listening on {host}:{port}; Ctrl+C to stop).")
+    workers = workers or _default_workers()
+    how = "development server" if dev else f"{workers} workers x {threads} threads"
+    click.echo(
+        f"Serving on {server_url(host, port)} (listening on {host}:{port}, {how}; Ctrl+C to stop)."
+    )
     if base_url.rstrip("/") != server_url(host, port):
         click.echo(f"Links use {base_url} (ANNOTATOR_BASE_URL).")
     elif server_url(host, port) != f"http://{host}:{port}":
         click.echo("Links name this machine; set ANNOTATOR_BASE_URL to use another address.")
-    # Flask refuses app.run() inside its CLI; werkzeug's server is what it
-    # would have started. A pilot study's handful of raters is well within it.
-    from werkzeug.serving import run_simple
-
-    run_simple(host, port, app, threaded=True, use_reloader=False, use_debugger=False)
+    if not dev:
+        # The workers open their own connections; close this process's.
+        get_engine().dispose()
+    run_server(app, host, port, workers=workers, threads=threads, dev=dev)

@@ -20,10 +20,10 @@ from datetime import datetime
 from enum import StrEnum
 
 from sqlalchemy import func
-from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from ..clock import now
+from ..db import commit_retrying
 from ..models import (
     Benchmark,
     Block,
@@ -421,25 +421,20 @@ def rate_item(
     Unlike the other functions here this one commits: a twin request (the
     same form sent twice at once) that stored the rating first makes this
     INSERT fail, and only a rolled-back transaction can look again, find
-    the twin's rating and store nothing new.
+    the twin's rating and store nothing new. The same rerun answers SQLite's
+    "database is locked" under several server processes
+    (:func:`~annotator.db.commit_retrying`); since the rerun reads the
+    ratings afresh, a retried score is still stored once.
     """
-    for attempt in range(2):
-        try:
-            rated = ratings_by_position(session, block)
-            submitted = submit_score(session, user, block, scale, position, raw, rated=rated)
-            following = None
-            if (
-                show_following
-                and not submitted.block_completed
-                and position < len(block.item_order)
-            ):
-                if position + 1 == next_position(block, rated):
-                    serve(session, block, position + 1)
-                following = item_page(session, block, position + 1, rated, break_every=break_every)
-            session.commit()
-            return Scored(submitted=submitted, following=following)
-        except IntegrityError:
-            session.rollback()
-            if attempt:
-                raise
-    raise AssertionError("unreachable")  # pragma: no cover
+
+    def work() -> Scored:
+        rated = ratings_by_position(session, block)
+        submitted = submit_score(session, user, block, scale, position, raw, rated=rated)
+        following = None
+        if show_following and not submitted.block_completed and position < len(block.item_order):
+            if position + 1 == next_position(block, rated):
+                serve(session, block, position + 1)
+            following = item_page(session, block, position + 1, rated, break_every=break_every)
+        return Scored(submitted=submitted, following=following)
+
+    return commit_retrying(session, work)

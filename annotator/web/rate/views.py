@@ -49,7 +49,7 @@ from ...collect.enrolment import (
 )
 from ...collect.questionnaire import choice_label, read_answers, self_describe_key
 from ...collect.scores import ScoreError, format_number, parse_score, scale_hint
-from ...db import get_session
+from ...db import commit_retrying, get_session
 from ...models import Demographics, Invite, Study
 from ..auth.access import rater_required
 from ..confirm import confirmed, render_confirm
@@ -119,8 +119,7 @@ def invite(token: str):
         decision = request.form.get("decision")
         try:
             if decision == "agree":
-                user = enrol(session, the_invite)
-                session.commit()
+                user = commit_retrying(session, lambda: enrol(session, the_invite))
                 # Remembered, so closing the browser does not end the study.
                 login_user(user, remember=True)
                 return redirect(url_for("rate.dashboard"))
@@ -191,9 +190,9 @@ def demographics():
     if request.method == "POST":
         answers, errors = read_answers(study.demographics, request.form)
         if not errors:
-            session.add(Demographics(user_id=current_user.id, answers=answers, submitted_at=now()))
+            row = Demographics(user_id=current_user.id, answers=answers, submitted_at=now())
             try:
-                session.commit()
+                commit_retrying(session, lambda: session.add(row), retry_integrity=0)
             except IntegrityError:
                 # The same form sent twice: the first answers stay.
                 session.rollback()

@@ -79,10 +79,10 @@ def test_invite_uses_the_configured_base_url(make_app, study):
 @pytest.fixture
 def no_server(monkeypatch):
     """`annotator serve` up to the point where it would start serving."""
-    import werkzeug.serving
+    from annotator.cli import serve
 
     calls = []
-    monkeypatch.setattr(werkzeug.serving, "run_simple", lambda *a, **k: calls.append(a))
+    monkeypatch.setattr(serve, "run_server", lambda app, *a, **k: calls.append(a))
     return calls
 
 
