@@ -1,0 +1,204 @@
+"""`annotator serve`: gunicorn with workers and threads, and what the workers share."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pytest
+
+ANNOTATOR = Path(sys.executable).with_name("annotator")
+
+
+@pytest.fixture
+def gunicorn_settings(monkeypatch):
+    """The settings `annotator serve` gives gunicorn, instead of serving."""
+    from gunicorn.app.base import BaseApplication
+
+    seen = {}
+
+    def run(self):
+        seen.update({name: self.cfg.settings[name].get() for name in self.cfg.settings})
+        seen["app"] = self.load()
+
+    monkeypatch.setattr(BaseApplication, "run", run)
+    return seen
+
+
+def test_serve_runs_gunicorn_with_the_workers_and_threads_asked(make_app, gunicorn_settings):
+    app = make_app(create_schema=False)
+    result = app.test_cli_runner().invoke(
+        args=["serve", "--no-demo", "--port", "5061", "--workers", "3", "--threads", "2"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "3 workers x 2 threads" in result.output
+    assert gunicorn_settings["bind"] == ["127.0.0.1:5061"]
+    assert gunicorn_settings["workers"] == 3
+    assert gunicorn_settings["threads"] == 2
+    assert gunicorn_settings["worker_class"] == "gthread"
+    # Only the app's ProxyFix decides which forwarded headers count.
+    assert gunicorn_settings["forwarded_allow_ips"] == []
+    # Each worker builds its own app (and database engine) after the fork.
+    worker_app = gunicorn_settings["app"]
+    assert worker_app is not app and worker_app.name == "annotator"
+
+
+def test_one_thread_per_worker_is_the_sync_worker(make_app, gunicorn_settings):
+    result = (
+        make_app(create_schema=False)
+        .test_cli_runner()
+        .invoke(args=["serve", "--no-demo", "--host", "::1", "--workers", "2", "--threads", "1"])
+    )
+    assert result.exit_code == 0, result.output
+    assert gunicorn_settings["worker_class"] == "sync"
+    assert gunicorn_settings["bind"] == ["[::1]:5000"]
+
+
+def test_dev_runs_the_development_server(make_app, monkeypatch, gunicorn_settings):
+    import werkzeug.serving
+
+    calls = []
+    monkeypatch.setattr(werkzeug.serving, "run_simple", lambda *a, **k: calls.append(a))
+    result = (
+        make_app(create_schema=False)
+        .test_cli_runner()
+        .invoke(args=["serve", "--no-demo", "--dev", "--port", "5062"])
+    )
+    assert result.exit_code == 0, result.output
+    assert "development server" in result.output
+    assert calls and calls[0][:2] == ("127.0.0.1", 5062)
+    assert gunicorn_settings == {}
+
+
+@pytest.mark.parametrize("bad", [["--workers", "0"], ["--threads", "0"]])
+def test_workers_and_threads_must_be_positive(make_app, bad):
+    result = make_app(create_schema=False).test_cli_runner().invoke(args=["serve", *bad])
+    assert result.exit_code == 2 and "0 is not in the range x>=1" in result.output
+
+
+# ---------------------------------------------------- the shared login limit
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def two_worker_server(tmp_path, database_url):
+    """``start(**env)``: `annotator serve --workers 2 --threads 1` on a free port."""
+    started = []
+
+    def start(**env) -> int:
+        port = _free_port()
+        process = subprocess.Popen(
+            [str(ANNOTATOR), "serve", "--no-demo", "--port", str(port)]
+            + ["--workers", "2", "--threads", "1"],
+            env={
+                **os.environ,
+                "ANNOTATOR_INSTANCE_PATH": str(tmp_path / "instance"),
+                "ANNOTATOR_DATABASE_URL": database_url,
+                "ANNOTATOR_WTF_CSRF_ENABLED": "false",
+                "ANNOTATOR_LOGIN_RATE_LIMIT": "3 per minute",
+                **env,
+            },
+            stdout=subprocess.DEVNULL,
+            stderr=open(tmp_path / "server.log", "a"),  # noqa: SIM115
+            start_new_session=True,
+        )
+        started.append(process)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            assert process.poll() is None, (tmp_path / "server.log").read_text()
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    break
+            except OSError:
+                time.sleep(0.2)
+        workers = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+        while len(workers.read_text().split()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        return port
+
+    yield start
+    for process in started:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=60)
+
+
+def _login_request(account: str) -> bytes:
+    body = urlencode({"username": account, "password": "wrong"}).encode()
+    return (
+        b"POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        b"Content-Type: application/x-www-form-urlencoded\r\n"
+        + f"Content-Length: {len(body)}\r\n\r\n".encode()
+        + body
+    )
+
+
+def _failed_login(port: int, account: str) -> int:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    body = urlencode({"username": account, "password": "wrong"})
+    connection.request(
+        "POST", "/login", body, {"Content-Type": "application/x-www-form-urlencoded"}
+    )
+    status = connection.getresponse().status
+    connection.close()
+    return status
+
+
+def _failures_on_both_workers(port: int, account: str) -> list[int]:
+    """Four failed logins: one on the first worker, the others on the second.
+
+    A sync worker serves one connection at a time, so a request sent in two
+    parts holds the worker that took it: the next requests can only go to
+    the other. The held one is finished third, then a fourth goes anywhere.
+    """
+    request = _login_request(account)
+    held = socket.create_connection(("127.0.0.1", port), timeout=30)
+    held.sendall(request[:20])
+    time.sleep(1)  # the idle workers race to accept it
+    statuses = [_failed_login(port, account), _failed_login(port, account)]
+    held.sendall(request[20:])
+    statuses.append(int(held.recv(64).split()[1]))
+    held.close()
+    statuses.append(_failed_login(port, account))
+    return statuses
+
+
+def test_the_login_limit_is_shared_by_the_workers(two_worker_server):
+    # The default storage: a SQLite file in the instance folder.
+    port = two_worker_server()
+    assert _failures_on_both_workers(port, "nobody") == [401, 401, 401, 429]
+
+
+def test_per_process_counts_would_let_a_fourth_attempt_through(two_worker_server):
+    # The control: with flask-limiter's in-memory storage each worker counts
+    # alone (1 and 3 here), so the limit of 3 is not reached.
+    port = two_worker_server(ANNOTATOR_RATELIMIT_STORAGE_URI="memory://")
+    assert _failures_on_both_workers(port, "nobody") == [401, 401, 401, 401]
+
+
+def _redis_reachable() -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", 6379), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not _redis_reachable(), reason="no Redis on 127.0.0.1:6379")
+def test_the_login_limit_is_shared_through_redis(two_worker_server):
+    port = two_worker_server(ANNOTATOR_RATELIMIT_STORAGE_URI="redis://127.0.0.1:6379")
+    # A fresh account name: the Redis server may hold other runs' counts.
+    account = f"nobody-{uuid.uuid4().hex}"
+    assert _failures_on_both_workers(port, account) == [401, 401, 401, 429]
