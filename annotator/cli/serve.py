@@ -31,6 +31,10 @@ def _bind(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
+def _worker_ready(worker) -> None:
+    worker.log.info("Worker ready (pid: %s)", worker.pid)
+
+
 def run_server(app: Flask, host: str, port: int, *, workers: int, threads: int, dev: bool):
     """Serve ``app`` (``dev``) or a fresh app per worker (gunicorn) until stopped."""
     if dev:
@@ -66,6 +70,9 @@ def run_server(app: Flask, host: str, port: int, *, workers: int, threads: int, 
             # gunicorn's runtime control socket sits at one fixed path per
             # user: a second server on the machine would take it over.
             self.cfg.set("control_socket_disable", True)
+            # gunicorn logs "Booting worker" before the app is loaded (seconds
+            # on a busy machine): say when a worker can take requests.
+            self.cfg.set("post_worker_init", _worker_ready)
 
         def load(self) -> Flask:
             from .. import create_app
