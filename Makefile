@@ -24,7 +24,8 @@ install: $(VENV)/.installed
 install-test: $(VENV)/.installed-test
 
 serve: install
-	$(BIN)/annotator serve --host $(HOST) --port $(PORT)
+	$(BIN)/annotator serve --host $(HOST) --port $(PORT) \
+		$(if $(WORKERS),--workers $(WORKERS)) $(if $(THREADS),--threads $(THREADS))
 
 lint: install-test
 	$(BIN)/ruff check .
@@ -43,6 +44,7 @@ bench: install-test
 	$(BIN)/python benchmarks/startup.py
 	$(BIN)/python benchmarks/dashboard.py
 	$(BIN)/python benchmarks/study_page.py
+	$(BIN)/python benchmarks/load.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache

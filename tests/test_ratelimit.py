@@ -1,0 +1,62 @@
+"""The rate limiter's SQLite storage, against limits' own in-memory storage."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from limits import RateLimitItemPerMinute, RateLimitItemPerSecond
+from limits.storage import MemoryStorage, storage_from_string
+from limits.strategies import FixedWindowRateLimiter
+
+from annotator.ratelimit import SQLiteStorage, default_storage_uri
+
+
+@pytest.fixture
+def uri(tmp_path):
+    return default_storage_uri(str(tmp_path / "instance"))
+
+
+def test_the_sqlite_scheme_is_registered(uri):
+    storage = storage_from_string(uri)
+    assert isinstance(storage, SQLiteStorage) and storage.check()
+    assert uri.startswith("sqlite:////") and storage.path.name == "ratelimit.sqlite"
+
+
+def test_it_limits_as_the_memory_storage_does(uri):
+    # The same hits through limits' fixed-window limiter: the same answers.
+    limit = RateLimitItemPerMinute(3)
+    ours = FixedWindowRateLimiter(storage_from_string(uri))
+    reference = FixedWindowRateLimiter(MemoryStorage())
+    keys = ["a", "a", "b", "a", "a", "b", "c", "b", "b", "a"]
+    assert [ours.hit(limit, k) for k in keys] == [reference.hit(limit, k) for k in keys]
+    for key in "abc":
+        assert ours.get_window_stats(limit, key).remaining == (
+            reference.get_window_stats(limit, key).remaining
+        )
+    ours.clear(limit, "a")
+    reference.clear(limit, "a")
+    assert ours.hit(limit, "a") == reference.hit(limit, "a") is True
+
+
+def test_two_storages_on_one_file_share_the_count(uri):
+    # As two server processes do.
+    first, second = SQLiteStorage(uri), SQLiteStorage(uri)
+    assert [first.incr("k", 60), second.incr("k", 60), first.incr("k", 60)] == [1, 2, 3]
+    assert second.get("k") == 3
+    assert time.time() < second.get_expiry("k") <= time.time() + 60
+
+
+def test_a_window_ends(uri):
+    limiter = FixedWindowRateLimiter(storage_from_string(uri))
+    limit = RateLimitItemPerSecond(1)
+    assert limiter.hit(limit, "k") and not limiter.hit(limit, "k")
+    time.sleep(1.1)
+    assert limiter.hit(limit, "k")
+    storage = storage_from_string(uri)
+    assert storage.reset() >= 1 and storage.get("k") == 0
+
+
+def test_a_uri_without_a_file_is_refused():
+    with pytest.raises(ValueError, match="names no file"):
+        SQLiteStorage("sqlite://")
