@@ -179,5 +179,5 @@ def db_restore(file: Path, force: bool) -> None:
     except BackupError as exc:
         fail(str(exc))
     click.echo(f"Restored {file} (schema revision {info.revision}).")
-    if info.revision != migrate.head_revision():
+    if info.revision is not None and info.revision != migrate.head_revision():
         click.echo("Run `annotator db upgrade` to bring it to the current schema.")

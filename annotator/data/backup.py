@@ -161,8 +161,10 @@ def _sqlite_backup_revision(path: Path) -> str | None:
             row[0]
             for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
         }
-        if "study" not in tables or "alembic_version" not in tables:
+        if "study" not in tables:
             raise BackupError(f"{path}: not a backup of an annotator database (no study table)")
+        if "alembic_version" not in tables:
+            return None
         row = connection.execute("SELECT version_num FROM alembic_version").fetchone()
         return row[0] if row else None
     except sqlite3.DatabaseError as exc:
