@@ -190,7 +190,7 @@ def test_withdrawn_rater_loses_return_link(app, runner, small_study):
     with session_scope(app) as session:
         ann = session.exec(select(User).where(User.rater_code == "ann")).one()
         assert ann.return_token is None and ann.status == RaterStatus.WITHDRAWN
-    assert app.test_client().get("/r/token-of-ann-1234567890").status_code != 302
+    assert app.test_client().get("/r/token-of-ann-1234567890").status_code == 404
 
 
 def test_lead_withdraws_and_excludes_from_the_raters_page(app, lead_client, small_study):
