@@ -251,3 +251,24 @@ def test_the_study_file_setting(tmp_path):
     path.write_text(text.replace("consent =", 'withdrawn_ratings = "hide"\nconsent ='))
     with pytest.raises(StudyFileError, match="withdrawn_ratings"):
         load_study_file(path)
+
+
+def test_the_cached_dashboard_is_recomputed_without_the_withdrawn_rater(
+    app, session, make_study, runner
+):
+    from annotator.analysis.live import cached_dashboard, clear_dashboard_cache
+
+    study = make_study(n_items=12, n_raters=4)
+    before = cached_dashboard(session, study)
+    raters = sorted(r.rater for r in before.scales[0].raters)
+    assert len(raters) == 4
+    result = runner.invoke(args=["raters", "withdraw", study.slug, raters[0]])
+    assert result.exit_code == 0, result.output
+    session.expire_all()
+    after = cached_dashboard(session, study)
+    assert sorted(r.rater for r in after.scales[0].raters) == raters[1:]
+    assert after.scales[0].n_ratings < before.scales[0].n_ratings
+    # The same as computed afresh.
+    clear_dashboard_cache()
+    fresh = cached_dashboard(session, study)
+    assert [s.n_ratings for s in fresh.scales] == [s.n_ratings for s in after.scales]
