@@ -43,12 +43,28 @@ def _ask(slug: str, rater, endpoint: str, *, title: str, message: str, label: st
     )
 
 
+def _study_and_rater(slug: str, rater_id: int):
+    study = get_study_or_404(slug)
+    return study, _rater_or_404(study, rater_id)
+
+
+def _apply(slug: str, change, done: str):
+    """Run ``change`` (a status change of :mod:`annotator.study.raters`), commit,
+    and go back to the raters page with ``done`` or the reason it was refused."""
+    try:
+        change()
+    except RaterStatusError as exc:
+        flash(str(exc), "error")
+        return _back(slug)
+    get_session().commit()
+    flash(f"{done} This has been logged.", "info")
+    return _back(slug)
+
+
 @bp.route("/studies/<slug>/raters/<int:rater_id>/withdraw", methods=["POST"])
 @lead_required
 def withdraw_rater_view(slug: str, rater_id: int):
-    session = get_session()
-    study = get_study_or_404(slug)
-    rater = _rater_or_404(study, rater_id)
+    study, rater = _study_and_rater(slug, rater_id)
     reason = _reason()
     if not confirmed():
         if study.withdrawn_ratings == WithdrawnRatings.DELETE:
@@ -65,25 +81,26 @@ def withdraw_rater_view(slug: str, rater_id: int):
             label="Withdraw the rater",
             reason=reason,
         )
-    try:
-        deleted = withdraw_rater(
-            session, study, rater, actor=current_user, via="web", reason=reason or None
+
+    def change() -> None:
+        withdraw_rater(
+            get_session(), study, rater, actor=current_user, via="web", reason=reason or None
         )
-    except RaterStatusError as exc:
-        flash(str(exc), "error")
-        return _back(slug)
-    session.commit()
-    what = f"{deleted} rating(s) deleted" if deleted else "ratings left out of every export"
-    flash(f"Rater {rater.rater_code} withdrawn ({what}). This has been logged.", "info")
-    return _back(slug)
+
+    kept = study.withdrawn_ratings == WithdrawnRatings.KEEP
+    return _apply(
+        slug,
+        change,
+        f"Rater {rater.rater_code} withdrawn ("
+        + ("ratings left out of every export" if kept else "ratings deleted")
+        + ").",
+    )
 
 
 @bp.route("/studies/<slug>/raters/<int:rater_id>/exclude", methods=["POST"])
 @lead_required
 def exclude_rater_view(slug: str, rater_id: int):
-    session = get_session()
-    study = get_study_or_404(slug)
-    rater = _rater_or_404(study, rater_id)
+    _, rater = _study_and_rater(slug, rater_id)
     reason = _reason()
     if not reason:
         flash(f"Give a reason for excluding rater {rater.rater_code}.", "error")
@@ -100,22 +117,17 @@ def exclude_rater_view(slug: str, rater_id: int):
             label="Exclude the rater",
             reason=reason,
         )
-    try:
-        exclude_rater(session, rater, actor=current_user, via="web", reason=reason)
-    except RaterStatusError as exc:
-        flash(str(exc), "error")
-        return _back(slug)
-    session.commit()
-    flash(f"Rater {rater.rater_code} excluded. This has been logged.", "info")
-    return _back(slug)
+    return _apply(
+        slug,
+        lambda: exclude_rater(get_session(), rater, actor=current_user, via="web", reason=reason),
+        f"Rater {rater.rater_code} excluded.",
+    )
 
 
 @bp.route("/studies/<slug>/raters/<int:rater_id>/include", methods=["POST"])
 @lead_required
 def include_rater_view(slug: str, rater_id: int):
-    session = get_session()
-    study = get_study_or_404(slug)
-    rater = _rater_or_404(study, rater_id)
+    _, rater = _study_and_rater(slug, rater_id)
     if not confirmed():
         return _ask(
             slug,
@@ -127,11 +139,8 @@ def include_rater_view(slug: str, rater_id: int):
             label="Include the rater",
             reason="",
         )
-    try:
-        include_rater(session, rater, actor=current_user, via="web")
-    except RaterStatusError as exc:
-        flash(str(exc), "error")
-        return _back(slug)
-    session.commit()
-    flash(f"Rater {rater.rater_code} included again. This has been logged.", "info")
-    return _back(slug)
+    return _apply(
+        slug,
+        lambda: include_rater(get_session(), rater, actor=current_user, via="web"),
+        f"Rater {rater.rater_code} included again.",
+    )
