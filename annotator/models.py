@@ -17,6 +17,7 @@ from .clock import now
 
 __all__ = [
     "Study",
+    "StudyVersion",
     "Scale",
     "Benchmark",
     "Item",
@@ -34,6 +35,8 @@ __all__ = [
     "RatingSource",
     "ChangeReason",
     "AuditAction",
+    "RaterStatus",
+    "WithdrawnRatings",
     "MIN_PASSWORD_LENGTH",
 ]
 
@@ -72,6 +75,36 @@ class AuditAction(StrEnum):
     GAP_LIFTED = "gap-lifted"
     RETURN_LINK_ROTATED = "return-link-rotated"
     LEAD_CREATED = "lead-created"
+    LEAD_PASSWORD_RESET = "lead-password-reset"
+    RATER_WITHDRAWN = "rater-withdrawn"
+    RATER_EXCLUDED = "rater-excluded"
+    RATER_INCLUDED = "rater-included"
+    STUDY_UPDATED = "study-updated"
+    DATABASE_RESTORED = "database-restored"
+
+
+class RaterStatus(StrEnum):
+    """Whether a rater's ratings count (``User.status``).
+
+    Only active raters' ratings enter exports and statistics
+    (:func:`annotator.data.export_scope.counted_rater`).
+    """
+
+    ACTIVE = "active"
+    # The rater withdrew their consent: final.
+    WITHDRAWN = "withdrawn"
+    # Left out by the lead (a pilot or test rater, a careless one): undone by
+    # including the rater again.
+    EXCLUDED = "excluded"
+
+
+class WithdrawnRatings(StrEnum):
+    """What happens to a withdrawn rater's ratings (the study file's ``withdrawn_ratings``)."""
+
+    # Kept in the database, left out of every export and statistic.
+    KEEP = "keep"
+    # Deleted with their history; only the audit event remains.
+    DELETE = "delete"
 
 
 # For every password the app sets: a lead's and a rater's.
@@ -94,6 +127,24 @@ class Study(SQLModel, table=True):
     attention_checks: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
     test_retest: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
     source_toml: str = Field(default="", sa_column=Column(Text, nullable=False))
+    created_at: datetime = Field(default_factory=now)
+    # The current StudyVersion.version: 1 at creation, one more per update.
+    version: int = 1
+    # A WithdrawnRatings.
+    withdrawn_ratings: str = Field(default=WithdrawnRatings.KEEP, max_length=10)
+
+
+class StudyVersion(SQLModel, table=True):
+    """One version of a study's file: the first at creation, one per ``study update``."""
+
+    __table_args__ = (UniqueConstraint("study_id", "version"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id", index=True)
+    version: int
+    source_toml: str = Field(default="", sa_column=Column(Text, nullable=False))
+    # The key paths that changed from the previous version (empty for version 1).
+    changes: list[str] = Field(default_factory=list, sa_column=Column(JSON))
     created_at: datetime = Field(default_factory=now)
 
 
@@ -156,6 +207,11 @@ class User(SQLModel, table=True):
     # time, as invite links are. Imported and declined raters have none.
     return_token: str | None = Field(default=None, unique=True, index=True, max_length=100)
     return_token_issued_at: datetime | None = None
+    # A RaterStatus: only an active rater's ratings count. Why and when the
+    # lead changed it (the AuditEvent says who).
+    status: str = Field(default=RaterStatus.ACTIVE, max_length=20)
+    status_reason: str | None = Field(default=None, max_length=500)
+    status_changed_at: datetime | None = None
 
     # flask-login's protocol.
     @property
@@ -274,6 +330,9 @@ class Rating(SQLModel, table=True):
     submitted_at: datetime = Field(default_factory=now)
     # A RatingSource.
     source: str = Field(default=RatingSource.APP, max_length=20)
+    # The StudyVersion.version the rating was first given under (the
+    # consent, instructions and template the rater saw).
+    study_version: int
 
 
 class RatingChange(SQLModel, table=True):

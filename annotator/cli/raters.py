@@ -1,4 +1,4 @@
-"""Raters: invite links and personal return links."""
+"""Raters: invite links, personal return links, withdrawal and exclusion."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from ._common import base_url_or_default, fail, study_or_fail
 
 __all__ = ["raters_group"]
 
-raters_group = AppGroup("raters", help="Raters and their invites.")
+raters_group = AppGroup("raters", help="Raters: invites, return links, withdrawal and exclusion.")
 
 
 @raters_group.command("invite")
@@ -57,3 +57,77 @@ def raters_links(study: str, code: str | None, rotate: bool, base_url: str | Non
         lines = [(rater.rater_code, rater.return_token) for rater in raters]
     for rater_code, token in lines:
         click.echo(f"{rater_code}\t{return_url(token, base_url_or_default(base_url))}")
+
+
+def _one_rater(session, study_slug: str, code: str):
+    from ..study.studies import study_raters
+
+    study = study_or_fail(session, study_slug)
+    raters = study_raters(session, study, code=code)
+    if not raters:
+        fail(f"study {study_slug!r} has no rater with code {code!r}")
+    return study, raters[0]
+
+
+@raters_group.command("withdraw")
+@click.argument("study")
+@click.argument("code")
+@click.option("--reason", default="", help="Why (kept in the audit log).")
+def raters_withdraw(study: str, code: str, reason: str) -> None:
+    """Mark rater CODE withdrawn: their ratings leave every export and statistic.
+
+    The study file's `withdrawn_ratings` says whether the ratings are kept
+    (hidden) or deleted. A withdrawal cannot be undone; with deletion the
+    ratings are gone for good. The rater's return link stops working.
+    """
+    from ..db import session_scope
+    from ..study.raters import RaterStatusError, withdraw_rater
+
+    try:
+        with session_scope() as session:
+            the_study, rater = _one_rater(session, study, code)
+            deleted = withdraw_rater(
+                session, the_study, rater, actor=None, via="cli", reason=reason or None
+            )
+            rater_code, kept = rater.rater_code, the_study.withdrawn_ratings == "keep"
+    except RaterStatusError as exc:
+        fail(str(exc))
+    what = "kept but left out" if kept else f"{deleted} rating(s) deleted"
+    click.echo(f"Rater {rater_code} withdrawn ({what}). This has been logged.")
+
+
+@raters_group.command("exclude")
+@click.argument("study")
+@click.argument("code")
+@click.option("--reason", required=True, help="Why, e.g. 'pilot rater' (kept in the audit log).")
+def raters_exclude(study: str, code: str, reason: str) -> None:
+    """Leave rater CODE's ratings out of every export and statistic (undo: include)."""
+    from ..db import session_scope
+    from ..study.raters import RaterStatusError, exclude_rater
+
+    try:
+        with session_scope() as session:
+            _, rater = _one_rater(session, study, code)
+            exclude_rater(session, rater, actor=None, via="cli", reason=reason)
+            rater_code = rater.rater_code
+    except RaterStatusError as exc:
+        fail(str(exc))
+    click.echo(f"Rater {rater_code} excluded: {reason}. This has been logged.")
+
+
+@raters_group.command("include")
+@click.argument("study")
+@click.argument("code")
+def raters_include(study: str, code: str) -> None:
+    """Count an excluded rater CODE again (a withdrawal cannot be undone)."""
+    from ..db import session_scope
+    from ..study.raters import RaterStatusError, include_rater
+
+    try:
+        with session_scope() as session:
+            _, rater = _one_rater(session, study, code)
+            include_rater(session, rater, actor=None, via="cli")
+            rater_code = rater.rater_code
+    except RaterStatusError as exc:
+        fail(str(exc))
+    click.echo(f"Rater {rater_code} included again. This has been logged.")

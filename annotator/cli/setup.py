@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 from flask import current_app
@@ -26,7 +27,7 @@ def init_command() -> None:
     click.echo(f"Schema at revision {migrate.current_revision(get_engine())}.")
 
 
-db_group = AppGroup("db", help="Database schema (Alembic migrations).")
+db_group = AppGroup("db", help="Database schema (Alembic migrations), backups.")
 
 
 @db_group.command("upgrade")
@@ -74,9 +75,10 @@ lead_group = AppGroup("lead", help="Project leads.")
 )
 def lead_create(email: str, password: str | None, password_stdin: bool) -> None:
     """Create a lead account that logs in with EMAIL."""
-    from ..db import session_scope
-    from ..study.studies import create_lead
+    _add_lead(email, _read_password(password, password_stdin), by=None)
 
+
+def _read_password(password: str | None, password_stdin: bool) -> str:
     if password is not None and password_stdin:
         raise click.UsageError("give --password or --password-stdin, not both")
     if password_stdin:
@@ -85,9 +87,97 @@ def lead_create(email: str, password: str | None, password_stdin: bool) -> None:
             fail("--password-stdin: standard input holds no password")
     elif password is None:
         password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
+    return password
+
+
+def _add_lead(email: str, password: str, *, by: str | None) -> None:
+    from ..db import session_scope
+    from ..study.studies import create_lead, lead_by_email
+
     try:
         with session_scope() as session:
-            user = create_lead(session, email, password)
+            actor = None
+            if by is not None:
+                actor = lead_by_email(session, by)
+            user = create_lead(session, email, password, actor=actor)
             click.echo(f"Lead {user.email} created.")
     except ValueError as exc:
         fail(str(exc))
+
+
+def _password_options(command):
+    command = click.option(
+        "--password-stdin",
+        is_flag=True,
+        help="Read the password from the first line of standard input, for scripts.",
+    )(command)
+    return click.option(
+        "--password",
+        help="At least 8 characters. Asked for (twice, hidden) when neither this nor "
+        "--password-stdin is given.",
+    )(command)
+
+
+@lead_group.command("add")
+@click.argument("email")
+@click.option("--by", metavar="EMAIL", help="The lead adding this one (recorded in the audit log).")
+@_password_options
+def lead_add(email: str, by: str | None, password: str | None, password_stdin: bool) -> None:
+    """Add another lead account that logs in with EMAIL (as `lead create`)."""
+    _add_lead(email, _read_password(password, password_stdin), by=by)
+
+
+@lead_group.command("reset-password")
+@click.argument("email")
+@_password_options
+def lead_reset_password(email: str, password: str | None, password_stdin: bool) -> None:
+    """Set a new password for the lead EMAIL (logged as an audit event)."""
+    from ..db import session_scope
+    from ..study.studies import reset_lead_password
+
+    new_password = _read_password(password, password_stdin)
+    try:
+        with session_scope() as session:
+            user = reset_lead_password(session, email, new_password)
+            click.echo(f"Password of lead {user.email} reset.")
+    except ValueError as exc:
+        fail(str(exc))
+
+
+@db_group.command("backup")
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The backup file (SQLite: a database file; PostgreSQL: pg_dump's custom format).",
+)
+def db_backup(out: Path) -> None:
+    """Back up the whole database while the server runs."""
+    from ..data.backup import BackupError, backup_database
+    from ..db import get_engine
+
+    try:
+        info = backup_database(get_engine(), out)
+    except BackupError as exc:
+        fail(str(exc))
+    click.echo(
+        f"Backed up the {info.dialect} database (schema revision {info.revision}) to {info.path}."
+    )
+
+
+@db_group.command("restore")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="Replace a database that holds studies or users.")
+def db_restore(file: Path, force: bool) -> None:
+    """Replace the database with the backup FILE (stop the server first)."""
+    from .. import migrate
+    from ..data.backup import BackupError, restore_database
+    from ..db import get_engine
+
+    try:
+        info = restore_database(get_engine(), file, force=force)
+    except BackupError as exc:
+        fail(str(exc))
+    click.echo(f"Restored {file} (schema revision {info.revision}).")
+    if info.revision is not None and info.revision != migrate.head_revision():
+        click.echo("Run `annotator db upgrade` to bring it to the current schema.")

@@ -11,7 +11,7 @@ from ._common import fail
 
 __all__ = ["study_group"]
 
-study_group = AppGroup("study", help="Define and list studies.")
+study_group = AppGroup("study", help="Define, update and list studies.")
 
 
 @study_group.command("create")
@@ -33,6 +33,38 @@ def study_create(file: Path) -> None:
             )
     except (StudyFileError, StudyExists) as exc:
         fail(str(exc))
+
+
+@study_group.command("update")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def study_update(file: Path) -> None:
+    """Update a study from a new version of its study file (same slug).
+
+    The consent, instructions, templates, questions and settings may change;
+    each change makes a new study version, which new ratings record. The
+    scales and the benchmarks' names may not change.
+    """
+    from ..db import session_scope
+    from ..study.studyfile import StudyFileError, load_study_file
+    from ..study.versions import StudyUpdateError, update_study
+    from ._common import study_or_fail
+
+    try:
+        spec = load_study_file(file)
+        with session_scope() as session:
+            study = study_or_fail(session, spec.slug)
+            result = update_study(
+                session, study, spec, source_toml=file.read_text("utf-8"), actor=None
+            )
+    except (StudyFileError, StudyUpdateError) as exc:
+        fail(str(exc))
+    if not result.changes:
+        click.echo(f"Study {spec.slug!r} unchanged (version {result.version}).")
+    else:
+        click.echo(
+            f"Study {spec.slug!r} updated to version {result.version}: "
+            f"{', '.join(result.changes)} changed."
+        )
 
 
 @study_group.command("list")

@@ -282,6 +282,7 @@ def submit_score(
             is_attention_check=bool(entry["attention"]),
             served_at=served_at,
             submitted_at=current,
+            study_version=session.get(Study, user.study_id).version,
         )
         session.add(rating)
         session.flush()

@@ -27,6 +27,7 @@ from ..models import (
     Study,
     User,
 )
+from ..study.raters import counted_rater
 from .export_scope import ExportError, export_scope
 from .matrix_export import MatrixExport, alttest_export, matrix_export
 
@@ -58,6 +59,7 @@ def demographics_export(session: Session, study: Study) -> pd.DataFrame:
         select(User, Demographics)
         .join(Demographics, Demographics.user_id == User.id, isouter=True)
         .where(User.study_id == study.id, User.role == Role.RATER)
+        .where(counted_rater(User.id))  # whose ratings count
         .order_by(User.rater_code)
     ).all()
     answers = [d.answers if d else {} for _, d in rows]
@@ -98,6 +100,7 @@ LONG_COLUMNS = [
     "attention_passed",
     "revisions",
     "source",
+    "study_version",
 ]
 
 
@@ -128,6 +131,7 @@ def long_export(
         .join(Block, Block.id == Rating.block_id, isouter=True)
         .join(changes, changes.c.rating_id == Rating.id, isouter=True)
         .where(Item.study_id == study.id, Rating.scale_id.in_(list(scale_by_id)))
+        .where(counted_rater(Rating.rater_id))  # whose ratings count
         .order_by(User.rater_code, Block.position, Rating.scale_id, Rating.position, Item.id)
     )
     if bench is not None:
@@ -138,6 +142,7 @@ def long_export(
             select(Demographics.user_id, Demographics.answers)
             .join(User, User.id == Demographics.user_id)
             .where(User.study_id == study.id)
+            .where(counted_rater(User.id))  # whose ratings count
         ).all()
     }
     keys = _demographic_keys(study, list(demographics.values()))
@@ -170,6 +175,7 @@ def long_export(
             # Revisions after the first value.
             "revisions": max((n_changes or 1) - 1, 0),
             "source": rating.source,
+            "study_version": rating.study_version,
         }
         answers = demographics.get(rating.rater_id, {})
         record.update({key: answers.get(key, "") for key in keys})

@@ -28,6 +28,7 @@ from ..models import (
     Study,
     User,
 )
+from ..study.raters import counted_rater
 from .sql import fetch_rows
 
 __all__ = [
@@ -194,6 +195,7 @@ def _ratings(session: Session, study: Study) -> pd.DataFrame:
         .join(Scale, Scale.id == Rating.scale_id)
         .join(User, User.id == Rating.rater_id)
         .where(Scale.study_id == study.id)
+        .where(counted_rater(Rating.rater_id))  # whose ratings count
         .order_by(Rating.id)
     )
     frame = _read(session, query, RATING_COLUMNS)
@@ -280,6 +282,7 @@ def _demographics(session: Session, study: Study) -> tuple[pd.DataFrame, list[st
             User.study_id == study.id,
             User.role == Role.RATER,
             User.declined_at.is_(None),
+            counted_rater(User.id),  # whose ratings count
         )
         .order_by(User.rater_code)
     ).all()
@@ -311,6 +314,7 @@ def _blocks(session: Session, study: Study) -> pd.DataFrame:
         .join(Scale, Scale.id == Block.scale_id)
         .join(User, User.id == Block.rater_id)
         .where(Scale.study_id == study.id)
+        .where(counted_rater(Block.rater_id))  # whose ratings count
         .order_by(User.rater_code, Block.position)
     )
     rows = session.exec(query).all()
@@ -363,7 +367,8 @@ def data_version(session: Session, study: Study) -> tuple:
 
     Used as the key of cached results: the highest and the number of rating,
     LLM score ids, the highest rating change id, the number of items and of started and
-    completed blocks, and the number of demographic answers.
+    completed blocks, the number of demographic answers, and the number and
+    latest time of rater status changes (withdrawn, excluded, included).
     """
     scale_ids = select(Scale.id).where(Scale.study_id == study.id).scalar_subquery()
     ratings = session.exec(
@@ -392,9 +397,16 @@ def data_version(session: Session, study: Study) -> tuple:
         .join(User, User.id == Demographics.user_id)
         .where(User.study_id == study.id)
     ).one()
+    # Withdrawing, excluding or including a rater changes what counts.
+    statuses = session.exec(
+        select(func.count(User.id), func.max(User.status_changed_at)).where(
+            User.study_id == study.id, User.status_changed_at.is_not(None)
+        )
+    ).one()
     return (
         study.id,
         tuple(ratings),
+        tuple(statuses),
         changes,
         tuple(llm),
         tuple(items),

@@ -10,6 +10,7 @@ from sqlmodel import Session, select
 
 from ..metrics.matrix import LLM_PREFIX, largest_complete_block
 from ..models import LLMScore, Rating, Scale, Study, User
+from ..study.raters import counted_rater
 from .export_scope import ExportError, export_scope, items_frame, query_frame
 
 __all__ = ["MatrixExport", "matrix_export", "alttest_export", "round_significant"]
@@ -99,6 +100,7 @@ def matrix_export(
             Rating.scale_id == the_scale.id,
             Rating.is_repeat.is_(False),
             Rating.is_attention_check.is_(False),
+            counted_rater(Rating.rater_id),  # whose ratings count
         ),
         ["item_pk", "rater", "value"],
     )

@@ -139,6 +139,7 @@ def import_ratings(
                     "is_attention_check": False,
                     "submitted_at": created_at,
                     "source": RatingSource.IMPORT.value,
+                    "study_version": study.version,  # the version it was given under
                 }
             )
         elif old[1] == value:

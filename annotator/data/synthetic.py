@@ -197,6 +197,7 @@ def build_synthetic_study(session: Session, spec: SyntheticSpec | None = None) -
                         "served_at": clock,
                         "submitted_at": clock + timedelta(seconds=seconds),
                         "source": "app",
+                        "study_version": study.version,
                     }
                 )
                 clock += timedelta(seconds=seconds + 1)
@@ -222,6 +223,7 @@ def build_synthetic_study(session: Session, spec: SyntheticSpec | None = None) -
                         "served_at": clock,
                         "submitted_at": clock + timedelta(seconds=10),
                         "source": "app",
+                        "study_version": study.version,
                     }
                 )
                 clock += timedelta(seconds=11)
@@ -242,6 +244,7 @@ def build_synthetic_study(session: Session, spec: SyntheticSpec | None = None) -
                         "served_at": clock,
                         "submitted_at": clock + timedelta(seconds=8),
                         "source": "app",
+                        "study_version": study.version,
                     }
                 )
                 clock += timedelta(seconds=9)

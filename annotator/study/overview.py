@@ -21,6 +21,7 @@ from ..models import (
     Study,
     User,
 )
+from .raters import counted_rater
 from .studies import link_base_url, study_scales
 
 __all__ = ["study_overviews", "RaterRow", "rater_rows"]
@@ -31,11 +32,17 @@ def _per_study(session: Session, query) -> dict[int, int]:
 
 
 def study_overviews(session: Session) -> list[dict]:
-    """Each study with its counts of items, raters, ratings and LLM scores."""
+    """Each study with its counts of items, raters, ratings and LLM scores.
+
+    Raters and ratings are those that count: withdrawn and excluded raters'
+    are left out, as in every export and statistic.
+    """
     items = _per_study(session, select(Item.study_id, func.count(Item.id)))
     ratings = _per_study(
         session,
-        select(Item.study_id, func.count(Rating.id)).join(Rating, Rating.item_id == Item.id),
+        select(Item.study_id, func.count(Rating.id))
+        .join(Rating, Rating.item_id == Item.id)
+        .where(counted_rater(Rating.rater_id)),  # whose ratings count
     )
     llm = _per_study(
         session,
@@ -44,7 +51,7 @@ def study_overviews(session: Session) -> list[dict]:
     raters = dict(
         session.exec(
             select(User.study_id, func.count(User.id))
-            .where(User.role == Role.RATER)
+            .where(User.role == Role.RATER, counted_rater(User.id))  # whose ratings count
             .group_by(User.study_id)
         ).all()
     )

@@ -19,6 +19,7 @@ from ..models import (
     Role,
     Scale,
     Study,
+    StudyVersion,
     User,
 )
 from .studyfile import StudyFile
@@ -30,6 +31,8 @@ __all__ = [
     "study_scales",
     "study_benchmarks",
     "create_lead",
+    "lead_by_email",
+    "reset_lead_password",
     "create_invites",
     "new_rater_code",
     "invite_url",
@@ -63,9 +66,11 @@ def create_study(session: Session, spec: StudyFile, *, source_toml: str = "") ->
         attention_checks=spec.attention_checks.model_dump(),
         test_retest=spec.test_retest.model_dump(),
         source_toml=source_toml,
+        withdrawn_ratings=spec.withdrawn_ratings,
     )
     session.add(study)
     session.flush()
+    session.add(StudyVersion(study_id=study.id, version=study.version, source_toml=source_toml))
     for position, scale in enumerate(spec.scales):
         session.add(Scale(study_id=study.id, position=position, **scale.model_dump()))
     for position, bench in enumerate(spec.benchmarks):
@@ -92,18 +97,51 @@ def study_benchmarks(session: Session, study: Study) -> list[Benchmark]:
     )
 
 
-def create_lead(session: Session, email: str, password: str) -> User:
+def _check_password(password: str) -> None:
+    if len(password) < MIN_PASSWORD_LENGTH:
+        raise ValueError(f"the password must have at least {MIN_PASSWORD_LENGTH} characters")
+
+
+def create_lead(session: Session, email: str, password: str, *, actor: User | None = None) -> User:
+    """A new lead account; ``actor`` is the lead who added it (None: the command line)."""
     email = email.strip().lower()
     if "@" not in email:
         raise ValueError(f"{email!r} is not an email address")
-    if len(password) < MIN_PASSWORD_LENGTH:
-        raise ValueError(f"the password must have at least {MIN_PASSWORD_LENGTH} characters")
+    _check_password(password)
     if session.exec(select(User).where(User.email == email)).first() is not None:
         raise ValueError(f"a user with email {email!r} already exists")
     user = User(role=Role.LEAD, email=email, password_hash=generate_password_hash(password))
     session.add(user)
     session.flush()
-    session.add(AuditEvent(actor_id=None, subject_id=user.id, action=AuditAction.LEAD_CREATED))
+    session.add(
+        AuditEvent(
+            actor_id=actor.id if actor is not None else None,
+            subject_id=user.id,
+            action=AuditAction.LEAD_CREATED,
+        )
+    )
+    return user
+
+
+def lead_by_email(session: Session, email: str) -> User:
+    """The lead with ``email`` (any case); ``ValueError`` when there is none."""
+    email = email.strip().lower()
+    user = session.exec(select(User).where(User.email == email, User.role == Role.LEAD)).first()
+    if user is None:
+        raise ValueError(f"no lead with email {email!r}")
+    return user
+
+
+def reset_lead_password(session: Session, email: str, password: str) -> User:
+    """Give the lead ``email`` a new password, logged as an AuditEvent."""
+    _check_password(password)
+    user = lead_by_email(session, email)
+    user.password_hash = generate_password_hash(password)
+    session.add(user)
+    session.add(
+        AuditEvent(actor_id=None, subject_id=user.id, action=AuditAction.LEAD_PASSWORD_RESET)
+    )
+    session.flush()
     return user
 
 

@@ -214,6 +214,9 @@ class StudyFile(_Strict):
     attention_checks: AttentionSpec = AttentionSpec()
     test_retest: RetestSpec = RetestSpec()
     validation: ValidationSpec = ValidationSpec()
+    # What happens to the ratings of a rater who withdraws: "keep" (left out
+    # of every export and statistic) or "delete" (removed for good).
+    withdrawn_ratings: Literal["keep", "delete"] = "keep"
 
     @model_validator(mode="after")
     def _unique_names(self) -> StudyFile:
