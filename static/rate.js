@@ -3,6 +3,9 @@
 //   one that is submitted, and stays empty until the rater sets a value; the
 //   slider shows no thumb until then, see style.css);
 // - htmx swaps in a 422 response, which is the item again with its message;
+// - after each swap the new item is announced ("Item 4 of 15", in the live
+//   region of item.html), the page title names it, and the page is scrolled
+//   so that the item and the Score field are in view together.
 (function () {
   "use strict";
 
@@ -60,6 +63,68 @@
     }
   });
 
-  document.addEventListener("DOMContentLoaded", function () { setup(document); });
+  function top(element) {
+    return element.getBoundingClientRect().top + window.scrollY;
+  }
+
+  function bottom(element) {
+    return element.getBoundingClientRect().bottom + window.scrollY;
+  }
+
+  // Scroll as little as needed for the Score field (and, where they fit, the
+  // slider and the Next button) to be in view, never past the top of the
+  // item's text: on a phone the text and the field then share the screen.
+  // An item too long for that shows from its first line.
+  function placeItem() {
+    var text = document.querySelector(".item-text");
+    var field = document.getElementById("score");
+    var form = field && field.form;
+    if (!text || !field) { return; }
+    var margin = 8;
+    var view = window.innerHeight;
+    var textTop = top(text) - margin;
+    var target = Math.max(0, bottom(form.querySelector(".actions") || field) + margin - view);
+    if (target > textTop) { target = Math.max(0, bottom(field) + margin - view); }
+    if (target > textTop) { target = textTop; }
+    window.scrollTo(0, target);
+  }
+
+  var announced = null;
+
+  function announce(root) {
+    var head = root.querySelector(".rating-head");
+    var announcer = document.getElementById("item-announcer");
+    if (!head) { return; }
+    if (head.dataset.title) { document.title = head.dataset.title; }
+    // A refused score swaps in the same item: its alert speaks, not this.
+    if (announcer && head.dataset.announce && head.dataset.announce !== announced) {
+      announced = head.dataset.announce;
+      announcer.textContent = announced;
+    }
+  }
+
+  function focusField() {
+    var field = document.getElementById("score");
+    if (field) { field.focus({preventScroll: true}); }
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    setup(document);
+    var head = document.querySelector(".rating-head");
+    // The page's own title and heading say where the rater is on a full load.
+    if (head) { announced = head.dataset.announce || null; }
+    // Focused here, before the browser's autofocus would scroll the field to
+    // the middle of the screen and the item out of it.
+    focusField();
+    placeItem();
+  });
   document.addEventListener("htmx:afterSwap", function (event) { setup(event.detail.target); });
+  // htmx has focused the [autofocus] field by now (scrolling it into view as
+  // the browser pleased); place the page and say what arrived.
+  document.addEventListener("htmx:afterSettle", function (event) {
+    if (!event.detail.target.querySelector(".rating-head")) { return; }
+    focusField();
+    placeItem();
+    announce(event.detail.target);
+  });
 })();

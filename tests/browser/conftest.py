@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -43,23 +44,35 @@ ITEMS = [
 ]
 
 
-@pytest.fixture
-def served_app(make_app, tmp_path):
-    """The app on a free port, with the real clock and CSRF on."""
-    app = make_app(WTF_CSRF_ENABLED=True, CLOCK=None)
-    path = tmp_path / "items.jsonl"
-    path.write_text("\n".join(json.dumps(row) for row in ITEMS) + "\n", "utf-8")
+def add_study(app, toml: str, items: list[dict], folder: Path) -> None:
+    """Create a study from its file's text and import its items."""
+    spec = parse_study_file(toml)
+    path = folder / f"{spec.slug}-items.jsonl"
+    path.write_text("\n".join(json.dumps(row) for row in items) + "\n", "utf-8")
     with session_scope(app) as session:
-        study = create_study(session, parse_study_file(STUDY))
-        import_items(session, study, path)
+        import_items(session, create_study(session, spec), path)
+
+
+@contextmanager
+def serve(app):
+    """Serve ``app`` on a free port of 127.0.0.1; yields the base URL."""
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield app, f"http://127.0.0.1:{server.server_port}"
+        yield f"http://127.0.0.1:{server.server_port}"
     finally:
         server.shutdown()
         thread.join(timeout=10)
+
+
+@pytest.fixture
+def served_app(make_app, tmp_path):
+    """The app on a free port, with the real clock and CSRF on."""
+    app = make_app(WTF_CSRF_ENABLED=True, CLOCK=None)
+    add_study(app, STUDY, ITEMS, tmp_path)
+    with serve(app) as base:
+        yield app, base
 
 
 @pytest.fixture

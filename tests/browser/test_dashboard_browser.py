@@ -16,6 +16,7 @@ from annotator.db import session_scope
 from annotator.study.studies import create_lead
 
 from .conftest import ARTIFACTS, PNG_SIGNATURE
+from .layout import assert_no_sideways_scroll
 
 LEAD_EMAIL = "lead@example.org"
 LEAD_PASSWORD = "lead-password-1"
@@ -33,14 +34,6 @@ def _screenshot(page, name: str) -> Path:
     page.screenshot(path=str(path), full_page=True)
     assert path.read_bytes().startswith(PNG_SIGNATURE)
     return path
-
-
-def _no_horizontal_scroll(page) -> None:
-    # Wide tables scroll inside their own .table-wrap; the page itself must not.
-    overflow = page.evaluate(
-        "document.documentElement.scrollWidth - document.documentElement.clientWidth"
-    )
-    assert overflow <= 1, f"the page scrolls sideways by {overflow}px"
 
 
 @pytest.mark.browser
@@ -82,7 +75,7 @@ def test_lead_watches_the_dashboard_and_downloads_the_report(served_app, browser
         expect(dashboard.get_by_role("heading", name="Scale 0-5")).to_be_visible()
         for width_name, width in WIDTHS.items():
             page.set_viewport_size({"width": width, "height": 900})
-            _no_horizontal_scroll(page)
+            assert_no_sideways_scroll(page)
             _screenshot(page, f"dashboard-{slug}-{width_name}")
 
         # htmx swaps in the partial (the same request its 45 s timer makes).
@@ -128,7 +121,7 @@ def test_lead_watches_the_dashboard_and_downloads_the_report(served_app, browser
         assert images.nth(i).evaluate("img => img.complete && img.naturalWidth > 0")
     for width_name, width in WIDTHS.items():
         report.set_viewport_size({"width": width, "height": 900})
-        _no_horizontal_scroll(report)
+        assert_no_sideways_scroll(report)
         _screenshot(report, f"report-{width_name}")
     assert requests == [saved.as_uri()], requests
     offline.close()

@@ -1,0 +1,356 @@
+"""Accessibility in Debian's Chromium.
+
+* axe-core on every page a rater or the lead sees (``PAGES``), at 1280 px and
+  320 px, failing on serious or critical violations; at 320 px no page may
+  scroll sideways. ``test_every_route_is_checked_or_excused`` fails when the
+  app gains a route that is neither checked here nor excused in ``NOT_CHECKED``.
+* A whole block rated with the keyboard alone at 320 x 568 px: two keystrokes
+  per item, the focus on the next item's field after each swap, the item and
+  its field in view together, "Item 4 of 15" in a live region and the page
+  title following the position.
+* The focus outline has at least 3:1 contrast against what is behind it.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+import pytest
+from sqlmodel import select
+from werkzeug.exceptions import MethodNotAllowed, NotFound
+
+from annotator.data.synthetic import SyntheticSpec, build_synthetic_study
+from annotator.db import session_scope
+from annotator.models import Block, Invite
+from annotator.study.studies import create_invites, create_lead, get_study
+from tests.data.studies import FINE_SCALES_TOML, STS_B_TOML, study_toml
+
+from .axe import assert_no_serious_violations
+from .conftest import add_study, serve
+from .layout import assert_no_sideways_scroll
+
+LEAD_EMAIL = "lead@example.org"
+LEAD_PASSWORD = "lead-password-1"
+# The narrowest phone screen still common (iPhone SE, first generation).
+PHONE = {"width": 320, "height": 568}
+DESKTOP = {"width": 1280, "height": 900}
+
+# Every endpoint that renders a page, and the states of it the sweep checks.
+PAGES: dict[str, str] = {
+    "auth.login": "log in; log in with a wrong password",
+    "auth.logout": "the warning before a rater without a password logs out",
+    "rate.invite": "consent; consent sent without a choice; decline confirmation; used invite",
+    "rate.come_back": "a return link that is not valid",
+    "rate.declined": "after declining",
+    "rate.demographics": "questionnaire; questionnaire with errors",
+    "rate.dashboard": "the rater's blocks",
+    "rate.account": "set a password; passwords that differ",
+    "rate.block": "a block not open yet (its gap is not over)",
+    "rate.item": "first item; item 4 after htmx swaps; a refused score",
+    "rate.block_done": "block complete",
+    "rate.thanks": "every block done, with completion code",
+    "lead.index": "studies",
+    "lead.study": "study page during collection; with a full dashboard",
+    "lead.export": "the study page with an export error",
+    "lead.report": "the downloaded report",
+    "lead.invites": "invite links",
+    "lead.raters": "raters, with a gap to lift and return links",
+    "lead.lift_rater_gap": "the confirmation before lifting a gap",
+    "lead.rotate_rater_link": "the confirmation before replacing a return link",
+    "errors.403": "a rater opens a lead page",
+    "errors.404": "an unknown address",
+}
+NOT_CHECKED: dict[str, str] = {
+    "static": "files, not pages",
+    "auth.index": "only redirects (to the login page or the user's home)",
+    "rate.start": "only redirects (to the block, the dashboard or the block-locked page)",
+}
+
+# A study of 14 items, one of which comes back (test-retest): 15 entries a block.
+A11Y_STUDY = study_toml(
+    name="Accessible study",
+    slug="a11y",
+    scales=FINE_SCALES_TOML,
+    benchmarks=STS_B_TOML,
+    consent='"You agree to rate short pairs of sentences."',
+    extra="[test_retest]\nshare = 0.07\nmin_distance = 3\n",
+)
+PAIRS = [
+    ("A man is playing a guitar on a street corner.", "A man plays an instrument outside."),
+    ("Two dogs are running through a snowy field.", "The dogs play in the snow together."),
+    ("A woman is slicing an onion in the kitchen.", "Someone is cutting a vegetable."),
+    ("The train left the station ten minutes late.", "The train was delayed by ten minutes."),
+    ("A child is reading a book under a tree.", "A kid sits in the shade with a story book."),
+    ("The committee approved the budget on Monday.", "On Monday the budget was rejected."),
+    ("A cyclist rides along a narrow mountain road.", "A person is riding a bike uphill."),
+]
+A11Y_ITEMS = [
+    {
+        "item_id": f"p{i}",
+        "benchmark": "sts-b",
+        "sentence1": PAIRS[i % len(PAIRS)][0],
+        "sentence2": PAIRS[i % len(PAIRS)][1],
+    }
+    for i in range(14)
+]
+# One scale, no gap, no questionnaire: a rater reaches the thanks page quickly.
+SOLO_SCALE = '\n[[scales]]\nname = "0-5"\nmin = 0\nmax = 5\nstep = 0.5\n'
+SOLO_STUDY = study_toml(
+    name="Short study",
+    slug="solo",
+    scales=SOLO_SCALE,
+    benchmarks=STS_B_TOML,
+    gap_days=0,
+    demographics="",
+    extra='completion_code = "A11Y-2026"\ndemographics = []\n',
+)
+
+
+@pytest.fixture
+def a11y_app(make_app, tmp_path):
+    app = make_app(WTF_CSRF_ENABLED=True, CLOCK=None)
+    add_study(app, A11Y_STUDY, A11Y_ITEMS, tmp_path)
+    add_study(app, SOLO_STUDY, A11Y_ITEMS[:2], tmp_path)
+    with session_scope(app) as session:
+        create_lead(session, LEAD_EMAIL, LEAD_PASSWORD)
+    with serve(app) as base:
+        yield app, base
+
+
+def _invites(app, slug: str, count: int) -> list[str]:
+    with session_scope(app) as session:
+        return [i.token for i in create_invites(session, get_study(session, slug), count)]
+
+
+def _context(browser, viewport=DESKTOP, **options):
+    context = browser.new_context(viewport=viewport, **options)
+    context.set_default_timeout(15_000)
+    return context
+
+
+def _watch(page, errors: list[str]) -> None:
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+
+
+# ------------------------------------------------------------- the page sweep
+
+
+class Sweep:
+    """Runs axe-core on a page at both widths and records which endpoint it was."""
+
+    def __init__(self, app):
+        self.adapter = app.url_map.bind("127.0.0.1")
+        self.checked: dict[str, list[str]] = {}
+
+    def _endpoint(self, path: str, method: str) -> str | None:
+        try:
+            return self.adapter.match(path, method=method)[0]
+        except (NotFound, MethodNotAllowed):
+            return None
+
+    def check(self, page, endpoint: str, what: str, *, method="GET", path=None) -> None:
+        if endpoint.startswith("errors."):
+            # The error template, whatever the address.
+            code = endpoint.split(".")[1]
+            assert page.locator("main p.muted").last.inner_text() == f"Error {code}."
+        else:
+            found = self._endpoint(path or urlsplit(page.url).path, method)
+            assert found == endpoint, f"{what}: the page is {found}, not {endpoint}"
+        size = page.viewport_size
+        for viewport in (DESKTOP, PHONE):
+            page.set_viewport_size(viewport)
+            assert_no_serious_violations(page, f"{what} ({endpoint})")
+            if viewport is PHONE:
+                assert_no_sideways_scroll(page, f"{what} ({endpoint})")
+        page.set_viewport_size(size)
+        self.checked.setdefault(endpoint, []).append(what)
+
+
+def _log_in(page, base, username, password):
+    page.goto(f"{base}/login")
+    page.get_by_label("Email or rater code").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+
+
+def _answer_questionnaire(page):
+    page.get_by_label("Female", exact=True).check()
+    page.get_by_label("Age in years").fill("41")
+    page.get_by_role("button", name="Continue").click()
+
+
+def _type_score(page, value: str) -> None:
+    """Type a score into the focused field and press Enter; wait for the swap."""
+    before = page.locator(".progress-text").inner_text()
+    page.keyboard.type(value)
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "(before) => { const p = document.querySelector('.progress-text');"
+        " return !p || (p.textContent !== before"
+        " && !document.querySelector('.htmx-request, .htmx-settling, .htmx-added')); }",
+        arg=before,
+    )
+
+
+@pytest.mark.browser
+def test_every_page_has_no_serious_axe_violation(a11y_app, browser, tmp_path):
+    from playwright.sync_api import expect
+
+    app, base = a11y_app
+    sweep = Sweep(app)
+    errors: list[str] = []
+    main_token, decliner_token = _invites(app, "a11y", 2)
+    (solo_token,) = _invites(app, "solo", 1)
+
+    # ---- anonymous pages
+    page = _context(browser).new_page()
+    _watch(page, errors)
+    page.goto(f"{base}/login")
+    sweep.check(page, "auth.login", "log in")
+    _log_in(page, base, LEAD_EMAIL, "not the password")
+    expect(page.get_by_role("alert")).to_contain_text("wrong password")
+    sweep.check(page, "auth.login", "log in, wrong password", method="POST")
+    assert page.goto(f"{base}/no-such-page").status == 404
+    sweep.check(page, "errors.404", "unknown address")
+    assert page.goto(f"{base}/r/not-a-token").status == 404
+    sweep.check(page, "rate.come_back", "return link not valid")
+
+    # ---- declining
+    page.goto(f"{base}/invite/{decliner_token}")
+    page.get_by_role("button", name="I do not agree").click()
+    expect(page.get_by_role("heading", name="Decline to take part?")).to_be_visible()
+    sweep.check(page, "rate.invite", "decline confirmation", method="POST")
+    page.get_by_role("button", name="Yes, I decline").click()
+    sweep.check(page, "rate.declined", "declined")
+    assert page.goto(f"{base}/invite/{decliner_token}").status == 410
+    sweep.check(page, "rate.invite", "invite already used")
+
+    # ---- consent and questionnaire
+    page.goto(f"{base}/invite/{main_token}")
+    expect(page.get_by_role("region", name="Information and consent")).to_contain_text(
+        "short pairs of sentences"
+    )
+    sweep.check(page, "rate.invite", "consent")
+    # Sent without either button (form.submit() carries no submitter).
+    page.evaluate("document.querySelector('form.actions').submit()")
+    expect(page.get_by_role("alert")).to_contain_text("Please press")
+    sweep.check(page, "rate.invite", "consent sent without a choice", method="POST")
+    page.get_by_role("button", name="I agree").click()
+    expect(page.get_by_role("heading", name="A few questions about you")).to_be_visible()
+    sweep.check(page, "rate.demographics", "questionnaire")
+    page.evaluate("document.querySelector('main form').noValidate = true")
+    page.get_by_role("button", name="Continue").click()
+    expect(page.get_by_text("Please check the")).to_be_visible()
+    sweep.check(page, "rate.demographics", "questionnaire with errors", method="POST")
+    _answer_questionnaire(page)
+    expect(page.get_by_text("Block 1 of 3")).to_be_visible()
+    sweep.check(page, "rate.dashboard", "rater's blocks")
+
+    # ---- password page
+    page.goto(f"{base}/rate/account")
+    sweep.check(page, "rate.account", "set a password")
+    page.get_by_label("Password (at least").fill("a-long-password-1")
+    page.get_by_label("The same password again").fill("a-different-one-2")
+    page.get_by_role("button", name="Save password").click()
+    expect(page.get_by_role("alert")).to_be_visible()
+    sweep.check(page, "rate.account", "passwords differ", method="POST")
+
+    # ---- rating
+    page.goto(f"{base}/rate/")
+    page.get_by_role("button", name="Start").click()
+    expect(page.locator(".progress-text")).to_have_text("1 / 15")
+    sweep.check(page, "rate.item", "first item")
+    for value in ("1", "2", "3"):
+        _type_score(page, value)
+    expect(page.locator(".progress-text")).to_have_text("4 / 15")
+    assert page.url.endswith("/items/4")
+    sweep.check(page, "rate.item", "item 4 after htmx swaps")
+    page.keyboard.type("77")
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("alert")).to_contain_text("outside the scale")
+    sweep.check(page, "rate.item", "refused score")
+    page.get_by_label("Score", exact=True).fill("")
+    page.get_by_label("Score", exact=True).focus()
+    for _ in range(4, 16):
+        _type_score(page, "4")
+    expect(page.get_by_role("heading", name="Block 1 of 3 complete")).to_be_visible()
+    sweep.check(page, "rate.block_done", "block complete")
+    with session_scope(app) as session:
+        rater = session.exec(select(Invite).where(Invite.token == main_token)).one().user_id
+        waiting = session.exec(
+            select(Block).where(Block.rater_id == rater, Block.position == 2)
+        ).one()
+    assert page.goto(f"{base}/rate/blocks/{waiting.id}").status == 403
+    expect(page.get_by_role("heading", name="Block 2 is not open yet")).to_be_visible()
+    sweep.check(page, "rate.block", "block not open yet")
+    assert page.goto(f"{base}/lead/").status == 403
+    sweep.check(page, "errors.403", "a rater opens a lead page")
+    page.locator("header").get_by_role("button", name="Log out").click()
+    expect(page.get_by_role("heading", name="Log out?")).to_be_visible()
+    sweep.check(page, "auth.logout", "logout warning", method="POST")
+    page.locator("main").get_by_role("button", name="Log out").click()
+    expect(page.get_by_role("heading", name="Log in")).to_be_visible()
+
+    # ---- a rater who completes every block
+    page.goto(f"{base}/invite/{solo_token}")
+    page.get_by_role("button", name="I agree").click()
+    page.get_by_role("button", name="Start").click()
+    _type_score(page, "2")
+    _type_score(page, "3")
+    expect(page.get_by_text("A11Y-2026")).to_be_visible()
+    sweep.check(page, "rate.thanks", "every block done")
+    page.context.close()
+
+    # ---- the lead
+    with session_scope(app) as session:
+        build_synthetic_study(session, SyntheticSpec(slug="full", n_items=12, n_raters=4, seed=3))
+    page = _context(browser, accept_downloads=True).new_page()
+    _watch(page, errors)
+    _log_in(page, base, LEAD_EMAIL, LEAD_PASSWORD)
+    expect(page.get_by_role("heading", name="Studies")).to_be_visible()
+    sweep.check(page, "lead.index", "studies")
+    page.goto(f"{base}/lead/studies/a11y")
+    sweep.check(page, "lead.study", "study during collection")
+    page.locator("#format").select_option("matrix")
+    page.get_by_role("button", name="Download").click()
+    expect(page.locator("#export-error")).to_be_visible()
+    sweep.check(page, "lead.export", "export error")
+    page.goto(f"{base}/lead/studies/a11y/invites")
+    page.get_by_label("Number of new links").fill("3")
+    page.get_by_role("button", name="Create links").click()
+    expect(page.locator("ul.links li")).to_have_count(3)
+    sweep.check(page, "lead.invites", "invite links")
+    page.goto(f"{base}/lead/studies/a11y/raters")
+    lift = page.get_by_role("button", name=re.compile(r"^Lift gap"))
+    expect(lift).to_have_count(1)
+    sweep.check(page, "lead.raters", "raters")
+    lift.click()
+    sweep.check(page, "lead.lift_rater_gap", "lift-gap confirmation", method="POST")
+    page.get_by_role("link", name="Back to the raters").click()
+    page.get_by_text("Show link").first.click()
+    page.get_by_role("button", name=re.compile(r"^Replace link")).first.click()
+    sweep.check(page, "lead.rotate_rater_link", "replace-link confirmation", method="POST")
+
+    page.goto(f"{base}/lead/studies/full")
+    expect(page.locator("#dashboard").get_by_role("heading", name="Scale 0-5")).to_be_visible()
+    sweep.check(page, "lead.study", "study with a full dashboard")
+    with page.expect_download() as download_info:
+        page.get_by_role("link", name="Download report").first.click()
+    report = tmp_path / "report.html"
+    download_info.value.save_as(report)
+    page.goto(report.as_uri())
+    sweep.check(page, "lead.report", "report", path="/lead/studies/full/report")
+    page.context.close()
+
+    assert errors == []
+    assert set(sweep.checked) == set(PAGES), set(PAGES) ^ set(sweep.checked)
+
+
+def test_every_route_is_checked_or_excused(app):
+    """A new page must join the sweep above (or say here why it need not)."""
+    endpoints = {rule.endpoint for rule in app.url_map.iter_rules()}
+    pages = {e for e in PAGES if not e.startswith("errors.")}
+    assert not pages & set(NOT_CHECKED)
+    assert endpoints - pages - set(NOT_CHECKED) == set(), "routes neither checked nor excused"
+    assert (pages | set(NOT_CHECKED)) - endpoints == set(), "checked routes the app lacks"
