@@ -222,6 +222,12 @@ def llm_correlations(
         The ensemble's rows first, then each model's, ``model`` set; methods in the
         order given.
 
+    Raises
+    ------
+    ValueError
+        If a method is unknown, the inputs do not cover the same items, or a model has
+        fewer than 2 items with a score.
+
     References
     ----------
     Grading Scale Impact on LLM-as-a-Judge (shared/papers/000), Figure 2; G-Eval
