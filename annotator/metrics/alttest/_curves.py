@@ -16,13 +16,13 @@ from typing import Any
 
 import numpy as np
 
+from .._names import CURVES
 from .._validation import check_integer, check_probability
 from ._api import alt_test
 from ._inputs import _as_mapping, _is_missing
 
 __all__ = ["CURVES", "AltTestCurve", "CurvePoint", "alt_test_curve"]
 
-CURVES = ("items", "epsilon")
 #: The epsilon grid of Figure 3 (the paper's effective range is 0.05-0.3).
 DEFAULT_EPSILONS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3)
 
