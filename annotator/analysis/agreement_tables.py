@@ -47,6 +47,12 @@ AGREEMENT_TABLES = ("consistency", "correlations", "kappa", "cross_alpha", "altt
 #: Resamples per point of the report's alt-test curves (the paper uses 100; the CLI's
 #: ``--resamples`` sets its own). Enough for a mean, and it keeps the report quick.
 CURVE_RESAMPLES = 20
+#: Items per resample of the report's epsilon curve (the alt-test paper's Table 3: 3
+#: annotators and 100 items), and the largest item count of its items curve (the
+#: paper's Figure 2 stops at 200, having annotated at most 300): beyond that the winning
+#: rate has settled, and a study of 5,000 items would pay for nothing.
+CURVE_ITEMS = 100
+CURVE_MAX_ITEMS = 300
 
 CONSISTENCY_KEYS = ["model", "scale", "temperature"]
 CORRELATION_COLUMNS = ["scale", "model", "method", "estimate", "low", "high", "p_value"]
@@ -263,9 +269,10 @@ def alttest_curve_rows(
 ) -> pd.DataFrame:
     """Alt-test curves (the alt-test paper's Figures 2 and 3) per scale.
 
-    Against epsilon (0 to 0.3) for every model, and against the number of items (at the
-    study's epsilon) for the model with the highest advantage probability on all items,
-    as the paper's Figure 2; each point resamples 3 annotators (and the items).
+    Against epsilon (0 to 0.3) for every model on resamples of 3 annotators and
+    ``CURVE_ITEMS`` items (the paper's Table 3), and against the number of items (up to
+    ``CURVE_MAX_ITEMS``, at the study's epsilon) for the model with the highest advantage
+    probability on all items, as the paper's Figure 2.
     """
     rows = []
     options = {
@@ -286,7 +293,13 @@ def alttest_curve_rows(
             scores = dict(zip(column.index.tolist(), column.tolist(), strict=True))
             where = f"alt-test curve against epsilon, scale {scale}, model {model}"
             curve = notes.attempt(
-                where, alt_test_curve, humans=humans, llm=scores, against="epsilon", **options
+                where,
+                alt_test_curve,
+                humans=humans,
+                llm=scores,
+                against="epsilon",
+                n_items=min(CURVE_ITEMS, len(scores)),
+                **options,
             )
             if curve is not None:
                 rows += _curve_rows(scale, model, curve)
@@ -302,12 +315,15 @@ def alttest_curve_rows(
             if full is not None and full.advantage_probability > best_ap:
                 best, best_ap = (model, scores), full.advantage_probability
         if best is not None:
+            total = min(len(best[1]), CURVE_MAX_ITEMS)
+            grid = sorted({int(round(v)) for v in np.linspace(min(30, total), total, 8)})
             curve = notes.attempt(
                 f"alt-test curve against items, scale {scale}, model {best[0]}",
                 alt_test_curve,
                 humans=humans,
                 llm=best[1],
                 against="items",
+                values=grid,
                 epsilon=settings.epsilon,
                 **options,
             )

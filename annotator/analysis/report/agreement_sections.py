@@ -140,8 +140,9 @@ def agreement_sections(tables) -> list[Section]:
         _section(
             "alttest_epsilon_curve",
             "Alt-test against epsilon, resampling annotators",
-            "Mean winning rate and advantage probability over resamples of 3 annotators, "
-            "with the 90% empirical interval, per epsilon (the alt-test paper's Figure 3).",
+            "Mean winning rate and advantage probability over resamples of 3 annotators and "
+            "100 items (all when fewer), with the 90% empirical interval, per epsilon (the "
+            "alt-test paper's Table 3 setting and Figure 3).",
             curves[curves["against"] == "epsilon"][_CURVE_VIEW],
             figures=[
                 _figure(
@@ -159,7 +160,7 @@ def agreement_sections(tables) -> list[Section]:
             "alttest_items_curve",
             "Alt-test against the number of items",
             "For the model with the highest advantage probability on each scale: mean over "
-            "resamples of 3 annotators and n items of the winning rate and advantage "
+            "resamples of 3 annotators and n items (up to 300) of the winning rate and advantage "
             "probability at the study's epsilon, with the 90% empirical interval (the "
             "alt-test paper's Table 3 and Figure 2). n_undefined: resamples too small to "
             "test (under 30 items per annotator).",
