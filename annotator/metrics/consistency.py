@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import as_ratings_matrix, check_probability
+from ._validation import as_ratings_matrix, check_probability, json_float
 from .alpha import krippendorff_alpha
 from .icc import icc
 
@@ -65,12 +65,8 @@ class SelfConsistency:
     def to_dict(self) -> dict[str, Any]:
         """Plain Python types (JSON-ready; NaN becomes None)."""
         out = asdict(self)
-        out["ci_a1"] = [_json(v) for v in self.ci_a1]
-        return {k: _json(v) if isinstance(v, float) else v for k, v in out.items()}
-
-
-def _json(value: float) -> float | None:
-    return None if value is None or math.isnan(value) else float(value)
+        out["ci_a1"] = [json_float(v) for v in self.ci_a1]
+        return {k: json_float(v) if isinstance(v, float) else v for k, v in out.items()}
 
 
 def self_consistency(

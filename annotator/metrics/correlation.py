@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from ._validation import check_nan_policy, check_probability
+from ._validation import check_nan_policy, check_probability, json_float
 from .agreement import ENSEMBLE, _aligned, _named_columns
 
 __all__ = ["CORRELATION_METHODS", "Correlation", "correlation", "llm_correlations"]
@@ -64,18 +64,14 @@ class Correlation:
         return {
             "model": self.model,
             "method": self.method,
-            "estimate": _json(self.estimate),
-            "low": _json(self.ci[0]),
-            "high": _json(self.ci[1]),
-            "p_value": _json(self.p_value),
+            "estimate": json_float(self.estimate),
+            "low": json_float(self.ci[0]),
+            "high": json_float(self.ci[1]),
+            "p_value": json_float(self.p_value),
             "n_items": self.n_items,
             "confidence": self.confidence,
             "interval": "fisher-z",
         }
-
-
-def _json(value: float) -> float | None:
-    return None if value is None or math.isnan(value) else float(value)
 
 
 def _fisher_interval(r: float, n: int, method: str, confidence: float) -> tuple[float, float]:

@@ -51,12 +51,18 @@ def add_runs(session, study, model: str, noise: float, *, runs: int = 3, seed: i
     session.commit()
 
 
-@pytest.fixture
-def frames(session, make_study):
-    study = make_study(slug="agree", n_items=40, n_raters=4, scales=SCALES, seed=4)
+def two_judge_study(session, make_study, slug: str):
+    """40 items x 4 raters on integer scales; model "steady" (2% run-to-run noise) and
+    "noisy" (25%), 3 runs each at temperature 0.7."""
+    study = make_study(slug=slug, n_items=40, n_raters=4, scales=SCALES, seed=4)
     add_runs(session, study, "steady", 0.02, seed=1)
     add_runs(session, study, "noisy", 0.25, seed=2)
-    return study_frames(session, study)
+    return study
+
+
+@pytest.fixture
+def frames(session, make_study):
+    return study_frames(session, two_judge_study(session, make_study, "agree"))
 
 
 def test_low_variance_model_is_more_self_consistent(frames):

@@ -9,16 +9,13 @@ from annotator.analysis.agreement_tables import consistency_rows
 from annotator.analysis.dashboard import study_dashboard
 from annotator.data.frames import study_frames
 
-from .test_agreement_tables import SCALES, add_runs
+from .test_agreement_tables import two_judge_study
 from .test_report_dashboard_page import _cards, _text, lead  # noqa: F401  (fixture)
 
 
 @pytest.fixture
 def study(session, make_study):
-    study = make_study(slug="dash", n_items=40, n_raters=4, scales=SCALES, seed=4)
-    add_runs(session, study, "steady", 0.02, seed=1)
-    add_runs(session, study, "noisy", 0.25, seed=2)
-    return study
+    return two_judge_study(session, make_study, "dash")
 
 
 def test_dashboard_rows_are_the_report_table(session, study):

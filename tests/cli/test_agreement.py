@@ -10,15 +10,12 @@ from annotator.analysis.agreement_tables import consistency_rows, correlation_ro
 from annotator.analysis.matrices import Notes
 from annotator.data.frames import study_frames
 
-from ..analysis.test_agreement_tables import SCALES, add_runs
+from ..analysis.test_agreement_tables import two_judge_study
 
 
 @pytest.fixture
 def study(session, make_study):
-    study = make_study(slug="cons", n_items=40, n_raters=4, scales=SCALES, seed=4)
-    add_runs(session, study, "steady", 0.02, seed=1)
-    add_runs(session, study, "noisy", 0.25, seed=2)
-    return study
+    return two_judge_study(session, make_study, "cons")
 
 
 def test_consistency_json_ranks_the_steady_model_first(runner, session, study):

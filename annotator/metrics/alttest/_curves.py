@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .._names import CURVES
-from .._validation import check_integer, check_probability
+from .._validation import check_integer, check_probability, json_float
 from ._api import alt_test
 from ._inputs import _as_mapping, _is_missing
 
@@ -59,10 +59,7 @@ class CurvePoint:
     n_undefined: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            k: (None if isinstance(v, float) and math.isnan(v) else v)
-            for k, v in self.__dict__.items()
-        }
+        return {k: json_float(v) if isinstance(v, float) else v for k, v in self.__dict__.items()}
 
 
 @dataclass(frozen=True)
