@@ -123,4 +123,6 @@ CSV_FILES = {
     "worst_items": "worst_items",
     "bootstrap": "bootstrap",
     "figure2": "figure2",
+    # annotator.analysis.agreement_tables.AGREEMENT_TABLES
+    **{t: t for t in ("consistency", "correlations", "kappa", "cross_alpha", "alttest_curves")},
 }

@@ -25,6 +25,7 @@ from ..metrics import (
     krippendorff_alpha,
     retest_reliability,
 )
+from .dashboard_consistency import consistency_by_scale
 from .dashboard_types import (
     BLOCK_STATES,
     AgreementRow,
@@ -312,6 +313,7 @@ def study_dashboard(frames: StudyFrames, *, settings: AnalysisSettings | None = 
     started = time.perf_counter()
     temperature, how = main_temperature(frames, settings.temperature)
     n_items = int((~frames.items["is_attention_check"]).sum())
+    consistency = consistency_by_scale(frames)
     parts = []
     for scale in frames.scale_names:
         notes = Notes()
@@ -347,6 +349,7 @@ def study_dashboard(frames: StudyFrames, *, settings: AnalysisSettings | None = 
                 models=models,
                 alttest=_alttest(wide, llm, settings),
                 notes=tuple(notes),
+                consistency=consistency.get(scale, ()),
             )
         )
     return Dashboard(

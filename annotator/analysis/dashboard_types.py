@@ -206,6 +206,9 @@ class ScaleDashboard:
     alttest : tuple of AltTestRow
     notes : tuple of str
         What could not be computed on this scale, and why.
+    consistency : tuple of ConsistencyRow
+        Each model's self-consistency across its runs
+        (:mod:`annotator.analysis.dashboard_consistency`).
     """
 
     scale: str
@@ -227,6 +230,7 @@ class ScaleDashboard:
     models: tuple[AgreementRow, ...]
     alttest: tuple[AltTestRow, ...]
     notes: tuple[str, ...]
+    consistency: tuple = ()
 
 
 @dataclass(frozen=True)

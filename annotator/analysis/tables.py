@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from ..data.frames import StudyFrames
+from .agreement_tables import agreement_tables
 from .columns import (
     ALL_BENCHMARKS,
     BENCHMARKS_COLUMNS,
@@ -99,6 +100,10 @@ class ReportTables:
     settings : dict
         The settings used (:meth:`AnalysisSettings.to_dict`) plus ``temperature`` as
         resolved and ``temperature_note`` saying how.
+    consistency, correlations, kappa, cross_alpha, alttest_curves : pandas.DataFrame
+        Self-consistency across runs, correlations, kappas and percent agreement,
+        cross-group alpha and alt-test curves: see
+        :mod:`annotator.analysis.agreement_tables`.
     """
 
     scales: pd.DataFrame
@@ -116,6 +121,11 @@ class ReportTables:
     distributions: pd.DataFrame
     notes: list[str] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)
+    consistency: pd.DataFrame = field(default_factory=pd.DataFrame)
+    correlations: pd.DataFrame = field(default_factory=pd.DataFrame)
+    kappa: pd.DataFrame = field(default_factory=pd.DataFrame)
+    cross_alpha: pd.DataFrame = field(default_factory=pd.DataFrame)
+    alttest_curves: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 # ------------------------------------------------------------------ public
@@ -171,6 +181,7 @@ def report_tables(frames: StudyFrames, *, settings: AnalysisSettings | None = No
         bootstrap=bootstrap_rows(frames, pooled, settings, notes),
         figure2=rows_frame(figure_rows, FIGURE2_COLUMNS),
         distributions=distribution_rows(frames, temperature, settings),
+        **agreement_tables(frames, temperature, settings, notes),
         notes=list(notes),
         settings=used,
     )

@@ -18,6 +18,7 @@ from flask import Flask
 from flask.cli import FlaskGroup
 
 from ..analysis.cli import report_command
+from .agreement import agreement_command, consistency_command
 from .export import export_command
 from .imports import items_group, llm_group, ratings_group
 from .raters import raters_group
@@ -90,6 +91,8 @@ COMMANDS: tuple[click.Command, ...] = (
     export_command,
     serve_command,
     report_command,
+    consistency_command,
+    agreement_command,
     *_metrics_commands(),
 )
 

@@ -25,8 +25,9 @@ if TYPE_CHECKING:
         grouped_agreement,
         human_llm_agreement,
     )
-    from .alpha import krippendorff_alpha
+    from .alpha import cross_alpha, krippendorff_alpha
     from .alttest import (
+        AltTestCurve,
         AltTestPair,
         AltTestResult,
         AnnotatorResult,
@@ -34,13 +35,17 @@ if TYPE_CHECKING:
         SequentialVerdict,
         TooFewItemsError,
         alt_test,
+        alt_test_curve,
         alt_test_domains,
         alt_test_pair,
         alt_test_sequential,
     )
     from .bootstrap import BootstrapInterval, bootstrap_icc_difference, bootstrap_nmae
+    from .consistency import SelfConsistency, self_consistency, self_consistency_table
+    from .correlation import Correlation, correlation, llm_correlations
     from .icc import ICCResult, icc
     from .interscale import InterScaleAgreement, ScalePair, inter_scale_agreement
+    from .kappa import PercentAgreement, cohen_kappa, fleiss_kappa, percent_agreement
     from .matrix import RatingMatrix, read_matrix, split_matrix
     from .nmae import nmae
     from .plan import (
@@ -58,6 +63,19 @@ if TYPE_CHECKING:
 
 # Public name -> submodule that defines it.
 _SOURCES = {
+    "AltTestCurve": "alttest",
+    "alt_test_curve": "alttest",
+    "cross_alpha": "alpha",
+    "SelfConsistency": "consistency",
+    "self_consistency": "consistency",
+    "self_consistency_table": "consistency",
+    "Correlation": "correlation",
+    "correlation": "correlation",
+    "llm_correlations": "correlation",
+    "PercentAgreement": "kappa",
+    "cohen_kappa": "kappa",
+    "fleiss_kappa": "kappa",
+    "percent_agreement": "kappa",
     "AltTestPower": "power",
     "AltTestResult": "alttest",
     "AnnotatorResult": "alttest",
@@ -103,6 +121,19 @@ _SOURCES = {
 
 __all__ = [
     "LLM_PREFIX",
+    "AltTestCurve",
+    "alt_test_curve",
+    "cross_alpha",
+    "SelfConsistency",
+    "self_consistency",
+    "self_consistency_table",
+    "Correlation",
+    "correlation",
+    "llm_correlations",
+    "PercentAgreement",
+    "cohen_kappa",
+    "fleiss_kappa",
+    "percent_agreement",
     "AltTestPower",
     "AltTestPair",
     "AltTestResult",

@@ -6,7 +6,10 @@
 
 from __future__ import annotations
 
-__all__ = ["LEVELS", "LLM_PREFIX", "SCORINGS", "TESTS"]
+__all__ = ["CURVES", "LEVELS", "LLM_PREFIX", "SCORINGS", "TESTS"]
+
+#: Alt-test curves (:func:`annotator.metrics.alt_test_curve`): against items or epsilon.
+CURVES = ("items", "epsilon")
 
 #: Krippendorff's alpha metrics (:func:`annotator.metrics.krippendorff_alpha`).
 LEVELS = ("nominal", "ordinal", "interval", "ratio")

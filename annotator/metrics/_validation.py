@@ -12,6 +12,7 @@ __all__ = [
     "check_integers",
     "check_nan_policy",
     "check_probability",
+    "json_float",
 ]
 
 
@@ -70,3 +71,8 @@ def check_integer(value: Any, *, name: str, low: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
         raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
     return int(value)
+
+
+def json_float(value: float | None) -> float | None:
+    """A float for JSON: NaN (and None) become None."""
+    return None if value is None or value != value else float(value)

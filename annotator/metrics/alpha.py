@@ -10,7 +10,7 @@ from scipy import stats
 from ._names import LEVELS
 from ._validation import as_ratings_matrix
 
-__all__ = ["LEVELS", "krippendorff_alpha"]
+__all__ = ["CROSS_LEVELS", "LEVELS", "cross_alpha", "krippendorff_alpha"]
 
 # Upper bound on the size of the temporary pair arrays of the ratio metric, which has no
 # closed form: the work stays quadratic in the number of distinct values, the memory not.
@@ -171,3 +171,120 @@ def _ratio(x: np.ndarray, present: np.ndarray, m: np.ndarray, n: float) -> float
         return float("nan")
     # alpha = 1 - D_o / D_e with D_o = observed / n and D_e = expected / (n (n - 1)).
     return 1.0 - (n - 1.0) * observed / expected
+
+
+# Levels whose difference function is a squared Euclidean distance between embedded
+# values, which lets the cross-group sums collapse to sums of squares (see cross_alpha).
+CROSS_LEVELS = ("nominal", "ordinal", "interval")
+
+
+def _embed(values: np.ndarray, level: str) -> np.ndarray:
+    """Values as vectors phi(v) with delta^2(c, k) = |phi(c) - phi(k)|^2 (one row each)."""
+    if level == "interval":
+        return values[:, None]
+    if level == "ordinal":
+        # Krippendorff's ordinal distance is the squared difference of mid-ranks.
+        return stats.rankdata(values)[:, None]
+    _, codes = np.unique(values, return_inverse=True)
+    onehot = np.zeros((values.size, int(codes.max()) + 1))
+    onehot[np.arange(values.size), codes] = np.sqrt(0.5)
+    return onehot
+
+
+def cross_alpha(a: Any, b: Any, *, level: str) -> float:
+    r"""Krippendorff's alpha between two groups of raters, counting only cross-group pairs.
+
+    The agreement "between cross-category judge pairs only, excluding intra-category
+    comparisons" of the Rating Roulette paper (shared/papers/001, section 3.3 and
+    Figures 6-7: LLM vs. human, expert vs. crowd). With :math:`A_u` and :math:`B_u` the
+    ratings of item :math:`u` by the two groups, only items rated by both count, and
+
+    .. math::
+
+        D_o = \frac{\sum_u \sum_{a \in A_u} \sum_{b \in B_u} \delta^2(a, b)}
+                   {\sum_u |A_u|\,|B_u|}, \qquad
+        D_e = \frac{1}{n(n-1)} \sum_{c} \sum_{k} n_c n_k \, \delta^2(c, k),
+        \qquad \alpha = 1 - D_o / D_e,
+
+    where :math:`n_c` counts the values equal to :math:`c` among the :math:`n` ratings
+    of those items by both groups pooled (the paper's Appendix B: :math:`D_e` from the
+    frequency of each value "across all units and coders"). :math:`D_o` is the mean
+    disagreement of a cross-group pair of the same item; :math:`D_e` that of two
+    ratings drawn at random. With one rater per group this is the ordinary alpha of
+    the two raters.
+
+    The difference functions are those of :func:`krippendorff_alpha`. They are squared
+    distances between embedded values (the value, its mid-rank among the pooled
+    ratings, or a one-hot vector), so the sums over pairs are sums of squares, linear in
+    the number of ratings. The ratio metric is no such distance and is not offered.
+
+    Parameters
+    ----------
+    a, b : array_like or pandas.DataFrame
+        Items x raters of each group, the same items in the same rows; NaN for a missing
+        rating.
+    level : {"nominal", "ordinal", "interval"}, keyword-only
+
+    Returns
+    -------
+    float
+        NaN when the pooled ratings hold one distinct value.
+
+    Raises
+    ------
+    ValueError
+        If ``level`` is not offered, the groups cover different numbers of items, or no
+        item is rated by both groups.
+
+    References
+    ----------
+    Rating Roulette: Self-Inconsistency in LLM-As-A-Judge Frameworks
+    (shared/papers/001), section 3.3, Appendix B.
+    Krippendorff, K. (2011). Computing Krippendorff's Alpha-Reliability.
+
+    Examples
+    --------
+    >>> from annotator.metrics.alpha import cross_alpha
+    >>> round(cross_alpha([[1, 1], [3, 3], [5, 4]], [[1], [3], [5]], level="interval"), 3)
+    0.968
+    """
+    if level not in CROSS_LEVELS:
+        raise ValueError(f"level must be one of {', '.join(CROSS_LEVELS)}; got {level!r}")
+    x = as_ratings_matrix(a, name="a")
+    y = as_ratings_matrix(b, name="b")
+    if x.shape[0] != y.shape[0]:
+        raise ValueError(f"a and b must rate the same items: {x.shape[0]} != {y.shape[0]} rows")
+    in_a, in_b = ~np.isnan(x), ~np.isnan(y)
+    both = in_a.any(axis=1) & in_b.any(axis=1)
+    if not both.any():
+        raise ValueError("no item is rated by both groups; cross-group alpha is undefined")
+    x, y, in_a, in_b = x[both], y[both], in_a[both], in_b[both]
+    values = np.concatenate([x[in_a], y[in_b]])
+    n = float(values.size)
+    phi = _embed(values, level)
+    phi = phi - phi.mean(axis=0)
+    ss_total = float(np.sum(phi * phi))
+    if ss_total == 0.0:
+        return float("nan")
+    # Per item: counts, sums and sums of squares of each group's embedded values.
+    items_a, items_b = np.nonzero(in_a)[0], np.nonzero(in_b)[0]
+    phi_a, phi_b = phi[: items_a.size], phi[items_a.size :]
+    n_items = x.shape[0]
+    count_a = np.bincount(items_a, minlength=n_items).astype(float)
+    count_b = np.bincount(items_b, minlength=n_items).astype(float)
+    sq_a = np.bincount(items_a, weights=np.sum(phi_a * phi_a, axis=1), minlength=n_items)
+    sq_b = np.bincount(items_b, weights=np.sum(phi_b * phi_b, axis=1), minlength=n_items)
+    sum_a = np.stack(
+        [np.bincount(items_a, weights=phi_a[:, d], minlength=n_items) for d in range(phi.shape[1])],
+        axis=1,
+    )
+    sum_b = np.stack(
+        [np.bincount(items_b, weights=phi_b[:, d], minlength=n_items) for d in range(phi.shape[1])],
+        axis=1,
+    )
+    # sum_{a in A, b in B} |phi_a - phi_b|^2 = |B| sum |phi_a|^2 + |A| sum |phi_b|^2 - 2 S_A.S_B
+    cross = count_b * sq_a + count_a * sq_b - 2.0 * np.sum(sum_a * sum_b, axis=1)
+    observed = float(cross.sum()) / float(np.sum(count_a * count_b))
+    # sum over ordered pairs of all values |phi_i - phi_j|^2 = 2 n SS_total.
+    expected = 2.0 * n * ss_total / (n * (n - 1.0))
+    return 1.0 - observed / expected

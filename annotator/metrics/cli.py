@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ._names import LEVELS, SCORINGS, TESTS
+from ._names import CURVES, LEVELS, SCORINGS, TESTS
 
 if TYPE_CHECKING:
     from .alttest import AltTestResult
@@ -64,7 +64,8 @@ def _fmt(value: float, spec: str) -> str:
 
 
 def _print_alt_test(model: str, res: AltTestResult) -> None:
-    click.echo(f"Model {model}: {'PASSED' if res.passed else 'FAILED'}")
+    threshold = "" if res.pass_threshold == 0.5 else f" (pass threshold {res.pass_threshold:g})"
+    click.echo(f"Model {model}: {'PASSED' if res.passed else 'FAILED'}{threshold}")
     click.echo(f"  winning rate           {res.winning_rate:.2f}")
     click.echo(f"  advantage probability  {res.advantage_probability:.2f}")
     click.echo(f"  items kept             {res.n_items}")
@@ -92,9 +93,14 @@ def _print_alt_test(model: str, res: AltTestResult) -> None:
 @click.option(
     "--humans",
     "humans_path",
-    required=True,
     type=click.Path(exists=True, dir_okay=False),
     help="{annotator: {item: annotation}} JSON, or the alttest export {humans, llm}.",
+)
+@click.option(
+    "--matrix",
+    "matrix_path",
+    type=click.Path(exists=True, dir_okay=False),
+    help="The matrix export CSV instead of --humans/--llm (needed for --by benchmark).",
 )
 @click.option(
     "--llm",
@@ -134,9 +140,35 @@ def _print_alt_test(model: str, res: AltTestResult) -> None:
     help="{annotator: quality weight} JSON.",
 )
 @click.option("--model", "models", multiple=True, help="Test only this model (repeatable).")
+@click.option(
+    "--pass-threshold",
+    type=float,
+    default=0.5,
+    show_default=True,
+    help="Winning rate needed to pass (the paper's footnote 5 allows stricter).",
+)
+@click.option(
+    "--by",
+    type=click.Choice(["benchmark"]),
+    default=None,
+    help="Test each benchmark, one BY correction over all (needs --matrix).",
+)
+@click.option(
+    "--curve",
+    type=click.Choice(CURVES),
+    default=None,
+    help="Winning rate and advantage probability against items or epsilon (resampled).",
+)
+@click.option("--values", "curve_values", default=None, help="Curve x values, e.g. 30,60,90.")
+@click.option("--resamples", type=int, default=100, show_default=True, help="Curve resamples.")
+@click.option("--annotators", type=int, default=3, show_default=True, help="Curve annotators.")
+@click.option("--items", "curve_items", type=int, default=None, help="Epsilon curve: items.")
+@click.option("--interval", type=float, default=0.9, show_default=True, help="Curve interval.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Curve random seed.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
 def alt_test_command(
-    humans_path: str,
+    humans_path: str | None,
+    matrix_path: str | None,
     llm_path: str | None,
     scoring: str,
     epsilon: float,
@@ -150,6 +182,15 @@ def alt_test_command(
     expert: str | None,
     weights_path: str | None,
     models: tuple[str, ...],
+    pass_threshold: float,
+    by: str | None,
+    curve: str | None,
+    curve_values: str | None,
+    resamples: int,
+    annotators: int,
+    curve_items: int | None,
+    interval: float,
+    seed: int,
     as_json: bool,
 ) -> None:
     """Run the alt-test: may an LLM judge replace the human annotators?
@@ -157,23 +198,43 @@ def alt_test_command(
     Prints, per model, PASSED or FAILED (winning rate >= 0.5), the winning rate, the
     average advantage probability and one row per annotator. With --sequential, the
     test by betting and a verdict that more items cannot reverse, or "not decided yet".
+    With --by benchmark, the verdict per benchmark of the --matrix export; with --curve,
+    the winning rate and advantage probability against the number of items or epsilon.
     """
     from .alttest import TooFewItemsError, alt_test, alt_test_sequential
+    from .alttest_cli import matrix_inputs, parse_values, run_by_benchmark, run_curves
 
     if sequential and (ranks or ipw or test != "ttest"):
         raise click.UsageError("--sequential chooses the test itself; drop --test, --ranks, --ipw")
+    if sequential and (by or curve or pass_threshold != 0.5):
+        raise click.UsageError("--sequential takes neither --by, --curve nor --pass-threshold")
+    if by and curve:
+        raise click.UsageError("use --by or --curve, not both")
     if min_items_per_human is None:
         min_items_per_human = 1 if sequential else 30
+    if (humans_path is None) == (matrix_path is None):
+        raise click.UsageError("give either --humans (JSON) or --matrix (the matrix export CSV)")
+    if by and matrix_path is None:
+        raise click.UsageError(
+            "--by benchmark needs the benchmarks of the items: pass the matrix export "
+            "(annotator export STUDY --format matrix) with --matrix"
+        )
 
-    data = _load_json(humans_path, "--humans")
-    if _is_export(data):
-        humans, llm = data["humans"], data["llm"]
+    benchmarks = None
+    if matrix_path is not None:
+        if llm_path is not None:
+            raise click.UsageError("--matrix holds the LLM scores; drop --llm")
+        humans, llm, benchmarks = matrix_inputs(matrix_path)
     else:
-        humans, llm = data, None
-    if llm_path is not None:
-        llm = _load_json(llm_path, "--llm")
-    if llm is None:
-        raise click.UsageError("--llm is required unless --humans is the alttest export")
+        data = _load_json(humans_path, "--humans")
+        if _is_export(data):
+            humans, llm = data["humans"], data["llm"]
+        else:
+            humans, llm = data, None
+        if llm_path is not None:
+            llm = _load_json(llm_path, "--llm")
+        if llm is None:
+            raise click.UsageError("--llm is required unless --humans is the alttest export")
     by_model = _models(llm, Path(llm_path).stem if llm_path else "llm")
     if models:
         unknown = [name for name in models if name not in by_model]
@@ -181,6 +242,34 @@ def alt_test_command(
             raise click.UsageError(f"unknown model(s): {', '.join(unknown)}")
         by_model = {name: by_model[name] for name in models}
     weights = _load_json(weights_path, "--weights") if weights_path else None
+    variants = {"test": test, "inverse_probability_weighting": ipw, "ranks": ranks}
+    common = {
+        "scoring": scoring,
+        "q": q,
+        "min_humans_per_item": min_humans_per_item,
+        "min_items_per_human": min_items_per_human,
+        "annotator_weights": weights,
+        "expert": expert,
+        "pass_threshold": pass_threshold,
+        **variants,
+    }
+    if by:
+        run_by_benchmark(humans, by_model, benchmarks, {"epsilon": epsilon, **common}, as_json)
+        return
+    if curve:
+        curve_options = {
+            "against": curve,
+            "values": parse_values(curve_values),
+            "n_resamples": resamples,
+            "n_annotators": annotators,
+            "n_items": curve_items,
+            "epsilon": epsilon,
+            "interval": interval,
+            "random_state": seed,
+            **common,
+        }
+        run_curves(humans, by_model, curve_options, as_json)
+        return
 
     # The options both tests take; the t-test's variants only apply without --sequential.
     shared = {
@@ -200,11 +289,7 @@ def alt_test_command(
                 results[name] = alt_test_sequential(llm=predictions, **shared)
             else:
                 results[name] = alt_test(
-                    llm=predictions,
-                    test=test,
-                    inverse_probability_weighting=ipw,
-                    ranks=ranks,
-                    **shared,
+                    llm=predictions, pass_threshold=pass_threshold, **variants, **shared
                 )
         except TooFewItemsError as exc:
             message = exc.describe(option="--min-items-per-human")

@@ -238,7 +238,9 @@ def report_sections(tables) -> list[Section]:
             ],
         ),
     ]
-    return sections
+    from .agreement_sections import agreement_sections
+
+    return sections + agreement_sections(tables)
 
 
 def report_figures(tables) -> list[Figure]:

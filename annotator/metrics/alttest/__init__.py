@@ -26,6 +26,7 @@ closed form.
 from __future__ import annotations
 
 from ._api import alt_test, alt_test_domains
+from ._curves import CURVES, AltTestCurve, CurvePoint, alt_test_curve
 from ._inference import _by_rejections  # noqa: F401  (tests reach it here)
 from ._results import (
     SCORINGS,
@@ -38,6 +39,10 @@ from ._results import (
 from ._sequential import AltTestPair, SequentialVerdict, alt_test_pair, alt_test_sequential
 
 __all__ = [
+    "CURVES",
+    "AltTestCurve",
+    "CurvePoint",
+    "alt_test_curve",
     "SCORINGS",
     "TESTS",
     "AltTestPair",

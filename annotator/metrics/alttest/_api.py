@@ -48,8 +48,21 @@ def _decide(parts: list[_Tested], opts: _Options) -> list[tuple[np.ndarray, np.n
     ]
 
 
+def _check_threshold(pass_threshold: Any) -> float:
+    try:
+        value = float(pass_threshold)
+    except (TypeError, ValueError) as exc:
+        raise ValueError("pass_threshold must be a number in (0, 1]") from exc
+    if not 0.0 < value <= 1.0:
+        raise ValueError(f"pass_threshold must be in (0, 1], got {value}")
+    return value
+
+
 def _assemble(
-    part: _Tested, decided: tuple[np.ndarray, np.ndarray], opts: _Options
+    part: _Tested,
+    decided: tuple[np.ndarray, np.ndarray],
+    opts: _Options,
+    pass_threshold: float = 0.5,
 ) -> AltTestResult:
     rejected, secured = decided
     tested = part.tested
@@ -81,7 +94,7 @@ def _assemble(
     return AltTestResult(
         winning_rate=winning_rate,
         advantage_probability=advantage,
-        passed=winning_rate >= 0.5,
+        passed=winning_rate >= pass_threshold,
         annotators=rows,
         n_items=part.n_kept,
         n_tested=int(tested.sum()),
@@ -89,6 +102,7 @@ def _assemble(
         q=opts.q,
         scoring=opts.scoring_name,
         test=opts.test,
+        pass_threshold=pass_threshold,
     )
 
 
@@ -145,6 +159,10 @@ _DOC_PARAMETERS = """
         ``ValueError`` naming the item, or leave every such item out of the test with a
         ``RuntimeWarning`` listing them.
 
+    pass_threshold : float, keyword-only
+        The LLM passes when the winning rate is at least this (the paper's 0.5;
+        its footnote 5 allows a stricter value, e.g. 0.7).
+
     Two alignment scores that differ by less than ``1e-12`` relative are a tie (it
     counts for both sides). The reference implementation compares the floats exactly,
     which decides such ties by rounding order with fractional scores and more than 7
@@ -183,6 +201,7 @@ def alt_test(
     expert: Hashable | Mapping[Hashable, Any] | None = None,
     ranks: bool = False,
     nan_scores: str = "raise",
+    pass_threshold: float = 0.5,
 ) -> AltTestResult:
     r"""The alternative annotator test: may the LLM replace the human annotators?
 
@@ -203,7 +222,7 @@ def alt_test(
     :math:`\varepsilon`). The Benjamini-Yekutieli procedure at level ``q``
     (``scipy.stats.false_discovery_control(method="by")``) decides the rejections; the
     winning rate :math:`\omega` is the share of rejected hypotheses, the LLM passes when
-    :math:`\omega \ge 0.5`, and the average advantage probability is
+    :math:`\omega \ge 0.5` (``pass_threshold``), and the average advantage probability is
     :math:`\rho = \frac{1}{m}\sum_j \rho^f_j` (Calderon, Reichart and Dror 2025,
     section 3).
 
@@ -242,8 +261,9 @@ def alt_test(
     1.0
     """
     opts = _options(locals())
+    threshold = _check_threshold(pass_threshold)
     part = _domain_statistics(humans, llm, opts)
-    return _assemble(part, _decide([part], opts)[0], opts)
+    return _assemble(part, _decide([part], opts)[0], opts, threshold)
 
 
 @_shared_parameters
@@ -261,6 +281,7 @@ def alt_test_domains(
     expert: Hashable | Mapping[Hashable, Any] | None = None,
     ranks: bool = False,
     nan_scores: str = "raise",
+    pass_threshold: float = 0.5,
 ) -> MultiDomainAltTestResult:
     r"""The alt-test over several domains with one false-discovery correction.
 
@@ -290,6 +311,7 @@ def alt_test_domains(
     Calderon, N., Reichart, R., and Dror, R. (2025), Appendix A (FAQ).
     """
     opts = _options(locals())
+    threshold = _check_threshold(pass_threshold)
     domains = _as_mapping(domains, name="domains")
     if not domains:
         raise ValueError("domains is empty")
@@ -305,7 +327,7 @@ def alt_test_domains(
     results: dict[str, AltTestResult] = {}
     for name, part in parts.items():
         try:
-            results[name] = _assemble(part, decided[name], opts)
+            results[name] = _assemble(part, decided[name], opts, threshold)
         except TooFewItemsError as exc:
             raise TooFewItemsError(
                 min_items_per_human=exc.min_items_per_human,

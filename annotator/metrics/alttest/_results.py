@@ -97,7 +97,7 @@ class AltTestResult:
         Mean of ``rho_f`` over the tested annotators: the probability that the LLM is
         as good as or better than a randomly chosen annotator.
     passed : bool
-        ``winning_rate >= 0.5``.
+        ``winning_rate >= pass_threshold``.
     annotators : tuple of AnnotatorResult
         One row per annotator, in the order of ``humans`` (skipped ones included).
     n_items : int
@@ -108,6 +108,8 @@ class AltTestResult:
         The cost-benefit margin and the target false discovery rate.
     scoring, test : str
         Names of the alignment scoring function and of the requested test.
+    pass_threshold : float
+        The winning rate needed to pass (0.5 unless a stricter one was asked for).
     """
 
     winning_rate: float
@@ -120,6 +122,7 @@ class AltTestResult:
     q: float
     scoring: str
     test: str
+    pass_threshold: float = 0.5
 
     def to_dict(self) -> dict[str, Any]:
         """Return the result as plain Python types (JSON-ready)."""
@@ -133,6 +136,7 @@ class AltTestResult:
             "q": self.q,
             "scoring": self.scoring,
             "test": self.test,
+            "pass_threshold": self.pass_threshold,
             "annotators": [row.to_dict() for row in self.annotators],
         }
 

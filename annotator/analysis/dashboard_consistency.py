@@ -1,0 +1,78 @@
+"""The dashboard's self-consistency rows: each model's agreement with itself across runs.
+
+The numbers are the report's ``consistency`` table
+(:func:`annotator.analysis.agreement_tables.consistency_rows`), formatted as
+:class:`~annotator.analysis.dashboard_types.Figure` s for the lead's page.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ..data.frames import StudyFrames
+from .agreement_tables import consistency_rows
+from .dashboard_types import Figure, figure_of
+from .matrices import temperature_label
+
+__all__ = ["ConsistencyRow", "consistency_by_scale"]
+
+
+@dataclass(frozen=True)
+class ConsistencyRow:
+    """One model at one temperature on one scale, across its runs.
+
+    Attributes
+    ----------
+    model : str
+    temperature : str
+        As shown ("0.7", "unknown").
+    n_runs, n_items : int
+        Runs, and items scored in at least two of them.
+    alpha : Figure
+        Krippendorff's alpha (interval) across the runs.
+    icc_a1 : Figure
+        ICC(A,1) across the runs, with its interval.
+    identical : Figure
+        Share of items given the same score in every run.
+    """
+
+    model: str
+    temperature: str
+    n_runs: int
+    n_items: int
+    alpha: Figure
+    icc_a1: Figure
+    identical: Figure
+
+
+def _figure(value: float, note: str, **options) -> Figure:
+    return figure_of(None if pd.isna(value) else float(value), reason=note or None, **options)
+
+
+def consistency_by_scale(frames: StudyFrames) -> dict[str, tuple[ConsistencyRow, ...]]:
+    """``{scale: rows}`` for every scale with LLM scores (one row per model and temperature)."""
+    table = consistency_rows(frames)
+    out: dict[str, list[ConsistencyRow]] = {}
+    for row in table.itertuples(index=False):
+        note = row.note or ""
+        temperature = None if pd.isna(row.temperature) else float(row.temperature)
+        interval = (row.icc_a1_low, row.icc_a1_high)
+        out.setdefault(row.scale, []).append(
+            ConsistencyRow(
+                model=str(row.model),
+                temperature=temperature_label(temperature),
+                n_runs=int(row.n_runs),
+                n_items=int(row.n_items),
+                alpha=_figure(row.alpha_interval, note),
+                icc_a1=_figure(
+                    row.icc_a1,
+                    note or "needs 2 items with every run",
+                    ci=None if any(math.isnan(v) for v in interval) else interval,
+                ),
+                identical=_figure(row.identical_share, note or "needs 2 items with every run"),
+            )
+        )
+    return {scale: tuple(rows) for scale, rows in out.items()}

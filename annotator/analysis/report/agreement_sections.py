@@ -1,0 +1,179 @@
+"""The report's sections for self-consistency, correlations, kappas, cross-group alpha and
+the alt-test curves (tables of :mod:`annotator.analysis.agreement_tables`), with the
+curves' figures. :func:`~annotator.analysis.report.sections.report_sections` appends them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .cells import Figure, Section, frame_view, text_columns
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure as MplFigure
+
+__all__ = ["agreement_sections", "alt_test_curve_figure"]
+
+_CURVE_VIEW = ["scale", "model", "x", "winning_rate", "winning_rate_low", "winning_rate_high"]
+_CURVE_VIEW += ["advantage_probability", "advantage_low", "advantage_high", "pass_share"]
+_CURVE_VIEW += ["n_resamples", "n_undefined"]
+
+
+def alt_test_curve_figure(frame: pd.DataFrame, *, against: str) -> MplFigure:
+    """Winning rate and advantage probability with their resampling bands, per scale.
+
+    ``frame`` is ``ReportTables.alttest_curves`` restricted to one ``against``; one row
+    of panels per scale, a line per model, the 0.5 pass line dotted.
+    """
+    from ...metrics.plotting import empty_panel
+    from ...metrics.plotting import new_figure as new
+
+    scales = list(dict.fromkeys(frame["scale"]))
+    if not scales:
+        fig = new(1)
+        empty_panel(fig.axes[0], "no alt-test curve")
+        return fig
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure as MplFigure
+
+    fig = MplFigure(figsize=(10.0, 3.2 * len(scales)), dpi=100)
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(len(scales), 2, squeeze=False)
+    label = "number of items" if against == "items" else "epsilon"
+    for row, scale in enumerate(scales):
+        part = frame[frame["scale"] == scale]
+        for model, lines in part.groupby("model", sort=False):
+            lines = lines.sort_values("x")
+            for col, (mean, low, high) in enumerate(
+                (
+                    ("winning_rate", "winning_rate_low", "winning_rate_high"),
+                    ("advantage_probability", "advantage_low", "advantage_high"),
+                )
+            ):
+                ax = axes[row][col]
+                (line,) = ax.plot(lines["x"], lines[mean], marker=".", label=str(model))
+                ax.fill_between(
+                    lines["x"].to_numpy(dtype=float),
+                    lines[low].to_numpy(dtype=float),
+                    lines[high].to_numpy(dtype=float),
+                    color=line.get_color(),
+                    alpha=0.15,
+                )
+        axes[row][0].axhline(0.5, color="grey", linewidth=1, linestyle=":")
+        for col, name in enumerate(("winning rate", "advantage probability")):
+            ax = axes[row][col]
+            ax.set_ylim(-0.02, 1.02)
+            ax.set_xlabel(label)
+            ax.set_ylabel(name)
+            ax.set_title(f"{scale}: {name}")
+        axes[row][1].legend(fontsize="small", loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def _figure(key: str, fig, caption: str, alt: str) -> Figure:
+    from .plots import data_uri
+
+    width, height = fig.get_size_inches() * fig.dpi
+    return Figure(key, caption, alt, data_uri(fig), int(width), int(height))
+
+
+def _section(key, heading, caption, frame, *, empty="", figures=()) -> Section:
+    return Section(
+        key=key,
+        heading=heading,
+        caption=caption,
+        frame=frame_view(frame),
+        text_columns=text_columns(frame),
+        figures=list(figures),
+        empty=empty,
+    )
+
+
+def agreement_sections(tables) -> list[Section]:
+    """The sections of this module, in the report's order."""
+    from ..agreement_tables import CURVE_COLUMNS
+
+    curves = tables.alttest_curves
+    if "against" not in curves.columns:  # tables built without the curves
+        curves = curves.reindex(columns=CURVE_COLUMNS)
+    sections = [
+        _section(
+            "consistency",
+            "Self-consistency of the LLM runs",
+            "Per model, scale and temperature, across the model's runs on the same items "
+            "(Rating Roulette, section 4): Krippendorff's alpha (interval; ordinal and "
+            "nominal on integer scores), ICC(A,1) of the items x runs matrix with its 95% "
+            "interval, and the share of items given the same score in every run. A judge "
+            "that samples little scores close to 1.",
+            tables.consistency,
+            empty="no model has two runs at one temperature",
+        ),
+        _section(
+            "correlations",
+            "Correlations with the human mean",
+            "Pearson r, Spearman rho and Kendall tau-b between the human mean (complete "
+            "block) and each model and the ensemble at the main temperature, with 95% "
+            "Fisher-z intervals (rank coefficients: Fieller-Hartley-Pearson variances).",
+            tables.correlations,
+        ),
+        _section(
+            "kappa",
+            "Kappa and percent agreement (integer scales)",
+            "Cohen's kappa with quadratic weights between the human consensus rounded half "
+            "up and each model (scale points as categories); Fleiss' kappa among the humans "
+            "(complete block; nominal categories); percent agreement among the humans: "
+            "agreeing pairs of raters per item, and items on which all raters agree. Not "
+            "chance-corrected: read it beside the kappas.",
+            tables.kappa,
+            empty="no integer scale (step 1) in this study",
+        ),
+        _section(
+            "cross_alpha",
+            "Cross-group alpha",
+            "Krippendorff's alpha counting only pairs of ratings from two different groups "
+            "(Rating Roulette, section 3.3): humans against the LLMs (each model a rater) "
+            "and between demographic groups; expected disagreement from the pooled ratings.",
+            tables.cross_alpha,
+        ),
+        _section(
+            "alttest_epsilon_curve",
+            "Alt-test against epsilon, resampling annotators",
+            "Mean winning rate and advantage probability over resamples of 3 annotators and "
+            "100 items (all when fewer), with the 90% empirical interval, per epsilon (the "
+            "alt-test paper's Table 3 setting and Figure 3).",
+            curves[curves["against"] == "epsilon"][_CURVE_VIEW],
+            figures=[
+                _figure(
+                    "alttest_epsilon_curve",
+                    alt_test_curve_figure(
+                        curves[curves["against"] == "epsilon"], against="epsilon"
+                    ),
+                    "Winning rate and advantage probability against epsilon; bands: 90% of "
+                    "resamples of 3 annotators; dotted: the 0.5 needed to pass.",
+                    "Alt-test winning rate and advantage probability against epsilon",
+                )
+            ],
+        ),
+        _section(
+            "alttest_items_curve",
+            "Alt-test against the number of items",
+            "For the model with the highest advantage probability on each scale: mean over "
+            "resamples of 3 annotators and n items (up to 300) of the winning rate and advantage "
+            "probability at the study's epsilon, with the 90% empirical interval (the "
+            "alt-test paper's Table 3 and Figure 2). n_undefined: resamples too small to "
+            "test (under 30 items per annotator).",
+            curves[curves["against"] == "items"][_CURVE_VIEW],
+            figures=[
+                _figure(
+                    "alttest_items_curve",
+                    alt_test_curve_figure(curves[curves["against"] == "items"], against="items"),
+                    "Winning rate and advantage probability against the number of items; "
+                    "bands: 90% of resamples.",
+                    "Alt-test winning rate and advantage probability against the number of items",
+                )
+            ],
+        ),
+    ]
+    return sections

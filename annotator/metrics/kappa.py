@@ -1,0 +1,295 @@
+"""Cohen's weighted kappa, Fleiss' kappa and percent agreement on integer scales.
+
+Written here rather than imported: scikit-learn and statsmodels, which have reference
+versions (and test these to 1e-9), are large installs the app would need for three
+short formulas; they stay test dependencies.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._validation import as_ratings_matrix
+
+__all__ = [
+    "KAPPA_WEIGHTS",
+    "PercentAgreement",
+    "cohen_kappa",
+    "fleiss_kappa",
+    "percent_agreement",
+    "round_half_up",
+]
+
+KAPPA_WEIGHTS = ("quadratic", "linear", "none")
+
+
+def round_half_up(values: Any) -> np.ndarray:
+    """Round to the nearest integer, halves up (2.5 -> 3), unlike numpy's half-to-even.
+
+    The rounded human consensus of :func:`cohen_kappa`'s usual input: the mean of
+    raters who gave 2 and 3 reads as 3 on both sides of zero-based scales.
+    """
+    return np.floor(np.asarray(values, dtype=float) + 0.5)
+
+
+def _integers(values: np.ndarray, name: str) -> np.ndarray:
+    present = values[~np.isnan(values)]
+    if present.size and not np.all(present == np.round(present)):
+        bad = present[present != np.round(present)][0]
+        raise ValueError(
+            f"{name} must hold integer scores (got {bad:g}); round them first, e.g. with "
+            "round_half_up, or use Krippendorff's alpha for fractional scores"
+        )
+    return values
+
+
+def _categories(values: np.ndarray, categories: Any, name: str) -> np.ndarray:
+    if categories is None:
+        present = values[~np.isnan(values)]
+        return np.arange(present.min(), present.max() + 1.0)
+    cats = np.unique(np.asarray(categories, dtype=float))
+    outside = ~np.isin(values[~np.isnan(values)], cats)
+    if outside.any():
+        raise ValueError(
+            f"{name} has the score {values[~np.isnan(values)][outside][0]:g}, "
+            "which is not among categories"
+        )
+    return cats
+
+
+def cohen_kappa(a: Any, b: Any, *, weights: str = "quadratic", categories: Any = None) -> float:
+    r"""Cohen's kappa between two raters, unweighted or with linear or quadratic weights.
+
+    With the :math:`K \times K` table of observed proportions :math:`p_{ck}`, its
+    margins :math:`p_{c\cdot}, p_{\cdot k}` and disagreement weights
+    :math:`w_{ck} = |c - k|` (linear), :math:`(c - k)^2` (quadratic) or
+    :math:`[c \ne k]` (none), indexed by the categories' positions,
+
+    .. math::
+
+        \kappa_w = 1 - \frac{\sum_{c,k} w_{ck}\, p_{ck}}{\sum_{c,k} w_{ck}\, p_{c\cdot}\, p_{\cdot k}}
+
+    (Cohen 1968). Quadratic-weighted kappa is close to ICC(C,1) of the two raters
+    (Fleiss and Cohen 1973). Equals ``sklearn.metrics.cohen_kappa_score(a, b,
+    labels=categories, weights=...)``.
+
+    Parameters
+    ----------
+    a, b : array_like
+        Integer scores of the same items (e.g. the rounded human consensus from
+        :func:`round_half_up`, and an LLM's score).
+    weights : {"quadratic", "linear", "none"}, keyword-only
+    categories : array_like, optional, keyword-only
+        The scale's integer points, e.g. ``range(0, 6)``. By default every integer from
+        the lowest to the highest score given, so that the weights are the distances
+        between scores (scikit-learn's default, the observed scores only, would put 1 and
+        5 next to each other when no one gave 2-4).
+
+    Returns
+    -------
+    float
+        NaN, with a ``RuntimeWarning``, when no disagreement is expected by chance
+        (both raters gave one and the same score throughout).
+
+    Raises
+    ------
+    ValueError
+        If a score is missing or fractional, lies outside ``categories``, the lengths
+        differ, or ``weights`` is unknown.
+
+    References
+    ----------
+    Cohen, J. (1968). Weighted kappa. Psychological Bulletin, 70(4), 213-220.
+    Learning to Judge (shared/papers/003), Tables 6-9.
+    """
+    if weights not in KAPPA_WEIGHTS:
+        raise ValueError(f"weights must be one of {', '.join(KAPPA_WEIGHTS)}, got {weights!r}")
+    x = np.asarray(a, dtype=float).ravel()
+    y = np.asarray(b, dtype=float).ravel()
+    if x.size != y.size:
+        raise ValueError(f"a and b must score the same items: {x.size} != {y.size}")
+    if x.size == 0:
+        raise ValueError("a and b are empty")
+    if np.isnan(x).any() or np.isnan(y).any():
+        raise ValueError("a and b must have no missing score; drop those items first")
+    _integers(x, "a")
+    _integers(y, "b")
+    cats = _categories(np.concatenate([x, y]), categories, "a or b")
+    k = cats.size
+    i, j = np.searchsorted(cats, x), np.searchsorted(cats, y)
+    observed = np.zeros((k, k))
+    np.add.at(observed, (i, j), 1.0)
+    observed /= x.size
+    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0))
+    index = np.arange(k, dtype=float)
+    distance = np.abs(index[:, None] - index[None, :])
+    w = {"quadratic": distance**2, "linear": distance, "none": (distance > 0).astype(float)}[
+        weights
+    ]
+    chance = float(np.sum(w * expected))
+    if chance == 0.0:
+        warnings.warn(
+            "both raters gave one and the same score to every item: no disagreement is "
+            "expected by chance, kappa is undefined (NaN)",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return math.nan
+    return 1.0 - float(np.sum(w * observed)) / chance
+
+
+def _counts(ratings: Any, categories: Any) -> tuple[np.ndarray, np.ndarray]:
+    x = _integers(as_ratings_matrix(ratings), "ratings")
+    cats = _categories(x, categories, "ratings")
+    counts = np.zeros((x.shape[0], cats.size))
+    rows, cols = np.nonzero(~np.isnan(x))
+    np.add.at(counts, (rows, np.searchsorted(cats, x[rows, cols])), 1.0)
+    return x, counts
+
+
+def fleiss_kappa(ratings: Any, *, categories: Any = None) -> float:
+    r"""Fleiss' kappa of several raters on an integer (or nominal, coded) scale.
+
+    With :math:`N` items, :math:`n` ratings per item, :math:`n_{ic}` ratings of item
+    :math:`i` in category :math:`c` and :math:`p_c = \sum_i n_{ic} / (N n)`,
+
+    .. math::
+
+        \bar P = \frac{1}{N n (n-1)} \sum_i \sum_c n_{ic}(n_{ic} - 1), \qquad
+        \bar P_e = \sum_c p_c^2, \qquad
+        \kappa = \frac{\bar P - \bar P_e}{1 - \bar P_e}
+
+    (Fleiss 1971). Categories are nominal: a 1-point and a 4-point disagreement count
+    the same (use Krippendorff's alpha, ordinal or interval, to weigh them). Equals
+    ``statsmodels.stats.inter_rater.fleiss_kappa(aggregate_raters(ratings)[0])``.
+
+    Parameters
+    ----------
+    ratings : array_like or pandas.DataFrame
+        Items x raters of integer scores; every item needs the same number of ratings
+        (at least 2), so rows with a missing rating must be dropped first.
+    categories : array_like, optional, keyword-only
+        The scale's points; by default the integers from the lowest to the highest score
+        (categories nobody used change nothing).
+
+    Returns
+    -------
+    float
+        NaN, with a ``RuntimeWarning``, when every rating is the same category.
+
+    Raises
+    ------
+    ValueError
+        If a rating is missing or fractional, or there are fewer than 2 raters.
+
+    References
+    ----------
+    Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters.
+    Psychological Bulletin, 76(5), 378-382.
+    Learning to Judge (shared/papers/003), Tables 6-9; the alt-test paper
+    (shared/papers/004), Table 1.
+    """
+    x = as_ratings_matrix(ratings)
+    if np.isnan(x).any():
+        raise ValueError(
+            "ratings has a missing rating; Fleiss' kappa needs the same number of ratings "
+            "per item (drop incomplete items, or use Krippendorff's alpha)"
+        )
+    if x.shape[1] < 2:
+        raise ValueError(f"ratings needs at least 2 raters, got {x.shape[1]}")
+    if x.shape[0] < 1:
+        raise ValueError("ratings has no item")
+    _, counts = _counts(x, categories)
+    n_items, n = x.shape
+    p_bar = float(np.sum(counts * (counts - 1.0))) / (n_items * n * (n - 1.0))
+    p = counts.sum(axis=0) / (n_items * n)
+    p_e = float(np.dot(p, p))
+    if p_e == 1.0:
+        warnings.warn(
+            "every rating is the same category: Fleiss' kappa is undefined (NaN)",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return math.nan
+    return (p_bar - p_e) / (1.0 - p_e)
+
+
+@dataclass(frozen=True)
+class PercentAgreement:
+    """Raw (not chance-corrected) agreement among raters.
+
+    Attributes
+    ----------
+    pairwise : float
+        Mean over items of the share of rater pairs that gave the same score (Fleiss'
+        :math:`\\bar P`, with each item's own number of ratings).
+    unanimous : float
+        Share of items on which every rating is the same.
+    n_items : int
+        Items with at least 2 ratings (the others are left out).
+    """
+
+    pairwise: float
+    unanimous: float
+    n_items: int
+
+
+def percent_agreement(ratings: Any) -> PercentAgreement:
+    r"""Percent agreement among raters: pairwise and unanimous.
+
+    For item :math:`i` with :math:`m_i \ge 2` ratings, :math:`n_{ic}` of them equal to
+    :math:`c`,
+
+    .. math::
+
+        P_i = \frac{\sum_c n_{ic} (n_{ic} - 1)}{m_i (m_i - 1)}, \qquad
+        \text{pairwise} = \frac{1}{N} \sum_i P_i,
+
+    and ``unanimous`` is the share of items with :math:`P_i = 1`. Not corrected for
+    chance: with few categories or a skewed distribution high values come cheap (the
+    Rating Roulette paper, shared/papers/001, section 3.3); report it beside a kappa or
+    alpha. On complete data ``pairwise`` is Fleiss' :math:`\bar P`.
+
+    Parameters
+    ----------
+    ratings : array_like or pandas.DataFrame
+        Items x raters, NaN for a missing rating. Scores are compared exactly, so
+        fractional scores agree only when equal.
+
+    Returns
+    -------
+    PercentAgreement
+
+    Raises
+    ------
+    ValueError
+        If no item has 2 ratings.
+
+    References
+    ----------
+    Learning to Judge (shared/papers/003), Tables 6-9; MT-Bench agreement as discussed in
+    shared/papers/001, section 5.3.
+    """
+    x = as_ratings_matrix(ratings)
+    m = (~np.isnan(x)).sum(axis=1)
+    keep = m >= 2
+    if not keep.any():
+        raise ValueError("ratings has no item with at least 2 ratings")
+    x, m = x[keep], m[keep].astype(float)
+    # Equal pairs per item from the sorted row: runs of equal values, NaN sorted last.
+    ordered = np.sort(x, axis=1)
+    agree = np.zeros(x.shape[0])
+    for i, row in enumerate(ordered):
+        _, counts = np.unique(row[~np.isnan(row)], return_counts=True)
+        agree[i] = float(np.sum(counts * (counts - 1.0)))
+    share = agree / (m * (m - 1.0))
+    return PercentAgreement(
+        pairwise=float(share.mean()),
+        unanimous=float(np.mean(share == 1.0)),
+        n_items=int(x.shape[0]),
+    )

@@ -1,0 +1,128 @@
+"""The agreement tables on a generated study with known structure."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from sqlalchemy import insert
+from sqlmodel import select
+
+from annotator.analysis.agreement_tables import (
+    agreement_tables,
+    consistency_rows,
+    integer_scale,
+)
+from annotator.analysis.matrices import Notes, human_block, llm_matrix
+from annotator.analysis.settings import AnalysisSettings
+from annotator.data.frames import study_frames
+from annotator.metrics import cohen_kappa, fleiss_kappa, self_consistency
+from annotator.models import Item, LLMScore, Scale
+
+SCALES = (("0-5", 0.0, 5.0, 1.0), ("0-100", 0.0, 100.0, 1.0))
+
+
+def add_runs(session, study, model: str, noise: float, *, runs: int = 3, seed: int = 0):
+    """Scores of ``model``: a fixed per-item value plus run-to-run noise (share of range)."""
+    rng = np.random.default_rng(seed)
+    items = session.exec(
+        select(Item).where(Item.study_id == study.id, Item.gold_score.is_(None)).order_by(Item.id)
+    ).all()
+    base = rng.uniform(0.1, 0.9, len(items))
+    rows = []
+    for scale in session.exec(select(Scale).where(Scale.study_id == study.id)).all():
+        for run in range(runs):
+            share = np.clip(base + rng.normal(0, noise, len(items)), 0, 1)
+            values = np.round(scale.min + share * (scale.max - scale.min))
+            rows += [
+                {
+                    "item_id": item.id,
+                    "scale_id": scale.id,
+                    "model": model,
+                    "run": f"r{run}",
+                    "temperature": 0.7,
+                    "value": float(v),
+                }
+                for item, v in zip(items, values, strict=True)
+            ]
+    session.execute(insert(LLMScore), rows)
+    session.commit()
+
+
+def two_judge_study(session, make_study, slug: str):
+    """40 items x 4 raters on integer scales; model "steady" (2% run-to-run noise) and
+    "noisy" (25%), 3 runs each at temperature 0.7."""
+    study = make_study(slug=slug, n_items=40, n_raters=4, scales=SCALES, seed=4)
+    add_runs(session, study, "steady", 0.02, seed=1)
+    add_runs(session, study, "noisy", 0.25, seed=2)
+    return study
+
+
+@pytest.fixture
+def frames(session, make_study):
+    return study_frames(session, two_judge_study(session, make_study, "agree"))
+
+
+def test_low_variance_model_is_more_self_consistent(frames):
+    table = consistency_rows(frames)
+    at = table[table["temperature"] == 0.7].set_index(["model", "scale"])
+    for scale in ("0-5", "0-100"):
+        steady, noisy = at.loc[("steady", scale)], at.loc[("noisy", scale)]
+        assert steady["alpha_interval"] > noisy["alpha_interval"] + 0.2
+        assert steady["icc_a1"] > noisy["icc_a1"]
+        assert steady["identical_share"] > noisy["identical_share"]
+        assert steady["n_runs"] == 3 and steady["n_items"] == 40
+    # The row is the metrics function on the items x runs matrix.
+    llm = frames.llm
+    part = llm[(llm["model"] == "steady") & (llm["scale"] == "0-5")]
+    wide = part.pivot(index="item", columns="run", values="value")
+    ref = self_consistency(wide)
+    assert at.loc[("steady", "0-5"), "alpha_interval"] == pytest.approx(ref.alpha_interval)
+    assert at.loc[("steady", "0-5"), "alpha_ordinal"] == pytest.approx(ref.alpha_ordinal)
+
+
+def test_tables_match_the_metrics_on_the_same_matrices(frames):
+    notes = Notes()
+    settings = AnalysisSettings()
+    tables = agreement_tables(frames, 0.7, settings, notes)
+    assert integer_scale(frames, "0-5") and integer_scale(frames, "0-100")
+    humans = human_block(frames, "0-5").matrix
+    kappa = tables["kappa"].set_index(["scale", "statistic", "model"], drop=False)
+    fleiss = kappa[(kappa["scale"] == "0-5") & (kappa["statistic"] == "fleiss_kappa")]
+    assert fleiss["value"].iloc[0] == pytest.approx(fleiss_kappa(humans, categories=range(0, 6)))
+    llm = llm_matrix(frames, "0-5", temperature=0.7).reindex(humans.index)
+    consensus = np.floor(humans.mean(axis=1).to_numpy() + 0.5)
+    cohen = kappa[
+        (kappa["scale"] == "0-5")
+        & (kappa["statistic"] == "cohen_kappa_quadratic")
+        & (kappa["model"] == "steady")
+    ]
+    assert cohen["value"].iloc[0] == pytest.approx(
+        cohen_kappa(consensus, np.floor(llm["steady"].to_numpy() + 0.5), categories=range(6))
+    )
+    corr = tables["correlations"]
+    assert set(corr["method"]) == {"pearson", "spearman", "kendall"}
+    assert {"ensemble", "steady", "noisy"} <= set(corr["model"])
+    cross = tables["cross_alpha"]
+    assert {"human-LLM", "gender groups"} <= set(cross["comparison"])
+    assert cross["alpha"].notna().all()
+    curves = tables["alttest_curves"]
+    assert set(curves["against"]) == {"epsilon", "items"}
+    eps = curves[curves["against"] == "epsilon"]
+    for _, line in eps.groupby(["scale", "model"]):
+        assert list(line["x"]) == [0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3]
+        assert (line["winning_rate_low"] <= line["winning_rate"] + 1e-12).all()
+
+
+def test_fractional_scales_get_no_kappa(session, make_study):
+    study = make_study(slug="frac", n_items=12, n_raters=3, seed=1)
+    frames = study_frames(session, study)
+    tables = agreement_tables(frames, 1.0, AnalysisSettings(), Notes())
+    # 0-5 and 0-10 take steps of 0.1; only 0-100 (step 1) is an integer scale.
+    assert set(tables["kappa"]["scale"]) == {"0-100"}
+    # Two runs per model in the generated study: self-consistency for each.
+    assert (tables["consistency"]["n_runs"] == 2).all()
+    assert not math.isnan(tables["consistency"]["alpha_interval"].iloc[0])
+    assert isinstance(tables["consistency"], pd.DataFrame)

@@ -1,0 +1,107 @@
+"""Alt-test curves: each point is the mean of alt_test on the drawn subsets."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from annotator.metrics import alt_test, alt_test_curve, alt_test_domains
+
+
+def _data(n_items=80, n_humans=5, llm_noise=0.5, seed=0):
+    rng = np.random.default_rng(seed)
+    truth = rng.uniform(0, 5, n_items)
+    humans = {
+        f"h{j}": {f"i{i}": float(truth[i] + rng.normal(0, 0.8)) for i in range(n_items)}
+        for j in range(n_humans)
+    }
+    llm = {f"i{i}": float(truth[i] + rng.normal(0, llm_noise)) for i in range(n_items)}
+    return humans, llm
+
+
+def test_items_curve_is_the_mean_of_alt_tests_on_the_drawn_subsets():
+    humans, llm = _data()
+    curve = alt_test_curve(
+        humans=humans,
+        llm=llm,
+        against="items",
+        values=[40, 80],
+        n_resamples=6,
+        n_annotators=3,
+        random_state=4,
+        min_items_per_human=30,
+    )
+    # Redo the draws with the same generator, calling alt_test directly.
+    rng = np.random.default_rng(4)
+    names, items = list(humans), list(llm)
+    for point in curve.points:
+        wr, ap = [], []
+        for _ in range(6):
+            chosen = [names[j] for j in sorted(rng.choice(5, 3, replace=False))]
+            picked = {items[j] for j in rng.choice(80, int(point.x), replace=False)}
+            sub = {h: {i: v for i, v in humans[h].items() if i in picked} for h in chosen}
+            res = alt_test(humans=sub, llm={i: llm[i] for i in picked}, min_items_per_human=30)
+            wr.append(res.winning_rate)
+            ap.append(res.advantage_probability)
+        assert point.winning_rate == pytest.approx(np.mean(wr), abs=1e-12)
+        assert point.advantage_probability == pytest.approx(np.mean(ap), abs=1e-12)
+        assert point.advantage_low == pytest.approx(np.quantile(ap, 0.05), abs=1e-12)
+        assert point.n_undefined == 0
+    # Same seed, same curve.
+    again = alt_test_curve(
+        humans=humans,
+        llm=llm,
+        against="items",
+        values=[40, 80],
+        n_resamples=6,
+        n_annotators=3,
+        random_state=4,
+        min_items_per_human=30,
+    )
+    assert again == curve
+
+
+def test_epsilon_curve_is_monotone_and_matches_the_full_test():
+    humans, llm = _data(llm_noise=0.9)
+    curve = alt_test_curve(humans=humans, llm=llm, against="epsilon", n_resamples=3, n_annotators=5)
+    assert [p.x for p in curve.points] == [0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3]
+    rates = [p.winning_rate for p in curve.points]
+    assert rates == sorted(rates)
+    # All annotators and all items: each point is the plain alt-test, with no spread.
+    for p in curve.points:
+        full = alt_test(humans=humans, llm=llm, epsilon=p.x)
+        assert p.winning_rate == pytest.approx(full.winning_rate, abs=1e-12)
+        assert p.winning_rate_low == pytest.approx(full.winning_rate, abs=1e-12)
+        assert p.winning_rate_high == pytest.approx(full.winning_rate, abs=1e-12)
+
+
+def test_too_few_items_is_undefined_not_an_error():
+    humans, llm = _data(n_items=40)
+    curve = alt_test_curve(humans=humans, llm=llm, values=[10, 40], n_resamples=3)
+    small, full = curve.points
+    assert small.n_undefined == 3 and math.isnan(small.winning_rate)
+    assert full.n_undefined == 0
+    with pytest.raises(ValueError, match="values"):
+        alt_test_curve(humans=humans, llm=llm, values=[41])
+    with pytest.raises(ValueError, match="against"):
+        alt_test_curve(humans=humans, llm=llm, against="raters")
+    with pytest.raises(ValueError, match="n_items"):
+        alt_test_curve(humans=humans, llm=llm, against="epsilon", n_items=50)
+
+
+def test_pass_threshold():
+    humans, llm = _data(llm_noise=0.3)
+    res = alt_test(humans=humans, llm=llm, pass_threshold=1.0)
+    assert res.passed == (res.winning_rate >= 1.0)
+    assert res.to_dict()["pass_threshold"] == 1.0
+    loose = alt_test(humans=humans, llm=llm, pass_threshold=0.01)
+    assert loose.passed == (loose.winning_rate >= 0.01)
+    both = alt_test_domains(
+        {"a": {"humans": humans, "llm": llm}, "b": {"humans": humans, "llm": llm}},
+        pass_threshold=0.9,
+    )
+    assert all(r.pass_threshold == 0.9 for r in both.domains.values())
+    with pytest.raises(ValueError, match="pass_threshold"):
+        alt_test(humans=humans, llm=llm, pass_threshold=0)
