@@ -8,4 +8,4 @@ __all__ = ["bp"]
 
 bp = Blueprint("lead", __name__, url_prefix="/lead")
 
-from . import raters, views  # noqa: E402,F401  (registers the routes on bp)
+from . import crowd, raters, views  # noqa: E402,F401  (registers the routes on bp)
