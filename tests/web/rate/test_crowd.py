@@ -389,3 +389,41 @@ def test_rated_blocks_are_not_changed_by_entry(app, client, prolific):
     with Session(get_engine(app)) as session:
         block = session.get(Block, first.id)
         assert block.platform_session_id == "SESSION1"
+
+
+def test_screening_out_also_ends_invited_raters_of_other_studies(app, client, make_study):
+    from .conftest import join
+
+    study = make_study(
+        study_toml(
+            slug="plain", extra="[attention_checks]\nper_session = 1\nscreen_out_after = 1\n"
+        ),
+        gold=1,
+    )
+    user_id = join(app, client, study.slug)
+    first = blocks_of(app, user_id)[0]
+    start(client, first.id)
+    order = blocks_of(app, user_id)[0].item_order
+    check = next(i for i, e in enumerate(order, start=1) if e["attention"])
+    for position in range(1, check + 1):
+        client.get(item_url(first.id, position))
+        # Regular items get the top score; so does the check (gold: top): nobody is out.
+        response = client.post(item_url(first.id, position), data={"score": "5"})
+    assert "/end" not in response.headers["Location"]
+    with Session(get_engine(app)) as session:
+        assert session.get(User, user_id).screened_out_at is None
+
+    # A second rater who fails the check is out, with a page that names no platform.
+    rater = app.test_client()
+    user_id = join(app, rater, study.slug)
+    first = blocks_of(app, user_id)[0]
+    start(rater, first.id)
+    order = blocks_of(app, user_id)[0].item_order
+    check = next(i for i, e in enumerate(order, start=1) if e["attention"])
+    for position in range(1, check + 1):
+        rater.get(item_url(first.id, position))
+        response = rater.post(item_url(first.id, position), data={"score": "0"})
+    assert response.headers["Location"].endswith("/s/plain/end?why=screened-out")
+    end = rater.get(response.headers["Location"])
+    assert end.status_code == 200 and "participation in" in end.text
+    assert 'http-equiv="refresh"' not in end.text
