@@ -279,7 +279,7 @@ def crowd_block_done(study: Study, state: BlockState, states: list[BlockState]):
             code=code,
             link=crowd.completion_link(spec, code),
             submit_url=submit_url,
-            assignment_id=block.platform_session_id or entry.get("session"),
+            assignment_id=block.platform_session_id,
             platform=crowd.PLATFORM_NAMES[spec.platform],
         )
     )
@@ -288,8 +288,15 @@ def crowd_block_done(study: Study, state: BlockState, states: list[BlockState]):
 
 
 def note_entry(block: Block) -> None:
-    """Record on ``block`` the platform study and session of the rater's last entry."""
-    crowd.note_platform_session(block, cookie.get(ENTRY_KEY))
+    """Record on ``block`` the platform study and session of the rater's last entry.
+
+    An entry serves one block: a block started later without a new entry (the
+    rater came back by their return link) records none rather than a stale one.
+    """
+    entry = cookie.get(ENTRY_KEY)
+    crowd.note_platform_session(block, entry)
+    if entry:
+        cookie[ENTRY_KEY] = {"submit_to": entry.get("submit_to")}
 
 
 def screened_out_redirect(study: Study):

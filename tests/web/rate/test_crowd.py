@@ -427,3 +427,13 @@ def test_screening_out_also_ends_invited_raters_of_other_studies(app, client, ma
     end = rater.get(response.headers["Location"])
     assert end.status_code == 200 and "participation in" in end.text
     assert 'http-equiv="refresh"' not in end.text
+
+
+def test_a_block_started_without_a_new_entry_records_no_stale_session(app, client, prolific, clock):
+    user_id = _join_and_finish_block_1(app, client)
+    clock.advance(days=7)
+    # Back by the remembered login, not through the platform's link.
+    second = blocks_of(app, user_id)[1]
+    assert start(client, second.id).status_code == 302
+    second = blocks_of(app, user_id)[1]
+    assert (second.platform_study_id, second.platform_session_id) == (None, None)
