@@ -56,6 +56,9 @@ class UserSource(StrEnum):
     INVITE = "invite"
     # With ratings collected elsewhere (``ratings import``).
     IMPORT = "import"
+    # Through the study's entry link from a crowd platform (``[crowd]``),
+    # keyed by the platform's participant id.
+    CROWD = "crowd"
 
 
 class RatingSource(StrEnum):
@@ -126,6 +129,8 @@ class Study(SQLModel, table=True):
     demographics: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON))
     attention_checks: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
     test_retest: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
+    # The ``[crowd]`` table (entry by a platform's URL); empty: no entry link.
+    crowd: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
     source_toml: str = Field(default="", sa_column=Column(Text, nullable=False))
     created_at: datetime = Field(default_factory=now)
     # The current StudyVersion.version: 1 at creation, one more per update.
@@ -188,6 +193,10 @@ class Item(SQLModel, table=True):
 
 
 class User(SQLModel, table=True):
+    # A platform participant id names one rater per study (an index, not a
+    # constraint, so SQLite adds it without rebuilding the user table).
+    __table_args__ = (Index("ix_user_study_platform", "study_id", "platform_id", unique=True),)
+
     id: int | None = Field(default=None, primary_key=True)
     # A Role.
     role: str = Field(max_length=10, index=True)
@@ -212,6 +221,12 @@ class User(SQLModel, table=True):
     status: str = Field(default=RaterStatus.ACTIVE, max_length=20)
     status_reason: str | None = Field(default=None, max_length=500)
     status_changed_at: datetime | None = None
+    # The crowd platform's participant id (PROLIFIC_PID, MTurk workerId) of
+    # a rater who came in by the study's entry link. Never a password: it
+    # only finds the rater, it is not what their session cookie carries.
+    platform_id: str | None = Field(default=None, max_length=100)
+    # Ended by the study (failed attention checks): no further block opens.
+    screened_out_at: datetime | None = None
 
     # flask-login's protocol.
     @property
@@ -284,6 +299,11 @@ class Block(SQLModel, table=True):
     # Set when a lead lets the rater start this block before the gap is over
     # (the AuditEvent AuditAction.GAP_LIFTED says who and when).
     gap_lifted_at: datetime | None = None
+    # The crowd platform's study and session the block was started under
+    # (Prolific STUDY_ID and SESSION_ID; MTurk hitId and assignmentId):
+    # each wave of a study is its own platform study.
+    platform_study_id: str | None = Field(default=None, max_length=100)
+    platform_session_id: str | None = Field(default=None, max_length=100)
 
 
 class BlockAssignment(SQLModel, table=True):

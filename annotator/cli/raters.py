@@ -131,3 +131,44 @@ def raters_include(study: str, code: str) -> None:
     except RaterStatusError as exc:
         fail(str(exc))
     click.echo(f"Rater {rater_code} included again. This has been logged.")
+
+
+def _moment(text: str | None):
+    """An ISO 8601 date or date-time; one without a zone is UTC."""
+    from datetime import UTC, datetime
+
+    if text is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        fail(f"--at {text!r} is not an ISO 8601 date or date-time (2026-03-09T09:00)")
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+@raters_group.command("eligible")
+@click.argument("study")
+@click.option(
+    "--at",
+    "at_text",
+    metavar="DATETIME",
+    help="Judge the gaps at this time (ISO 8601, UTC unless it names a zone; default: now).",
+)
+@click.option("--wave", type=click.IntRange(min=2), help="Only those whose next block is this one.")
+def raters_eligible(study: str, at_text: str | None, wave: int | None) -> None:
+    """Print the platform ids whose next block is open, one per line.
+
+    Open: the gap after their previous block has passed and the study is not
+    finished for them. Paste the list into the next wave's allowlist.
+    """
+    from ..collect.crowd import eligible_ids, study_crowd
+    from ..db import session_scope
+
+    at = _moment(at_text)
+    with session_scope() as session:
+        the_study = study_or_fail(session, study)
+        if study_crowd(the_study) is None:
+            fail(f"study {study!r} has no [crowd] table, so its raters have no platform ids")
+        ids = eligible_ids(session, the_study, at=at, wave=wave)
+    for pid in ids:
+        click.echo(pid)

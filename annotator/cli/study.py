@@ -84,3 +84,22 @@ def study_list() -> None:
             f"{row['study'].slug:<24} {row['n_items']:>7} {row['raters']:>7} "
             f"{row['ratings']:>9} {row['llm_scores']:>9}  {row['study'].name}"
         )
+
+
+@study_group.command("links")
+@click.argument("study")
+@click.option("--base-url", help="Address of the server (default: ANNOTATOR_BASE_URL).")
+def study_links(study: str, base_url: str | None) -> None:
+    """Print the study's entry link for its crowd platform ([crowd] in the study file)."""
+    from ..collect.crowd import entry_links, study_crowd
+    from ..db import session_scope
+    from ._common import base_url_or_default, study_or_fail
+
+    with session_scope() as session:
+        the_study = study_or_fail(session, study)
+        spec = study_crowd(the_study)
+        if spec is None:
+            fail(f"study {study!r} has no [crowd] table, so it has no entry link")
+        links = entry_links(spec, the_study.slug, base_url_or_default(base_url))
+    for label, url in links:
+        click.echo(f"{label}:\t{url}")

@@ -108,12 +108,15 @@ def _rated_counts(session: Session, blocks: list[Block]) -> dict[int, int]:
     )
 
 
-def block_states(session: Session, user: User, *, count_rated: bool = True) -> list[BlockState]:
+def block_states(
+    session: Session, user: User, *, count_rated: bool = True, at: datetime | None = None
+) -> list[BlockState]:
     """Every block of the rater, in order, with what the rater may do with it.
 
     ``count_rated=False`` leaves ``rated`` as ``None`` and skips the query
     that counts each block's ratings (pages that show one block load that
-    block's ratings themselves).
+    block's ratings themselves). ``at``: the time the gaps are judged at
+    (default: now).
     """
     study = session.get(Study, user.study_id)
     blocks = list(
@@ -121,7 +124,7 @@ def block_states(session: Session, user: User, *, count_rated: bool = True) -> l
     )
     scales = {s.id: s for s in study_scales(session, study)}
     counts = _rated_counts(session, blocks) if count_rated else None
-    current = now()
+    current = at or now()
     states: list[BlockState] = []
     for index, block in enumerate(blocks):
         opens_at = None

@@ -29,6 +29,9 @@ __all__ = [
     "InviteUsed",
     "enrol",
     "decline",
+    "lock_study",
+    "new_rater",
+    "admit",
     "needs_demographics",
     "issue_return_link",
     "no_return_link",
@@ -54,12 +57,19 @@ def _claim_invite(session: Session, invite: Invite, user: User) -> None:
     session.refresh(invite)
 
 
-def _new_rater(session: Session, study: Study) -> User:
+def new_rater(
+    session: Session,
+    study: Study,
+    *,
+    source: UserSource = UserSource.INVITE,
+    platform_id: str | None = None,
+) -> User:
     user = User(
         role=Role.RATER,
         rater_code=new_rater_code(session),
         study_id=study.id,
-        source=UserSource.INVITE,
+        source=source,
+        platform_id=platform_id,
     )
     session.add(user)
     session.flush()
@@ -69,22 +79,38 @@ def _new_rater(session: Session, study: Study) -> User:
 def decline(session: Session, invite: Invite) -> User:
     """Record a refusal of consent: a rater code with ``declined_at``, nothing else."""
     study = session.get(Study, invite.study_id)
-    user = _new_rater(session, study)
+    user = new_rater(session, study)
     user.declined_at = now()
     _claim_invite(session, invite, user)
     return user
 
 
+def lock_study(session: Session, study_id: int) -> Study:
+    """The study row, locked until the commit.
+
+    Raters joining at the same moment then get consecutive places (and so
+    consecutive Latin-square rows) on PostgreSQL, and a cap on raters holds;
+    SQLite serialises writers anyway.
+    """
+    return session.exec(select(Study).where(Study.id == study_id).with_for_update()).one()
+
+
 def enrol(session: Session, invite: Invite) -> User:
     """A new rater who consented, with their blocks in their assigned order."""
-    # Lock the study row so that raters joining at the same moment get
-    # consecutive places (and so consecutive Latin-square rows) on
-    # PostgreSQL; SQLite serialises writers anyway.
-    study = session.exec(select(Study).where(Study.id == invite.study_id).with_for_update()).one()
-    user = _new_rater(session, study)
+    study = lock_study(session, invite.study_id)
+    user = new_rater(session, study)
+    _claim_invite(session, invite, user)
+    admit(session, study, user)
+    return user
+
+
+def admit(session: Session, study: Study, user: User) -> None:
+    """Record ``user``'s consent and give them their blocks in their assigned order.
+
+    ``study`` must have been locked with :func:`lock_study` in this transaction.
+    """
     user.consented_at = now()
     issue_return_link(user)
-    _claim_invite(session, invite, user)
     scales = study_scales(session, study)
     last = session.exec(
         select(func.max(BlockAssignment.sequence)).where(BlockAssignment.study_id == study.id)
@@ -108,7 +134,6 @@ def enrol(session: Session, invite: Invite) -> User:
             Block(rater_id=user.id, scale_id=scale_id, position=position, seed=protocol.new_seed())
         )
     session.flush()
-    return user
 
 
 def needs_demographics(session: Session, user: User, study: Study) -> bool:

@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..models import Scale
 
-__all__ = ["ScoreError", "parse_score", "format_number", "scale_hint", "scale_range"]
+__all__ = [
+    "ScoreError",
+    "parse_score",
+    "format_number",
+    "scale_hint",
+    "scale_range",
+    "attention_passed",
+]
 
 # Plain decimals only: no exponents, no thousands separators. One comma is
 # read as a decimal comma, as many raters type it.
@@ -109,3 +116,18 @@ def parse_score(raw: str | None, scale: Scale, *, any_precision: bool = False) -
             raise error(f"{text} is not on a step of the scale")
     # "+ 0.0" turns a typed "-0" into 0.0.
     return float(value) + 0.0
+
+
+def attention_passed(
+    value: float, scale: Scale, gold: float | None, tolerance: float | None
+) -> bool | None:
+    """Whether a score passes an attention check; ``None`` without a gold score.
+
+    The gold score is a share of the scale's range (0 = its minimum, 1 = its
+    maximum), so one gold value serves every scale; the score passes within
+    ``tolerance`` of it. data/frames.py applies the same rule to whole columns.
+    """
+    if gold is None or tolerance is None:
+        return None
+    share = (value - scale.min) / (scale.max - scale.min)
+    return abs(share - gold) <= tolerance + 1e-9

@@ -14,6 +14,7 @@ import pandas as pd
 from sqlalchemy import func
 from sqlmodel import Session, select
 
+from ..collect.scores import attention_passed
 from ..models import (
     Block,
     Demographics,
@@ -23,7 +24,6 @@ from ..models import (
     RatingChange,
     RatingSource,
     Role,
-    Scale,
     Study,
     User,
 )
@@ -101,14 +101,11 @@ LONG_COLUMNS = [
     "revisions",
     "source",
     "study_version",
+    # The crowd platform's study and session the block was done under
+    # (Prolific STUDY_ID and SESSION_ID, MTurk hitId and assignmentId).
+    "platform_study_id",
+    "platform_session_id",
 ]
-
-
-def _attention_passed(value: float, scale: Scale, gold: float | None, tol: float | None):
-    if gold is None or tol is None:
-        return None
-    share = (value - scale.min) / (scale.max - scale.min)
-    return abs(share - gold) <= tol + 1e-9
 
 
 def long_export(
@@ -125,7 +122,15 @@ def long_export(
         .subquery()
     )
     query = (
-        select(Rating, Item, User.rater_code, Block.position, changes.c.n)
+        select(
+            Rating,
+            Item,
+            User.rater_code,
+            Block.position,
+            changes.c.n,
+            Block.platform_study_id,
+            Block.platform_session_id,
+        )
         .join(Item, Item.id == Rating.item_id)
         .join(User, User.id == Rating.rater_id)
         .join(Block, Block.id == Rating.block_id, isouter=True)
@@ -147,7 +152,9 @@ def long_export(
     }
     keys = _demographic_keys(study, list(demographics.values()))
     records = []
-    for rating, item, code, block, n_changes in session.exec(query).all():
+    for rating, item, code, block, n_changes, platform_study, platform_session in session.exec(
+        query
+    ).all():
         the_scale = scale_by_id[rating.scale_id]
         duration = None
         if rating.served_at is not None:
@@ -167,7 +174,7 @@ def long_export(
             "duration_seconds": duration,
             "is_repeat": rating.is_repeat,
             "is_attention_check": rating.is_attention_check,
-            "attention_passed": _attention_passed(
+            "attention_passed": attention_passed(
                 rating.value, the_scale, item.gold_score, item.gold_tolerance
             )
             if rating.is_attention_check
@@ -176,6 +183,8 @@ def long_export(
             "revisions": max((n_changes or 1) - 1, 0),
             "source": rating.source,
             "study_version": rating.study_version,
+            "platform_study_id": platform_study,
+            "platform_session_id": platform_session,
         }
         answers = demographics.get(rating.rater_id, {})
         record.update({key: answers.get(key, "") for key in keys})

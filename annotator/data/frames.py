@@ -209,7 +209,7 @@ def _ratings(session: Session, study: Study) -> pd.DataFrame:
 
 
 def _attention(ratings: pd.DataFrame, items: pd.DataFrame, scales: pd.DataFrame) -> pd.Series:
-    # The long export's rule (exporters._attention_passed), on whole columns.
+    # The rule of collect.scores.attention_passed, on whole columns.
     gold = items.set_index("item")
     bounds = scales.set_index("scale")
     low = ratings["scale"].map(bounds["min"]).to_numpy(dtype=float)

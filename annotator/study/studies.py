@@ -65,6 +65,7 @@ def create_study(session: Session, spec: StudyFile, *, source_toml: str = "") ->
         demographics=[q.model_dump() for q in spec.demographics],
         attention_checks=spec.attention_checks.model_dump(),
         test_retest=spec.test_retest.model_dump(),
+        crowd=spec.crowd.model_dump() if spec.crowd else {},
         source_toml=source_toml,
         withdrawn_ratings=spec.withdrawn_ratings,
     )

@@ -38,6 +38,10 @@ __all__ = [
     "attention_settings",
     "retest_settings",
     "question_specs",
+    "CrowdSpec",
+    "CompletionCodes",
+    "crowd_settings",
+    "PLATFORM_DEFAULTS",
 ]
 
 GENDER_CHOICES = ["female", "male", "non-binary", "self-describe", "prefer-not-to-say"]
@@ -170,6 +174,9 @@ class AttentionSpec(_Strict):
     # Attention-check items (items with a gold score) placed at random
     # positions in each session.
     per_session: Annotated[int, Field(ge=0)] = 0
+    # Failed checks (over all blocks) that end a rater's participation; a
+    # crowd study then sends them to the platform with the screen-out code.
+    screen_out_after: Annotated[int, Field(ge=1)] | None = None
 
 
 class RetestSpec(_Strict):
@@ -177,6 +184,69 @@ class RetestSpec(_Strict):
     share: Annotated[float, Field(ge=0, le=1)] = 0.0
     # Items between the first and the second showing, at least.
     min_distance: Annotated[int, Field(ge=1)] = 10
+
+
+# Per platform: the URL parameters that carry the participant id, the
+# platform's study and its session, and where a finished participant goes.
+PLATFORM_DEFAULTS: dict[str, dict[str, str | None]] = {
+    "prolific": {
+        "id_param": "PROLIFIC_PID",
+        "study_param": "STUDY_ID",
+        "session_param": "SESSION_ID",
+        "completion_url": "https://app.prolific.com/submissions/complete?cc={code}",
+    },
+    # MTurk's ExternalQuestion: the HIT is the wave's platform study, the
+    # assignment its session; completion is a POST back to MTurk.
+    "mturk": {
+        "id_param": "workerId",
+        "study_param": "hitId",
+        "session_param": "assignmentId",
+        "completion_url": None,
+    },
+    "generic": {
+        "id_param": None,
+        "study_param": None,
+        "session_param": None,
+        "completion_url": None,
+    },
+}
+
+_PARAM = r"^[A-Za-z_][A-Za-z0-9_]{0,49}$"
+
+
+class CompletionCodes(_Strict):
+    # One code per block position: the code of wave 1, 2, 3 ...
+    waves: list[Annotated[str, Field(min_length=1, max_length=100)]] = []
+    # Declined consent, or too many failed attention checks.
+    screen_out: Annotated[str, Field(min_length=1, max_length=100)] | None = None
+
+
+class CrowdSpec(_Strict):
+    """The ``[crowd]`` table: a study-level entry link for a crowd platform."""
+
+    platform: Literal["prolific", "mturk", "generic"]
+    id_param: Annotated[str, Field(pattern=_PARAM)] | None = None
+    study_param: Annotated[str, Field(pattern=_PARAM)] | None = None
+    session_param: Annotated[str, Field(pattern=_PARAM)] | None = None
+    max_raters: Annotated[int, Field(ge=1)] | None = None
+    # Where a participant goes after a block, ``{code}`` standing for the
+    # wave's completion code.
+    completion_url: str | None = None
+    completion_codes: CompletionCodes = CompletionCodes()
+
+    @model_validator(mode="after")
+    def _platform_defaults(self) -> CrowdSpec:
+        for key, default in PLATFORM_DEFAULTS[self.platform].items():
+            if getattr(self, key) is None and default is not None:
+                setattr(self, key, default)
+        if self.id_param is None:
+            raise ValueError("id_param is required for platform 'generic'")
+        if self.completion_url is not None:
+            if not self.completion_url.startswith(("https://", "http://")):
+                raise ValueError("completion_url must start with https:// or http://")
+            if "{code}" not in self.completion_url:
+                raise ValueError("completion_url must contain {code}")
+        return self
 
 
 class ValidationSpec(_Strict):
@@ -217,6 +287,17 @@ class StudyFile(_Strict):
     # What happens to the ratings of a rater who withdraws: "keep" (left out
     # of every export and statistic) or "delete" (removed for good).
     withdrawn_ratings: Literal["keep", "delete"] = "keep"
+    crowd: CrowdSpec | None = None
+
+    @model_validator(mode="after")
+    def _crowd_codes(self) -> StudyFile:
+        waves = self.crowd.completion_codes.waves if self.crowd else []
+        if waves and len(waves) != len(self.scales):
+            raise ValueError(
+                f"crowd.completion_codes.waves: {len(waves)} code(s) for "
+                f"{len(self.scales)} block(s); give one code per block (one per scale)"
+            )
+        return self
 
     @model_validator(mode="after")
     def _unique_names(self) -> StudyFile:
@@ -306,6 +387,11 @@ def attention_settings(stored: dict | None) -> AttentionSpec:
 def retest_settings(stored: dict | None) -> RetestSpec:
     """A study's stored ``test_retest``, with the study file's defaults."""
     return RetestSpec.model_validate(stored or {})
+
+
+def crowd_settings(stored: dict | None) -> CrowdSpec | None:
+    """A study's stored ``[crowd]`` table; ``None`` when it has no entry link."""
+    return CrowdSpec.model_validate(stored) if stored else None
 
 
 def question_specs(stored: list[dict] | None) -> list[QuestionSpec]:

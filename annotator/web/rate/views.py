@@ -40,6 +40,7 @@ from ...collect.blocks import (
     ratings_by_position,
     start_block,
 )
+from ...collect.crowd import screen_out_if_due
 from ...collect.enrolment import (
     InviteUsed,
     decline,
@@ -54,6 +55,7 @@ from ...models import Demographics, Invite, Study
 from ..auth.access import rater_required
 from ..confirm import confirmed, render_confirm
 from . import bp
+from .crowd import crowd_block_done, note_entry, screened_out_redirect
 from .display import instructions_for, render_item_text
 from .forms import PasswordForm
 
@@ -61,10 +63,13 @@ from .forms import PasswordForm
 
 
 def questionnaire_first(view):
-    """Send raters who have not answered the questionnaire there first."""
+    """Send raters who have not answered the questionnaire there first
+    (and screened-out raters to the end of the study)."""
 
     @wraps(view)
     def wrapped(*args, **kwargs):
+        if current_user.screened_out_at is not None:
+            return screened_out_redirect(_study())
         if needs_demographics(get_session(), current_user, _study()):
             return redirect(url_for("rate.demographics"))
         return view(*args, **kwargs)
@@ -258,6 +263,8 @@ def start(block_id: int):
     if state.status in (BlockStatus.WAITING, BlockStatus.LOCKED):
         return _not_open_yet(state)
     try:
+        if state.status == BlockStatus.AVAILABLE:
+            note_entry(state.block)
         start_block(session, current_user, state)
     except BlockUnavailable as exc:
         session.rollback()
@@ -391,6 +398,11 @@ def item(block_id: int, position: int):
         session.rollback()
         flash(str(exc), "error")
         return _go(url_for("rate.block", block_id=block_id))
+    if scored.submitted.rating.is_attention_check and screen_out_if_due(
+        session, current_user, _study()
+    ):
+        session.commit()
+        return _go(url_for("rate.crowd_end", slug=_study().slug, why="screened-out"))
     if scored.submitted.block_completed:
         return _go(url_for("rate.block_done", block_id=block_id))
     following = position + 1
@@ -411,6 +423,9 @@ def block_done(block_id: int):
     if state.status != BlockStatus.DONE:
         return redirect(url_for("rate.block", block_id=block_id))
     states = block_states(get_session(), current_user)
+    crowd_page = crowd_block_done(_study(), state, states)
+    if crowd_page is not None:
+        return crowd_page
     upcoming = next((s for s in states if s.status != BlockStatus.DONE), None)
     if upcoming is None:
         return redirect(url_for("rate.thanks"))

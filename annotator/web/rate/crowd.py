@@ -1,0 +1,303 @@
+"""The crowd entry link (``/s/<slug>``), the page after a crowd block and the
+screen-out page.
+
+The platform's participant id arrives in the query string. It is never
+put in a page title, a log line or the session cookie: the cookie keeps
+only the platform study and session the rater came in under (the block
+records them when it starts). The development server's access log is
+filtered so that query strings of entry links are not written.
+
+The completion redirect works without JavaScript: the page after a block
+carries a ``<meta http-equiv="refresh">`` to the platform's completion URL,
+a link to it and the code itself, in case the redirect fails.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from flask import (
+    abort,
+    current_app,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask import session as cookie
+from flask_limiter.util import get_remote_address
+from flask_login import current_user, login_user, logout_user
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import select
+
+from ...collect import crowd
+from ...collect.blocks import BlockState, BlockStatus
+from ...db import get_session
+from ...extensions import limiter
+from ...models import Benchmark, Block, Item, Study, User
+from ...study.studies import get_study, link_base_url, study_scales
+from ..confirm import confirmed, render_confirm
+from . import bp
+from .display import instructions_for, render_item_text
+
+__all__ = [
+    "crowd_block_done",
+    "entry_links",
+    "note_entry",
+    "screened_out_redirect",
+    "ENTRY_KEY",
+]
+
+# The flask session key of the platform study and session of the last entry.
+ENTRY_KEY = "crowd_entry"
+# CSP frame-ancestors for the rating pages when MTURK_FRAME is set: MTurk's
+# worker site and its sandbox, nothing else.
+_MTURK_ANCESTORS = "frame-ancestors " + " ".join(crowd.MTURK_HOSTS)
+
+
+# ------------------------------------------------------------ app set-up
+
+
+class _EntryQueryFilter(logging.Filter):
+    """Drop the query string of entry-link requests from access log lines."""
+
+    _ENTRY = re.compile(r"(/s/[^\s?\"]*)\?[^\s\"]*")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        redacted = self._ENTRY.sub(r"\1?[redacted]", message)
+        if redacted != message:
+            record.msg, record.args = redacted, ()
+        return True
+
+
+_LOG_FILTER = _EntryQueryFilter()
+
+
+@bp.record_once
+def _set_up(state) -> None:
+    app = state.app
+    logger = logging.getLogger("werkzeug")
+    if _LOG_FILTER not in logger.filters:
+        logger.addFilter(_LOG_FILTER)
+    app.config.setdefault("CROWD_ENTRY_RATE_LIMIT", "30 per minute")
+    app.config.setdefault("MTURK_FRAME", False)
+    if app.config["MTURK_FRAME"]:
+        # Inside MTurk's frame the app is a third party: its cookies are sent
+        # only when SameSite=None, which browsers accept only with Secure
+        # (so the app must be served over HTTPS).
+        app.config.update(
+            SESSION_COOKIE_SAMESITE="None",
+            SESSION_COOKIE_SECURE=True,
+            REMEMBER_COOKIE_SAMESITE="None",
+            REMEMBER_COOKIE_SECURE=True,
+        )
+    app.add_template_global(entry_links, "crowd_entry_links")
+
+
+@bp.after_request
+def _framing(response):
+    if current_app.config.get("MTURK_FRAME"):
+        response.headers["Content-Security-Policy"] = _MTURK_ANCESTORS
+        response.headers.pop("X-Frame-Options", None)
+    return response
+
+
+def entry_links(study: Study) -> list[tuple[str, str]]:
+    """The study's entry links for the lead's study page (label, URL)."""
+    spec = crowd.study_crowd(study)
+    if spec is None:
+        return []
+    return crowd.entry_links(spec, study.slug, link_base_url())
+
+
+# ------------------------------------------------------------------ entry
+
+
+def _entry_limit() -> str:
+    return current_app.config["CROWD_ENTRY_RATE_LIMIT"]
+
+
+def _no_store(response):
+    response = make_response(response)
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+def _sample(study: Study):
+    """The first regular item, as a rater of the first scale would see it."""
+    session = get_session()
+    item = session.exec(
+        select(Item).where(Item.study_id == study.id, Item.gold_score.is_(None)).order_by(Item.id)
+    ).first()
+    if item is None:
+        return None
+    benchmark = session.get(Benchmark, item.benchmark_id)
+    scale = study_scales(session, study)[0]
+    return {
+        "scale": scale,
+        "instructions": instructions_for(benchmark, scale),
+        "text": render_item_text(benchmark, item),
+    }
+
+
+def _ended(study: Study, why: str):
+    return redirect(url_for("rate.crowd_end", slug=study.slug, why=why))
+
+
+def _let_in(study: Study, rater: User, entry: crowd.Entry):
+    if rater.declined_at is not None:
+        return _ended(study, "declined")
+    if rater.screened_out_at is not None:
+        return _ended(study, "screened-out")
+    login_user(rater, remember=True)
+    cookie[ENTRY_KEY] = entry.as_dict()
+    return redirect(url_for("rate.dashboard"))
+
+
+@bp.route("/s/<slug>", methods=["GET", "POST"])
+@limiter.limit(_entry_limit, key_func=get_remote_address)
+def crowd_entry(slug: str):
+    """A participant arriving from a crowd platform: consent, or back to their blocks."""
+    session = get_session()
+    study = get_study(session, slug)
+    spec = crowd.study_crowd(study) if study is not None else None
+    if spec is None:
+        abort(404)
+    platform = crowd.PLATFORM_NAMES[spec.platform]
+    if crowd.is_preview(spec, request.args):
+        return _no_store(
+            render_template("rate/crowd_preview.html", study=study, sample=_sample(study))
+        )
+    try:
+        entry = crowd.read_entry(spec, request.args)
+    except crowd.BadEntry as exc:
+        page = render_template(
+            "rate/crowd_bad_entry.html", study=study, problem=str(exc), platform=platform
+        )
+        return _no_store((page, 400))
+    rater = crowd.crowd_rater(session, study, entry.participant)
+    if rater is not None:
+        return _no_store(_let_in(study, rater, entry))
+    full = render_template("rate/crowd_full.html", study=study, spec=spec, platform=platform)
+    if crowd.is_full(session, study, spec):
+        return _no_store((full, 403))
+    here = request.full_path
+    error = None
+    if request.method == "POST":
+        decision = request.form.get("decision")
+        if decision == "agree":
+            try:
+                user = crowd.enrol_participant(session, study, entry)
+                session.commit()
+            except crowd.StudyFull:
+                session.rollback()
+                return _no_store((full, 403))
+            except IntegrityError:
+                # The same participant in two tabs at once: the first one joined.
+                session.rollback()
+                user = crowd.crowd_rater(session, study, entry.participant)
+                if user is None:
+                    raise
+            return _no_store(_let_in(study, user, entry))
+        if decision == "decline":
+            if not confirmed():
+                return render_confirm(
+                    title="Decline to take part?",
+                    message="If you decline, only your refusal is recorded and you cannot "
+                    "join this study later.",
+                    action=here,
+                    fields={"decision": "decline"},
+                    confirm_label="Yes, I decline",
+                    cancel_url=here,
+                    cancel_label="Back to the study information",
+                )
+            try:
+                crowd.decline_participant(session, study, entry)
+                session.commit()
+            except IntegrityError:
+                session.rollback()
+            if current_user.is_authenticated:
+                logout_user()
+            return _no_store(_ended(study, "declined"))
+        error = "Please press “I agree” to take part, or the other button to decline."
+    page = render_template("rate/crowd_consent.html", study=study, action=here, error=error)
+    return _no_store((page, 400 if error else 200))
+
+
+@bp.route("/s/<slug>/end")
+def crowd_end(slug: str):
+    """The end for a participant who declined or was screened out, with the screen-out code."""
+    study = get_study(get_session(), slug)
+    if study is None:
+        abort(404)
+    # Screening out also ends raters of studies without a [crowd] table.
+    spec = crowd.study_crowd(study)
+    code = crowd.screen_out_code(spec)
+    return render_template(
+        "rate/crowd_end.html",
+        study=study,
+        why="screened-out" if request.args.get("why") == "screened-out" else "declined",
+        code=code,
+        link=crowd.completion_link(spec, code),
+        platform=crowd.PLATFORM_NAMES[spec.platform] if spec else "",
+        mturk=spec is not None and spec.platform == "mturk",
+    )
+
+
+# ------------------------------------------------------- after each block
+
+
+def crowd_block_done(study: Study, state: BlockState, states: list[BlockState]):
+    """The page after a block of a crowd study: back to the platform with the wave's code.
+
+    ``None`` when the study sends nobody back after a block (no ``[crowd]``
+    table, or no code for this block and no MTurk assignment to submit).
+    """
+    spec = crowd.study_crowd(study)
+    if spec is None:
+        return None
+    block: Block = state.block
+    entry = cookie.get(ENTRY_KEY) or {}
+    submit_url = None
+    if spec.platform == "mturk":
+        submit_url = crowd.mturk_submit_url(entry.get("submit_to"))
+    code = crowd.wave_code(spec, block.position)
+    if code is None and submit_url is None:
+        return None
+    upcoming = next((s for s in states if s.status != BlockStatus.DONE), None)
+    response = make_response(
+        render_template(
+            "rate/crowd_done.html",
+            study=study,
+            state=state,
+            upcoming=upcoming,
+            blocks_total=len(states),
+            code=code,
+            link=crowd.completion_link(spec, code),
+            submit_url=submit_url,
+            assignment_id=block.platform_session_id,
+            platform=crowd.PLATFORM_NAMES[spec.platform],
+        )
+    )
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def note_entry(block: Block) -> None:
+    """Record on ``block`` the platform study and session of the rater's last entry.
+
+    An entry serves one block: a block started later without a new entry (the
+    rater came back by their return link) records none rather than a stale one.
+    """
+    entry = cookie.get(ENTRY_KEY)
+    crowd.note_platform_session(block, entry)
+    if entry:
+        cookie[ENTRY_KEY] = {"submit_to": entry.get("submit_to")}
+
+
+def screened_out_redirect(study: Study):
+    return _ended(study, "screened-out")
