@@ -38,6 +38,7 @@ __all__ = [
     "attention_settings",
     "retest_settings",
     "question_specs",
+    "judge_settings",
 ]
 
 GENDER_CHOICES = ["female", "male", "non-binary", "self-describe", "prefer-not-to-say"]
@@ -114,11 +115,18 @@ class BenchmarkSpec(_Strict):
     name: Annotated[str, Field(min_length=1, max_length=100)]
     instructions: Annotated[str, Field(min_length=1)]
     template: Annotated[str, Field(min_length=1)]
+    # The LLM judge's prompt (``annotator judge``): a Jinja template over the
+    # item's fields with {min} and {max}, and its system message; unset: the
+    # standardized template of annotator.judge.prompts. Read back from the
+    # stored study file (judge_settings), so they need no column.
+    judge_template: Annotated[str, Field(min_length=1)] | None = None
+    judge_system: str | None = None
 
-    @field_validator("template")
+    @field_validator("template", "judge_template")
     @classmethod
-    def _template_parses(cls, template: str) -> str:
-        template_fields(template)
+    def _template_parses(cls, template: str | None) -> str | None:
+        if template is not None:
+            template_fields(template)
         return template
 
     @field_validator("instructions")
@@ -331,3 +339,14 @@ def validation_settings(source_toml: str) -> ValidationSpec:
             for e in exc.errors()
         ]
         raise StudyFileError("<stored study file>", problems) from None
+
+
+def judge_settings(source_toml: str) -> dict[str, BenchmarkSpec]:
+    """The ``[[benchmarks]]`` of a stored study file by name (their judge templates).
+
+    A study stored without its file gets none: every benchmark then uses the
+    default judge template.
+    """
+    if not source_toml.strip():
+        return {}
+    return {bench.name: bench for bench in parse_study_file(source_toml).benchmarks}
