@@ -81,7 +81,18 @@ _KEY = re.compile(r"^[a-z][a-z0-9_]*$")
 # Column names the long export already uses; a demographic question may not
 # take one of them.
 RESERVED_KEYS = frozenset(
-    {"kind", "study", "item_id", "benchmark", "scale", "rater", "model", "run", "score"}
+    {
+        "kind",
+        "study",
+        "item_id",
+        "benchmark",
+        "scale",
+        "rater",
+        "model",
+        "run",
+        "prompt_hash",
+        "score",
+    }
 )
 _TEMPLATE_ENV = jinja2.Environment(autoescape=True)
 
