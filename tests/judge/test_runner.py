@@ -7,8 +7,7 @@ from sqlmodel import select
 
 from annotator.judge.runner import JudgeError, JudgeSettings, run_judge
 from annotator.models import Item, JudgeFailure, LLMScore, Scale, Study
-
-from .conftest import Reply, default_reply, score_for
+from tests.fake_openai import Reply, default_reply, score_for
 
 
 def _study(session, slug: str = "small") -> Study:

@@ -1,4 +1,4 @@
-"""A fake OpenAI-compatible endpoint on 127.0.0.1, started by the test (no network).
+"""A fake OpenAI-compatible endpoint (the ``fake_endpoint`` fixture of tests/conftest.py) on 127.0.0.1, started by the test (no network).
 
 It answers ``POST /v1/chat/completions`` with whatever the test's ``reply``
 function says, records every request, and counts how many were in flight at
@@ -16,8 +16,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-import pytest
 
 # The bounds in the closing sentence of the paper's template: ("0"–"5").
 _BOUNDS = re.compile(r'\("([-\d.]+)"\u2013"([-\d.]+)"\)')
@@ -116,26 +114,14 @@ class _Handler(BaseHTTPRequestHandler):
                 endpoint.in_flight -= 1
 
 
-@pytest.fixture
-def fake_endpoint(monkeypatch):
-    """``fake_endpoint(reply=..., delay=...)``: a started server; stopped after the test."""
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    servers = []
-
-    def start(reply: Callable[[dict, int], Reply] = default_reply, delay: float = 0.0):
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        server.daemon_threads = True
-        endpoint = FakeEndpoint(
-            url=f"http://127.0.0.1:{server.server_address[1]}/v1", reply=reply, delay=delay
-        )
-        server.endpoint = endpoint
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
-        thread.start()
-        servers.append((server, thread))
-        return endpoint
-
-    yield start
-    for server, thread in servers:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+def start_endpoint(reply=default_reply, delay: float = 0.0):
+    """A started fake endpoint and its server (``server.shutdown()`` stops it)."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    server.daemon_threads = True
+    endpoint = FakeEndpoint(
+        url=f"http://127.0.0.1:{server.server_address[1]}/v1", reply=reply, delay=delay
+    )
+    server.endpoint = endpoint
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    return endpoint, server, thread
