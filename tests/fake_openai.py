@@ -1,4 +1,6 @@
-"""A fake OpenAI-compatible endpoint (the ``fake_endpoint`` fixture of tests/conftest.py) on 127.0.0.1, started by the test (no network).
+"""A fake OpenAI-compatible endpoint on 127.0.0.1, started by the test (no network).
+
+The ``fake_endpoint`` fixture of tests/conftest.py starts and stops it.
 
 It answers ``POST /v1/chat/completions`` with whatever the test's ``reply``
 function says, records every request, and counts how many were in flight at

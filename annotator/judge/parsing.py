@@ -16,7 +16,7 @@ import re
 
 __all__ = ["ReplyError", "parse_reply"]
 
-_NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)"
+_NUMBER = r"[-+]?(?:\d+(?:\.\d+)?|\.\d+)"
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
 _TAGGED = [
