@@ -44,6 +44,8 @@ class FakeEndpoint:
     reply: Callable[[dict, int], Reply]
     delay: float = 0.0
     requests: list[dict] = field(default_factory=list)
+    # The Authorization header of each request.
+    keys: list[str | None] = field(default_factory=list)
     answers: list[tuple[str, str]] = field(default_factory=list)
     in_flight: int = 0
     max_in_flight: int = 0
@@ -86,6 +88,7 @@ class _Handler(BaseHTTPRequestHandler):
         request = json.loads(self.rfile.read(length))
         with endpoint.lock:
             endpoint.requests.append(request)
+            endpoint.keys.append(self.headers.get("Authorization"))
             n = len(endpoint.requests)
             endpoint.in_flight += 1
             endpoint.max_in_flight = max(endpoint.max_in_flight, endpoint.in_flight)
