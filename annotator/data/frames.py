@@ -92,7 +92,8 @@ class StudyFrames:
         ("" when the file gave none), ``temperature`` (NaN when unknown), ``value``,
         ``prompt`` (the judge prompt's hash, "" for imported scores). Only the newest
         prompt version of each model, scale, temperature and benchmark
-        (:mod:`annotator.data.prompt_versions`); ``llm_superseded`` counts the others.
+        (:mod:`annotator.data.prompt_versions`); ``llm_superseded`` counts the others
+        per scale.
     scales : pandas.DataFrame
         ``scale``, ``min``, ``max``, ``step``, in the study's order.
     items : pandas.DataFrame
@@ -120,8 +121,8 @@ class StudyFrames:
     demographics: pd.DataFrame
     blocks: pd.DataFrame
     demographic_keys: list[str] = field(default_factory=list)
-    # LLM scores left out for having been asked under an older prompt.
-    llm_superseded: int = 0
+    # LLM scores left out for having been asked under an older prompt, per scale.
+    llm_superseded: dict[str, int] = field(default_factory=dict)
 
     def scale_bounds(self, scale: str) -> tuple[float, float]:
         """``(min, max)`` of a scale; ``ValueError`` naming the known scales."""
@@ -228,7 +229,7 @@ def _attention(ratings: pd.DataFrame, items: pd.DataFrame, scales: pd.DataFrame)
     )
 
 
-def _llm(session: Session, study: Study) -> tuple[pd.DataFrame, int]:
+def _llm(session: Session, study: Study) -> tuple[pd.DataFrame, dict[str, int]]:
     query = (
         select(
             Item.external_id,
@@ -252,9 +253,10 @@ def _llm(session: Session, study: Study) -> tuple[pd.DataFrame, int]:
     frame["temperature"] = frame["temperature"].astype(float)
     frame["run"] = frame["run"].fillna("").astype(str)
     frame["prompt"] = frame["prompt"].fillna("").astype(str)
-    frame, superseded = latest_prompt_version(
+    frame, left_out = latest_prompt_version(
         frame, keys=["model", "scale", "temperature", "benchmark"]
     )
+    superseded = {str(k): int(n) for k, n in left_out["scale"].value_counts().items()}
     return frame.drop(columns="order").reset_index(drop=True), superseded
 
 

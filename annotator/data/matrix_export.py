@@ -135,7 +135,7 @@ def matrix_export(
     llm = _at_temperature(llm[llm["item_pk"].isin(items["item_pk"])], temperature)
     # Never two prompt versions of one judge in a column (see prompt_versions).
     llm = llm.assign(benchmark=llm["item_pk"].map(items.set_index("item_pk")["benchmark"]))
-    llm, superseded = latest_prompt_version(llm, keys=["model", "temperature", "benchmark"])
+    llm, left_out = latest_prompt_version(llm, keys=["model", "temperature", "benchmark"])
     # Several runs of one model are averaged: the mean of sampled scores is
     # the estimate that agrees best with humans (paper 002 in shared/papers).
     models_frame = llm.pivot_table(index="item_pk", columns="model", values="value", aggfunc="mean")
@@ -164,7 +164,7 @@ def matrix_export(
         dropped_items=dropped_items,
         dropped_raters=dropped_raters,
         temperature=temperature,
-        superseded=superseded,
+        superseded=len(left_out),
     )
 
 

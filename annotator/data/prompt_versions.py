@@ -24,7 +24,7 @@ __all__ = ["latest_prompt_version"]
 
 def latest_prompt_version(
     llm: pd.DataFrame, *, keys: Sequence[str], version: str = "prompt", order: str = "order"
-) -> tuple[pd.DataFrame, int]:
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The rows of the newest prompt version within each group of ``keys``.
 
     Parameters
@@ -38,14 +38,14 @@ def latest_prompt_version(
 
     Returns
     -------
-    (pandas.DataFrame, int)
-        The kept rows (original index and order) and how many were left out.
+    (pandas.DataFrame, pandas.DataFrame)
+        The kept rows and the rows left out (original index and order).
     """
     if llm.empty:
-        return llm, 0
+        return llm, llm
     frame = llm.assign(**{version: llm[version].fillna("")})
     keys = list(keys)
     last_of_version = frame.groupby([*keys, version], dropna=False)[order].transform("max")
     last_of_judge = frame.groupby(keys, dropna=False)[order].transform("max")
     keep = (last_of_version == last_of_judge).to_numpy()
-    return llm[keep], int((~keep).sum())
+    return llm[keep], llm[~keep]

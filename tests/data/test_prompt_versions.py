@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 from sqlmodel import select
 
+from annotator.analysis.dashboard import study_dashboard
 from annotator.data.exporters import long_export, matrix_export
 from annotator.data.frames import study_frames
 from annotator.data.prompt_versions import latest_prompt_version
@@ -31,11 +32,11 @@ def test_the_version_stored_last_wins_within_each_judge():
     )
     kept, dropped = latest_prompt_version(frame, keys=["model", "benchmark", "temperature"])
     assert list(kept["order"]) == [1, 2, 4, 5, 6, 7, 8]
-    assert dropped == 1
+    assert list(dropped["order"]) == [3]
     kept, dropped = latest_prompt_version(
         frame.iloc[:4], keys=["model", "benchmark", "temperature"]
     )
-    assert list(kept["order"]) == [3, 4] and dropped == 2
+    assert list(kept["order"]) == [3, 4] and list(dropped["order"]) == [1, 2]
 
 
 def _study(session) -> Study:
@@ -77,9 +78,11 @@ def test_exports_and_frames_use_the_newest_prompt_only(session, small_study, fak
 
     frames = study_frames(session, study)
     llm = frames.llm.set_index("item")
-    assert frames.llm_superseded == 3
+    assert frames.llm_superseded == {"0-5": 3}
     assert sorted(llm.index) == ["s1", "t1"]
     assert llm.loc["s1", "value"] == float(new_value)
+    notes = study_dashboard(frames).scale("0-5").notes
+    assert "3 LLM score(s) asked under an older prompt are left out" in " ".join(notes)
 
     # The long export keeps every score with its prompt version.
     long = long_export(session, study)
@@ -94,7 +97,7 @@ def test_imported_scores_have_no_prompt_and_stay_as_they_were(runner, session, s
     result = runner.invoke(args=["llm-scores", "import", "small", str(DATA / "llm_scores.csv")])
     assert result.exit_code == 0, result.output
     frames = study_frames(session, _study(session))
-    assert len(frames.llm) > 0 and frames.llm_superseded == 0
+    assert len(frames.llm) > 0 and frames.llm_superseded == {}
     assert set(frames.llm["prompt"]) == {""}
     long = long_export(session, _study(session))
     assert long[long["kind"] == "llm"]["prompt_hash"].isna().all()
