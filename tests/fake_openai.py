@@ -36,6 +36,8 @@ class Reply:
     content: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     body: str | None = None
+    # [(token, logprob, [(alternative, logprob), ...]), ...] for the reply's tokens.
+    logprobs: list | None = None
 
 
 @dataclass
@@ -59,7 +61,25 @@ def default_reply(request: dict, n: int) -> Reply:
     return Reply(content=score_for(request["messages"][-1]["content"]))
 
 
-def _completion(request: dict, content: str) -> dict:
+def _logprobs(tokens: list | None) -> dict | None:
+    if tokens is None:
+        return None
+    return {
+        "content": [
+            {
+                "token": token,
+                "logprob": logprob,
+                "bytes": list(token.encode()),
+                "top_logprobs": [
+                    {"token": t, "logprob": lp, "bytes": list(t.encode())} for t, lp in top
+                ],
+            }
+            for token, logprob, top in tokens
+        ]
+    }
+
+
+def _completion(request: dict, content: str, logprobs: list | None = None) -> dict:
     return {
         "id": "chatcmpl-fake",
         "object": "chat.completion",
@@ -70,6 +90,7 @@ def _completion(request: dict, content: str) -> dict:
                 "index": 0,
                 "message": {"role": "assistant", "content": content},
                 "finish_reason": "stop",
+                "logprobs": _logprobs(logprobs),
             }
         ],
         "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12},
@@ -101,7 +122,7 @@ class _Handler(BaseHTTPRequestHandler):
             if reply.body is not None:
                 body = reply.body
             elif reply.status == 200:
-                body = json.dumps(_completion(request, reply.content))
+                body = json.dumps(_completion(request, reply.content, reply.logprobs))
                 with endpoint.lock:
                     endpoint.answers.append((request["messages"][-1]["content"], reply.content))
             else:

@@ -53,6 +53,12 @@ SHORT_HELP = "Score the study's items with an LLM judge (any OpenAI-compatible e
 )
 @click.option("--max-tokens", type=click.IntRange(min=1), help="Longest reply to ask for.")
 @click.option(
+    "--logprobs",
+    is_flag=True,
+    help="Also store the expected score from the top log-probabilities of the score token, "
+    'as model "MODEL (expected)" (scales of at most 11 whole points, e.g. 0-5, 0-10).',
+)
+@click.option(
     "--api-key-env",
     default="OPENAI_API_KEY",
     show_default=True,
@@ -71,6 +77,7 @@ def judge_command(
     attempts: int,
     max_retries: int,
     max_tokens: int | None,
+    logprobs: bool,
     api_key_env: str,
 ) -> None:
     from ..db import session_scope
@@ -92,6 +99,7 @@ def judge_command(
             attempts=attempts,
             max_retries=max_retries,
             max_tokens=max_tokens,
+            logprobs=logprobs,
         )
     except ValueError as exc:
         fail(str(exc))

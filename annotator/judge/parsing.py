@@ -14,7 +14,14 @@ from __future__ import annotations
 import json
 import re
 
-__all__ = ["ReplyError", "parse_reply"]
+__all__ = ["ReplyError", "parse_reply", "expected_score", "MAX_LOGPROB_POINTS"]
+
+# Scales of at most this many whole-number points (0-5, 0-10) get an expected
+# score from log-probabilities: there every score is one token, so the
+# alternatives for the reply's first token are the other scores. On 0-100 a
+# tokenizer may split "85" into "8" and "5", and the first token's
+# alternatives would be tens, not scores.
+MAX_LOGPROB_POINTS = 11
 
 _NUMBER = r"[-+]?(?:\d+(?:\.\d+)?|\.\d+)"
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
@@ -96,3 +103,43 @@ def parse_reply(reply: str | None) -> str:
     if not numbers:
         raise ReplyError("the reply holds no number")
     raise ReplyError(f"the reply holds several numbers ({', '.join(numbers[:5])}) and no score")
+
+
+def expected_score(
+    top_logprobs: list[tuple[str, float]], *, low: float, high: float
+) -> float | None:
+    r"""The probability-weighted mean of the scores among a token's top alternatives.
+
+    .. math:: \hat s = \frac{\sum_i p_i s_i}{\sum_i p_i}
+
+    over the alternatives whose text is a whole number ``s_i`` within
+    ``[low, high]``, with ``p_i = exp(logprob_i)`` (G-Eval's weighted score:
+    Liu et al. 2023, "G-Eval: NLG Evaluation using GPT-4 with Better Human
+    Alignment", section 2.3). None when the scale has more than
+    :data:`MAX_LOGPROB_POINTS` whole-number points or no alternative is a score.
+
+    Parameters
+    ----------
+    top_logprobs : list of (str, float)
+        The first reply token's top alternatives: token text and natural-log probability.
+    low, high : float
+        The scale's bounds.
+    """
+    import math
+
+    if not (float(low).is_integer() and float(high).is_integer()):
+        return None
+    if high - low + 1 > MAX_LOGPROB_POINTS:
+        return None
+    weights: dict[int, float] = {}
+    for token, logprob in top_logprobs:
+        text = token.strip()
+        if not text.isdigit():
+            continue
+        value = int(text)
+        if low <= value <= high and math.isfinite(logprob):
+            weights[value] = weights.get(value, 0.0) + math.exp(logprob)
+    total = sum(weights.values())
+    if total <= 0:
+        return None
+    return sum(value * weight for value, weight in weights.items()) / total

@@ -31,7 +31,7 @@ from ..data.importers import store_llm_score
 from ..models import Item, JudgeFailure, LLMScore, Scale, Study
 from ..study.studies import study_benchmarks, study_scales
 from ..study.studyfile import judge_settings
-from .parsing import ReplyError, parse_reply
+from .parsing import ReplyError, expected_score, parse_reply
 from .prompts import JudgePrompt, prompt_template, render_prompt
 
 if TYPE_CHECKING:
@@ -45,7 +45,12 @@ __all__ = [
     "plan_judge",
     "run_judge",
     "run_label",
+    "EXPECTED_SUFFIX",
 ]
+
+# The model name of expected scores from log-probabilities (``--logprobs``):
+# another estimator than a sampled score, so another judge in every analysis.
+EXPECTED_SUFFIX = " (expected)"
 
 
 class JudgeError(Exception):
@@ -74,6 +79,10 @@ class JudgeSettings:
     max_retries: int = 6
     timeout: float = 120.0
     max_tokens: int | None = None
+    # Also store the expected score from the top log-probabilities of the
+    # reply's score token, as model "MODEL (expected)" (parsing.expected_score).
+    logprobs: bool = False
+    top_logprobs: int = 20
 
     def __post_init__(self) -> None:
         if not self.model.strip():
@@ -85,6 +94,8 @@ class JudgeSettings:
             raise ValueError("max_retries must be 0 or more")
         if self.limit is not None and self.limit < 1:
             raise ValueError("limit must be at least 1")
+        if not 0 <= self.top_logprobs <= 20:
+            raise ValueError("top_logprobs must be between 0 and 20")
         if not 0 <= self.temperature <= 2:
             raise ValueError("temperature must be between 0 and 2")
 
@@ -269,6 +280,19 @@ async def _run_all(session, tasks, settings, report, progress, client_factory) -
             await close()
 
 
+def _expected(response, scale: Scale) -> float | None:
+    """The expected score at the reply's first number token, where logprobs came back."""
+    try:
+        tokens = response.choices[0].logprobs.content or []
+    except (AttributeError, IndexError, TypeError):
+        return None
+    for token in tokens:
+        if token.token.strip().isdigit():
+            top = [(t.token, t.logprob) for t in token.top_logprobs or []]
+            return expected_score(top, low=scale.min, high=scale.max)
+    return None
+
+
 def _reply_text(response) -> str | None:
     try:
         return response.choices[0].message.content
@@ -282,6 +306,8 @@ async def _judge_one(session, client, task: JudgeTask, settings: JudgeSettings, 
     options: dict[str, Any] = {}
     if settings.max_tokens is not None:
         options["max_tokens"] = settings.max_tokens
+    if settings.logprobs:
+        options.update(logprobs=True, top_logprobs=settings.top_logprobs)
     reply: str | None = None
     error = ""
     for _ in range(settings.attempts):
@@ -321,6 +347,18 @@ async def _judge_one(session, client, task: JudgeTask, settings: JudgeSettings, 
                 score=number,
                 prompt_hash=task.prompt.hash,
             )
+            expected = _expected(response, task.scale) if settings.logprobs else None
+            if expected is not None:
+                store_llm_score(
+                    session,
+                    item_id=task.item_id,
+                    scale=task.scale,
+                    model=settings.model + EXPECTED_SUFFIX,
+                    run=task.run,
+                    temperature=settings.temperature,
+                    score=repr(expected),
+                    prompt_hash=task.prompt.hash,
+                )
             session.commit()
         except ReplyError as exc:
             error = str(exc)

@@ -59,3 +59,17 @@ def test_scores_are_read(reply, score):
 def test_replies_without_a_clear_score_are_refused(reply, problem):
     with pytest.raises(ReplyError, match=problem.replace("(", r"\(").replace(")", r"\)")):
         parse_reply(reply)
+
+
+def test_the_expected_score_weights_the_score_tokens():
+    import math
+
+    from annotator.judge.parsing import expected_score
+
+    top = [(" 2", math.log(0.5)), ("3", math.log(0.25)), ("7", math.log(0.2)), ("x", -1.0)]
+    # 7 is outside 0-5; 2 and 3 renormalised: (2 * 0.5 + 3 * 0.25) / 0.75.
+    assert expected_score(top, low=0, high=5) == pytest.approx(7 / 3)
+    assert expected_score(top, low=0, high=10) == pytest.approx((1 + 0.75 + 1.4) / 0.95)
+    assert expected_score(top, low=0, high=100) is None
+    assert expected_score(top, low=0, high=2.5) is None
+    assert expected_score([("x", -0.1)], low=0, high=5) is None

@@ -299,3 +299,28 @@ def test_score_for_is_within_the_prompt_bounds():
     # The fake endpoint's own rule, checked so the tests above rest on it.
     assert 0 <= float(score_for('x ("0"\u2013"5")')) <= 5
     assert 10 <= float(score_for('y ("10"\u2013"20")')) <= 20
+
+
+def test_logprobs_give_an_expected_score_as_another_judge(session, small_study, fake_endpoint):
+    import math
+
+    def reply(request, n):
+        assert request["logprobs"] is True and request["top_logprobs"] == 20
+        top = [("4", math.log(0.6)), ("3", math.log(0.3)), ("Hi", math.log(0.1))]
+        return Reply(content="4", logprobs=[("4", math.log(0.6), top)])
+
+    endpoint = fake_endpoint(reply)
+    study = _study(session)
+    report = run_judge(session, study, _settings(endpoint, logprobs=True))
+    scores = _scores(session)
+    sampled = [s for s in scores if s.model == "fake-judge"]
+    expected = [s for s in scores if s.model == "fake-judge (expected)"]
+    assert report.stored == len(sampled) == 8 and all(s.value == 4 for s in sampled)
+    # Only on 0-5: on 0-100 a score may span several tokens.
+    assert len(expected) == 4
+    assert {s.scale_id for s in expected} == {
+        session.exec(select(Scale.id).where(Scale.name == "0-5")).one()
+    }
+    # (4 * 0.6 + 3 * 0.3) / (0.6 + 0.3), worked by hand; "Hi" is no score.
+    assert all(s.value == pytest.approx(11 / 3) for s in expected)
+    assert {(s.item_id, s.run) for s in expected} <= {(s.item_id, s.run) for s in sampled}
