@@ -34,7 +34,11 @@ SHORT_HELP = "Score the study's items with an LLM judge (any OpenAI-compatible e
     "--scale", "scales", multiple=True, help="Only this scale (repeatable); default: all."
 )
 @click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option("--temperature", type=click.FloatRange(0, 2), default=1.0, show_default=True)
+@click.option(
+    "--temperature",
+    type=click.FloatRange(0, 2),
+    help="Default: the study's [validation] temperature, else 1 (the paper's).",
+)
 @click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True)
 @click.option("--limit", type=click.IntRange(min=1), help="Only the first N items.")
 @click.option(
@@ -71,7 +75,7 @@ def judge_command(
     base_url: str | None,
     scales: tuple[str, ...],
     runs: int,
-    temperature: float,
+    temperature: float | None,
     concurrency: int,
     limit: int | None,
     attempts: int,
@@ -82,30 +86,35 @@ def judge_command(
 ) -> None:
     from ..db import session_scope
     from ..judge.runner import JudgeError, JudgeSettings, run_judge
+    from ..study.studyfile import validation_settings
 
     api_key = os.environ.get(api_key_env) or None
     if api_key is None and base_url is None and not os.environ.get("OPENAI_BASE_URL"):
         fail(f"set {api_key_env} to the API key (or give --base-url for a local server)")
-    try:
-        settings = JudgeSettings(
-            model=model,
-            base_url=base_url,
-            api_key=api_key,
-            scales=scales,
-            runs=runs,
-            temperature=temperature,
-            concurrency=concurrency,
-            limit=limit,
-            attempts=attempts,
-            max_retries=max_retries,
-            max_tokens=max_tokens,
-            logprobs=logprobs,
-        )
-    except ValueError as exc:
-        fail(str(exc))
+    options = dict(
+        model=model,
+        base_url=base_url,
+        api_key=api_key,
+        scales=scales,
+        runs=runs,
+        concurrency=concurrency,
+        limit=limit,
+        attempts=attempts,
+        max_retries=max_retries,
+        max_tokens=max_tokens,
+        logprobs=logprobs,
+    )
     try:
         with session_scope() as session:
             the_study = study_or_fail(session, study)
+            if temperature is None:
+                temperature = validation_settings(the_study.source_toml).temperature
+            try:
+                settings = JudgeSettings(
+                    **options, temperature=1.0 if temperature is None else temperature
+                )
+            except ValueError as exc:
+                fail(str(exc))
             report = run_judge(session, the_study, settings, progress=progress())
     except JudgeError as exc:
         fail(f"{exc} (the scores stored so far are kept; run the command again to resume)")
@@ -113,6 +122,6 @@ def judge_command(
         click.echo(f"failed: {line}", err=True)
     if len(report.failures) > 10:
         click.echo(f"... and {len(report.failures) - 10} more failure(s)", err=True)
-    click.echo(f"{model} on {study}: {report.summary()}.")
+    click.echo(f"{model} on {study} at temperature {settings.temperature:g}: {report.summary()}.")
     if report.failed:
         click.echo("Failed scores are kept with their replies; run again to ask for them anew.")

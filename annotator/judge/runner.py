@@ -326,6 +326,15 @@ async def _judge_one(session, client, task: JudgeTask, settings: JudgeSettings, 
                 f"the server does not know model {settings.model!r} or the address "
                 f"{settings.base_url or 'of the OpenAI API'} is wrong: {exc}"
             ) from None
+        except openai.APITimeoutError as exc:
+            # Timed out again and again: this prompt may be too long to answer in time.
+            reply, error = None, f"{type(exc).__name__}: {exc}"
+            break
+        except openai.APIConnectionError as exc:
+            # Unreachable after the client's retries: no other request will fare better.
+            raise JudgeError(
+                f"cannot reach {settings.base_url or 'the OpenAI API'}: {exc}"
+            ) from None
         except openai.APIError as exc:
             # Already retried by the client with backoff (429, 5xx, timeouts,
             # connections), or refused for this request alone (400, 422).

@@ -15,7 +15,8 @@ def test_judge_stores_scores_the_exports_use(runner, small_study, fake_endpoint,
     result = runner.invoke(args=[*args, "--runs", "2", "--temperature", "0", "--scale", "0-5"])
     assert result.exit_code == 0, result.output
     assert (
-        "local-judge on small: 8 score(s): 0 already stored, 8 stored, 0 failed; " in result.output
+        "local-judge on small at temperature 0: 8 score(s): 0 already stored, 8 stored, 0 failed; "
+        in result.output
     )
     assert "8 request(s), 96 token(s) (80 prompt, 16 completion)" in result.output
     assert all(r["temperature"] == 0 for r in endpoint.requests)
@@ -116,3 +117,42 @@ def test_unknown_study_and_scale(runner, small_study, fake_endpoint):
     result = runner.invoke(args=["judge", "small", *base, "--scale", "1-7"])
     assert result.exit_code != 0 and "unknown scale(s) '1-7'" in result.output
     assert endpoint.requests == []
+
+
+def test_the_temperature_defaults_to_the_studys(runner, fake_endpoint, tmp_path):
+    from tests.conftest import DATA
+
+    study = tmp_path / "study.toml"
+    study.write_text(
+        (DATA / "small-study.toml").read_text() + "\n[validation]\ntemperature = 0.4\n"
+    )
+    for args in (["study", "create", study], ["items", "import", "small", DATA / "items.csv"]):
+        assert runner.invoke(args=[str(a) for a in args]).exit_code == 0
+    endpoint = fake_endpoint()
+    base = ["judge", "small", "--model", "m", "--base-url", endpoint.url, "--limit", "1"]
+    result = runner.invoke(args=base)
+    assert result.exit_code == 0, result.output
+    assert "at temperature 0.4" in result.output
+    assert {r["temperature"] for r in endpoint.requests} == {0.4}
+
+
+def test_an_unreachable_server_stops_the_run(runner, small_study):
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed again: nothing listens there
+    result = runner.invoke(
+        args=[
+            "judge",
+            "small",
+            "--model",
+            "m",
+            "--base-url",
+            f"http://127.0.0.1:{port}/v1",
+            "--max-retries",
+            "0",
+        ]
+    )
+    assert result.exit_code != 0
+    assert f"cannot reach http://127.0.0.1:{port}/v1" in result.output
