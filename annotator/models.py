@@ -29,6 +29,7 @@ __all__ = [
     "Rating",
     "RatingChange",
     "LLMScore",
+    "JudgeFailure",
     "AuditEvent",
     "Role",
     "UserSource",
@@ -382,6 +383,29 @@ class LLMScore(SQLModel, table=True):
     run: str = Field(default="", max_length=100)
     temperature: float | None = None
     value: float
+    created_at: datetime = Field(default_factory=now)
+    # The judge prompt's version (annotator.judge.prompts.prompt_hash) for
+    # scores from ``annotator judge``; None for imported scores. The run label
+    # of a judged score names it too, since (item, scale, model, run) is the key.
+    prompt_hash: str | None = Field(default=None, max_length=64)
+
+
+class JudgeFailure(SQLModel, table=True):
+    """A judge request that gave no valid score: never a score, kept to be seen.
+
+    A later ``annotator judge`` asks again (only stored scores are skipped).
+    """
+
+    id: int | None = Field(default=None, primary_key=True)
+    item_id: int = Field(foreign_key="item.id", index=True)
+    scale_id: int = Field(foreign_key="scale.id")
+    model: str = Field(max_length=200)
+    temperature: float
+    run: str = Field(max_length=100)
+    prompt_hash: str = Field(max_length=64)
+    # The last reply (None when no reply came: a server or connection error).
+    raw_reply: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    error: str = Field(sa_column=Column(Text, nullable=False))
     created_at: datetime = Field(default_factory=now)
 
 

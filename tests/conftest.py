@@ -162,6 +162,27 @@ def small_study(runner) -> str:
 
 
 @pytest.fixture
+def fake_endpoint(monkeypatch):
+    """``fake_endpoint(reply=..., delay=...)``: a fake OpenAI-compatible endpoint on
+    127.0.0.1 (tests/fake_openai.py), stopped after the test."""
+    from tests.fake_openai import start_endpoint
+
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    servers = []
+
+    def start(*args, **kwargs):
+        endpoint, server, thread = start_endpoint(*args, **kwargs)
+        servers.append((server, thread))
+        return endpoint
+
+    yield start
+    for server, thread in servers:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.fixture
 def session(app):
     """A session for tests that build data themselves and commit it."""
     from sqlmodel import Session

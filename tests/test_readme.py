@@ -90,3 +90,37 @@ def test_running_a_study_as_the_readme_says(fresh_instance):
     assert json.loads((folder / "alttest-0-5.json").read_text())["llm"]
     alt_test = next(text for command, text in outputs.items() if command.startswith("alt-test"))
     assert "Model judge-a:" in alt_test and "winning rate" in alt_test
+
+
+def readme_judge_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("\n## Running LLM judges\n", 1)[1]
+    match = re.search(r"```sh\n(.*?)```", section, re.DOTALL)
+    assert match, "no sh block under 'Running LLM judges'"
+    return [line for line in match.group(1).splitlines() if line.strip()]
+
+
+def test_running_llm_judges_as_the_readme_says(fresh_instance, fake_endpoint):
+    """The judge example, against a fake endpoint in place of the local server."""
+    folder, load = fresh_instance
+    endpoint = fake_endpoint()
+    setup = [
+        ["init"],
+        ["study", "create", "examples/grading-scales.toml"],
+        ["items", "import", "grading-scales", "examples/items.jsonl"],
+    ]
+    lines = readme_judge_commands()
+    assert "--base-url http://127.0.0.1:8000/v1" in lines[0]
+    commands = setup + [
+        _split(line.replace("http://127.0.0.1:8000/v1", endpoint.url))[0] for line in lines
+    ]
+    outputs = []
+    for args in commands:
+        result = CliRunner().invoke(main, args, obj=ScriptInfo(create_app=load))
+        assert result.exit_code == 0, f"{args}\n{result.output}"
+        outputs.append(result.output)
+    # 30 items (the attention checks are not judged) x 3 runs on one scale.
+    assert "90 score(s): 0 already stored, 90 stored, 0 failed" in outputs[3]
+    assert len(endpoint.requests) == 90
+    header = (folder / "matrix-0-5.csv").read_text().splitlines()[0]
+    assert "llm:Qwen/Qwen2.5-7B-Instruct" in header

@@ -171,6 +171,12 @@ def _agreement(
 ) -> tuple[AgreementRow, tuple, pd.DataFrame]:
     low, high = frames.scale_bounds(scale)
     llm = llm_matrix(frames, scale, temperature=temperature)
+    superseded = frames.llm_superseded.get(scale, 0)
+    if superseded:
+        notes.add(
+            f"{superseded} LLM score(s) asked under an older prompt are left out "
+            "(each model's newest prompt is used)"
+        )
     if llm.shape[1] == 0:
         why = "no LLM scores on this scale at the main temperature"
         return AgreementRow("ensemble", missing(why), missing(why), 0), (), llm

@@ -3,7 +3,7 @@
 Start-up matters here: ``annotator --help`` and a command's ``--help`` must not
 wait for SQLAlchemy, pandas or scipy (seconds on a small machine). So this
 package imports only click and Flask at the top (its modules group the commands
-by job: setup, study, imports, raters, export, serve); each command imports what it
+by job: setup, study, imports, judge, raters, export, serve); each command imports what it
 uses when it runs, and the statistics commands are :class:`LazyCommand` s
 (``benchmarks/startup.py`` measures it, ``tests/cli/test_startup.py`` checks
 the imports).
@@ -21,6 +21,7 @@ from ..analysis.cli import report_command
 from .agreement import agreement_command, consistency_command
 from .export import export_command
 from .imports import items_group, llm_group, ratings_group
+from .judge import judge_command
 from .raters import raters_group
 from .serve import serve_command
 from .setup import db_group, init_command, lead_group
@@ -87,6 +88,7 @@ COMMANDS: tuple[click.Command, ...] = (
     items_group,
     ratings_group,
     llm_group,
+    judge_command,
     raters_group,
     export_command,
     serve_command,

@@ -89,6 +89,7 @@ LONG_COLUMNS = [
     "model",
     "run",
     "temperature",
+    "prompt_hash",
     "score",
     "block_position",
     "presentation_position",
@@ -208,9 +209,11 @@ def long_export(
                 "model": score.model,
                 "run": score.run,
                 "temperature": score.temperature,
+                "prompt_hash": score.prompt_hash,
                 "score": score.value,
                 "submitted_at": score.created_at,
-                "source": RatingSource.IMPORT.value,
+                # A score with a prompt hash came from ``annotator judge``.
+                "source": "judge" if score.prompt_hash else RatingSource.IMPORT.value,
             }
         )
     frame = pd.DataFrame(records, columns=LONG_COLUMNS + keys)

@@ -29,6 +29,7 @@ from ..models import (
     User,
 )
 from ..study.raters import counted_rater
+from .prompt_versions import latest_prompt_version
 from .sql import fetch_rows
 
 __all__ = [
@@ -57,7 +58,7 @@ RATING_COLUMNS = [
     "submitted_at",
     "source",
 ]
-LLM_COLUMNS = ["item", "benchmark", "scale", "model", "run", "temperature", "value"]
+LLM_COLUMNS = ["item", "benchmark", "scale", "model", "run", "temperature", "value", "prompt"]
 SCALE_COLUMNS = ["scale", "min", "max", "step"]
 ITEM_COLUMNS = ["item", "benchmark", "gold_score", "gold_tolerance", "is_attention_check"]
 BLOCK_COLUMNS = [
@@ -89,7 +90,11 @@ class StudyFrames:
         within ``gold_tolerance`` of ``gold_score``; NaN otherwise).
     llm : pandas.DataFrame
         One row per LLM score: ``item``, ``benchmark``, ``scale``, ``model``, ``run``
-        ("" when the file gave none), ``temperature`` (NaN when unknown), ``value``.
+        ("" when the file gave none), ``temperature`` (NaN when unknown), ``value``,
+        ``prompt`` (the judge prompt's hash, "" for imported scores). Only the newest
+        prompt version of each model, scale, temperature and benchmark
+        (:mod:`annotator.data.prompt_versions`); ``llm_superseded`` counts the others
+        per scale.
     scales : pandas.DataFrame
         ``scale``, ``min``, ``max``, ``step``, in the study's order.
     items : pandas.DataFrame
@@ -117,6 +122,8 @@ class StudyFrames:
     demographics: pd.DataFrame
     blocks: pd.DataFrame
     demographic_keys: list[str] = field(default_factory=list)
+    # LLM scores left out for having been asked under an older prompt, per scale.
+    llm_superseded: dict[str, int] = field(default_factory=dict)
 
     def scale_bounds(self, scale: str) -> tuple[float, float]:
         """``(min, max)`` of a scale; ``ValueError`` naming the known scales."""
@@ -224,7 +231,7 @@ def _attention(ratings: pd.DataFrame, items: pd.DataFrame, scales: pd.DataFrame)
     )
 
 
-def _llm(session: Session, study: Study) -> pd.DataFrame:
+def _llm(session: Session, study: Study) -> tuple[pd.DataFrame, dict[str, int]]:
     query = (
         select(
             Item.external_id,
@@ -234,6 +241,8 @@ def _llm(session: Session, study: Study) -> pd.DataFrame:
             LLMScore.run,
             LLMScore.temperature,
             LLMScore.value,
+            LLMScore.prompt_hash,
+            LLMScore.id,
         )
         .join(Item, Item.id == LLMScore.item_id)
         .join(Benchmark, Benchmark.id == Item.benchmark_id)
@@ -241,11 +250,16 @@ def _llm(session: Session, study: Study) -> pd.DataFrame:
         .where(Scale.study_id == study.id)
         .order_by(LLMScore.id)
     )
-    frame = _read(session, query, LLM_COLUMNS)
+    frame = _read(session, query, [*LLM_COLUMNS, "order"])
     frame["value"] = frame["value"].astype(float)
     frame["temperature"] = frame["temperature"].astype(float)
     frame["run"] = frame["run"].fillna("").astype(str)
-    return frame
+    frame["prompt"] = frame["prompt"].fillna("").astype(str)
+    frame, left_out = latest_prompt_version(
+        frame, keys=["model", "scale", "temperature", "benchmark"]
+    )
+    superseded = {str(k): int(n) for k, n in left_out["scale"].value_counts().items()}
+    return frame.drop(columns="order").reset_index(drop=True), superseded
 
 
 def _scales(session: Session, study: Study) -> pd.DataFrame:
@@ -350,15 +364,17 @@ def study_frames(session: Session, study: Study) -> StudyFrames:
     ratings = _ratings(session, study)
     ratings["attention_passed"] = _attention(ratings, items, scales)
     demographics, keys = _demographics(session, study)
+    llm, superseded = _llm(session, study)
     return StudyFrames(
         study=study.slug,
         ratings=ratings,
-        llm=_llm(session, study),
+        llm=llm,
         scales=scales,
         items=items,
         demographics=demographics,
         blocks=_blocks(session, study),
         demographic_keys=keys,
+        llm_superseded=superseded,
     )
 
 

@@ -14,7 +14,8 @@ from pathlib import Path
 from sqlmodel import Session, select
 
 from ..clock import now
-from ..models import Item, LLMScore, Study
+from ..collect.scores import parse_score
+from ..models import Item, LLMScore, Scale, Study
 from ..study.studies import study_benchmarks, study_scales
 from ..study.studyfile import template_fields
 from ._bulk import (
@@ -31,7 +32,14 @@ from ._bulk import (
 from .rating_import import import_ratings
 from .readers import InputError, Problems, Row, parse_number, read_rows
 
-__all__ = ["ImportReport", "import_items", "import_ratings", "import_llm_scores", "InputError"]
+__all__ = [
+    "ImportReport",
+    "import_items",
+    "import_ratings",
+    "import_llm_scores",
+    "store_llm_score",
+    "InputError",
+]
 
 
 # --------------------------------------------------------------------- items
@@ -242,3 +250,35 @@ def import_llm_scores(
         _insert_rows(session, LLMScore, chunk)
     report.created = len(rows_to_insert)
     return report
+
+
+def store_llm_score(
+    session: Session,
+    *,
+    item_id: int,
+    scale: Scale,
+    model: str,
+    run: str,
+    temperature: float | None,
+    score: str,
+    prompt_hash: str | None = None,
+) -> LLMScore:
+    """Add one LLM score given as text, checked as ``import_llm_scores`` checks a cell.
+
+    The judge runner stores its scores here, so a judged and an imported score
+    pass the same check (:func:`~annotator.collect.scores.parse_score` with any
+    precision, within the scale's bounds); a score it refuses raises
+    :class:`~annotator.collect.scores.ScoreError` and stores nothing.
+    """
+    value = parse_score(score, scale, any_precision=True)
+    row = LLMScore(
+        item_id=item_id,
+        scale_id=scale.id,
+        model=model,
+        run=run,
+        temperature=temperature,
+        value=value,
+        prompt_hash=prompt_hash,
+    )
+    session.add(row)
+    return row

@@ -12,6 +12,7 @@ from ..metrics.matrix import LLM_PREFIX, largest_complete_block
 from ..models import LLMScore, Rating, Scale, Study, User
 from ..study.raters import counted_rater
 from .export_scope import ExportError, export_scope, items_frame, query_frame
+from .prompt_versions import latest_prompt_version
 
 __all__ = ["MatrixExport", "matrix_export", "alttest_export", "round_significant"]
 
@@ -35,6 +36,8 @@ class MatrixExport:
     dropped_raters: int = 0
     # The temperature of the LLM scores; None: every model's one temperature.
     temperature: float | None = None
+    # LLM scores left out for having been asked under an older prompt.
+    superseded: int = 0
 
     def missing_summary(self) -> str:
         humans = self.frame[self.raters]
@@ -53,6 +56,11 @@ class MatrixExport:
             )
         if self.temperature is not None:
             lines.append(f"LLM scores at temperature {self.temperature:g}")
+        if self.superseded:
+            lines.append(
+                f"{self.superseded} LLM score(s) asked under an older prompt left out "
+                "(the newest prompt of each model and benchmark is used)"
+            )
         for model in self.models:
             gaps = int(self.frame[LLM_PREFIX + model].isna().sum())
             if gaps:
@@ -79,7 +87,8 @@ def matrix_export(
     Repeats (test-retest) and attention checks are left out: the matrix holds
     each rater's first rating of each item the study is about.
 
-    The LLM columns hold the scores at ``temperature``, by default the study's
+    The LLM columns hold the scores of each model's newest prompt version
+    (:mod:`annotator.data.prompt_versions`) at ``temperature``, by default the study's
     main temperature (:func:`annotator.analysis.settings.study_settings`, the
     one the dashboard and the report use): a model's runs at different
     temperatures are never averaged together. Without a main temperature every
@@ -115,12 +124,20 @@ def matrix_export(
     raters = sorted(humans.columns)
     llm = query_frame(
         session,
-        select(LLMScore.item_id, LLMScore.model, LLMScore.value, LLMScore.temperature).where(
-            LLMScore.scale_id == the_scale.id
-        ),
-        ["item_pk", "model", "value", "temperature"],
+        select(
+            LLMScore.item_id,
+            LLMScore.model,
+            LLMScore.value,
+            LLMScore.temperature,
+            LLMScore.prompt_hash,
+            LLMScore.id,
+        ).where(LLMScore.scale_id == the_scale.id),
+        ["item_pk", "model", "value", "temperature", "prompt", "order"],
     )
     llm = _at_temperature(llm[llm["item_pk"].isin(items["item_pk"])], temperature)
+    # Never two prompt versions of one judge in a column (see prompt_versions).
+    llm = llm.assign(benchmark=llm["item_pk"].map(items.set_index("item_pk")["benchmark"]))
+    llm, left_out = latest_prompt_version(llm, keys=["model", "temperature", "benchmark"])
     # Several runs of one model are averaged: the mean of sampled scores is
     # the estimate that agrees best with humans (paper 002 in shared/papers).
     models_frame = llm.pivot_table(index="item_pk", columns="model", values="value", aggfunc="mean")
@@ -149,6 +166,7 @@ def matrix_export(
         dropped_items=dropped_items,
         dropped_raters=dropped_raters,
         temperature=temperature,
+        superseded=len(left_out),
     )
 
 

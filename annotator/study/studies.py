@@ -75,7 +75,8 @@ def create_study(session: Session, spec: StudyFile, *, source_toml: str = "") ->
     for position, scale in enumerate(spec.scales):
         session.add(Scale(study_id=study.id, position=position, **scale.model_dump()))
     for position, bench in enumerate(spec.benchmarks):
-        session.add(Benchmark(study_id=study.id, position=position, **bench.model_dump()))
+        fields = bench.model_dump(exclude={"judge_template", "judge_system"})
+        session.add(Benchmark(study_id=study.id, position=position, **fields))
     session.flush()
     return study
 

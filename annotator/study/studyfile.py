@@ -42,6 +42,7 @@ __all__ = [
     "CompletionCodes",
     "crowd_settings",
     "PLATFORM_DEFAULTS",
+    "judge_settings",
 ]
 
 GENDER_CHOICES = ["female", "male", "non-binary", "self-describe", "prefer-not-to-say"]
@@ -84,7 +85,18 @@ _KEY = re.compile(r"^[a-z][a-z0-9_]*$")
 # Column names the long export already uses; a demographic question may not
 # take one of them.
 RESERVED_KEYS = frozenset(
-    {"kind", "study", "item_id", "benchmark", "scale", "rater", "model", "run", "score"}
+    {
+        "kind",
+        "study",
+        "item_id",
+        "benchmark",
+        "scale",
+        "rater",
+        "model",
+        "run",
+        "prompt_hash",
+        "score",
+    }
 )
 _TEMPLATE_ENV = jinja2.Environment(autoescape=True)
 
@@ -118,11 +130,18 @@ class BenchmarkSpec(_Strict):
     name: Annotated[str, Field(min_length=1, max_length=100)]
     instructions: Annotated[str, Field(min_length=1)]
     template: Annotated[str, Field(min_length=1)]
+    # The LLM judge's prompt (``annotator judge``): a Jinja template over the
+    # item's fields with {min} and {max}, and its system message; unset: the
+    # standardized template of annotator.judge.prompts. Read back from the
+    # stored study file (judge_settings), so they need no column.
+    judge_template: Annotated[str, Field(min_length=1)] | None = None
+    judge_system: str | None = None
 
-    @field_validator("template")
+    @field_validator("template", "judge_template")
     @classmethod
-    def _template_parses(cls, template: str) -> str:
-        template_fields(template)
+    def _template_parses(cls, template: str | None) -> str | None:
+        if template is not None:
+            template_fields(template)
         return template
 
     @field_validator("instructions")
@@ -420,3 +439,14 @@ def validation_settings(source_toml: str) -> ValidationSpec:
             for e in exc.errors()
         ]
         raise StudyFileError("<stored study file>", problems) from None
+
+
+def judge_settings(source_toml: str) -> dict[str, BenchmarkSpec]:
+    """The ``[[benchmarks]]`` of a stored study file by name (their judge templates).
+
+    A study stored without its file gets none: every benchmark then uses the
+    default judge template.
+    """
+    if not source_toml.strip():
+        return {}
+    return {bench.name: bench for bench in parse_study_file(source_toml).benchmarks}

@@ -1,0 +1,1 @@
+"""LLM judges run from inside a study: prompts, reply parsing and the runner."""

@@ -1,0 +1,139 @@
+"""The judge's prompt for an item on a scale, and the prompt's version (its hash).
+
+A benchmark's prompt comes from the study file (``[[benchmarks]] judge_template``
+and ``judge_system``), else from the standardized template below. The hash covers
+everything that makes the prompt except the item's fields and the scale's bounds,
+so each benchmark's prompt has one version per wording: a score is stored with
+the version it was asked under, and a changed wording asks again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+
+import jinja2
+
+from ..collect.scores import format_number
+
+__all__ = [
+    "DEFAULT_JUDGE_SYSTEM",
+    "DEFAULT_JUDGE_TEMPLATE",
+    "JudgePrompt",
+    "PromptTemplate",
+    "prompt_template",
+    "render_prompt",
+]
+
+# The standardized judging template of "Grading Scale Impact on LLM-as-a-Judge"
+# (shared/papers/000_*, section 4.1 and the prompts of its Appendix C, Tables
+# 8-13): a system message naming the judge's expertise, then the task and its
+# criteria on the scale "{min}" to "{max}", the item's inputs, and the paper's
+# closing instruction, word for word. Here the task and criteria are the
+# benchmark's rater instructions and the inputs its rater template, so the
+# judge reads what the raters read.
+DEFAULT_JUDGE_SYSTEM = "You are an expert in {{ benchmark }} evaluation."
+DEFAULT_JUDGE_TEMPLATE = (
+    "{{ instructions }}\n\n"
+    "{{ item }}\n\n"
+    'Please provide only a single number as your response ("{min}"\u2013"{max}"). '
+    "Do not include any explanation or additional text."
+)
+
+# Plain text for a model: no HTML escaping. Undefined fields fail loudly
+# rather than vanish from the prompt.
+_ENV = jinja2.Environment(
+    autoescape=False, undefined=jinja2.StrictUndefined, keep_trailing_newline=False
+)
+# {min} and {max} in single braces, as in the rater instructions; {{ min }} is Jinja's.
+_BOUND = re.compile(r"(?<!\{)\{(min|max)\}(?!\})")
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    """What makes one benchmark's prompt, and its version ``hash``."""
+
+    benchmark: str
+    system: str
+    user: str
+    instructions: str
+    item_template: str
+    hash: str
+
+
+@dataclass(frozen=True)
+class JudgePrompt:
+    system: str
+    user: str
+    hash: str
+
+    def messages(self) -> list[dict[str, str]]:
+        """The chat-completions ``messages``."""
+        return [
+            {"role": "system", "content": self.system},
+            {"role": "user", "content": self.user},
+        ]
+
+
+def prompt_template(
+    benchmark: str,
+    *,
+    instructions: str,
+    item_template: str,
+    judge_template: str | None = None,
+    judge_system: str | None = None,
+) -> PromptTemplate:
+    """A benchmark's judge prompt template, defaults filled in, with its hash.
+
+    The hash (SHA-256, hex) is taken over the system and user templates, the
+    benchmark's name, its rater instructions and its rater template: all that
+    decides the prompt of an item on a scale.
+    """
+    system = DEFAULT_JUDGE_SYSTEM if judge_system is None else judge_system
+    user = DEFAULT_JUDGE_TEMPLATE if judge_template is None else judge_template
+    parts = {
+        "benchmark": benchmark,
+        "system": system,
+        "user": user,
+        "instructions": instructions,
+        "item_template": item_template,
+    }
+    digest = hashlib.sha256(json.dumps(parts, sort_keys=True).encode("utf-8")).hexdigest()
+    return PromptTemplate(benchmark, system, user, instructions, item_template, digest)
+
+
+def _bounds(text: str, low: str, high: str) -> str:
+    return _BOUND.sub(lambda m: low if m.group(1) == "min" else high, text)
+
+
+def _render(source: str, variables: dict, where: str) -> str:
+    try:
+        return _ENV.from_string(source).render(variables).strip()
+    except jinja2.TemplateError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+
+
+def render_prompt(
+    template: PromptTemplate, fields: dict, *, low: float, high: float
+) -> JudgePrompt:
+    """The prompt for an item with ``fields`` on the scale from ``low`` to ``high``.
+
+    The Jinja variables are the item's fields, then ``min``, ``max``,
+    ``benchmark``, ``instructions`` (the rater instructions, bounds filled in)
+    and ``item`` (the rater template rendered as plain text), which win over
+    fields of the same name. ``ValueError`` names the template that failed.
+    """
+    lo, hi = format_number(low), format_number(high)
+    variables = dict(fields)
+    variables.update(min=lo, max=hi, benchmark=template.benchmark)
+    # The rater page fills them the same way (the study file checks it works).
+    variables["instructions"] = template.instructions.format_map({"min": lo, "max": hi})
+    variables["item"] = _render(
+        template.item_template, variables, f"benchmark {template.benchmark}: template"
+    )
+    where = f"benchmark {template.benchmark}: judge"
+    system = _render(_bounds(template.system, lo, hi), variables, f"{where}_system")
+    user = _render(_bounds(template.user, lo, hi), variables, f"{where}_template")
+    return JudgePrompt(system=system, user=user, hash=template.hash)
