@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from ..data.frames import StudyFrames
+from ..data.selection import describe_where, select_frames
 from .columns import (
     ALL_BENCHMARKS,
     BENCHMARKS_COLUMNS,
@@ -138,6 +139,7 @@ def report_tables(frames: StudyFrames, *, settings: AnalysisSettings | None = No
     """
     settings = settings or AnalysisSettings()
     notes = Notes()
+    frames = select_frames(frames, settings.where_mapping)
     temperature, how = main_temperature(frames, settings.temperature)
     scales = frames.scale_names
     benchmarks = frames.benchmark_names
@@ -153,10 +155,16 @@ def report_tables(frames: StudyFrames, *, settings: AnalysisSettings | None = No
     for s, p in pooled.items():
         figure_rows += figure2_rows(ALL_BENCHMARKS, s, p)
     model_rows = [row for s, p in pooled.items() for row in models_rows(s, temperature, p)]
-    inter, inter_avg = inter_scale_rows(frames, temperature, notes)
+    inter, inter_avg = inter_scale_rows(frames, temperature, notes, runs=settings.runs)
     items, worst = item_rows(frames, pooled, settings)
     used = settings.to_dict()
-    used.update({"temperature": temperature, "temperature_note": how})
+    used.update(
+        {
+            "temperature": temperature,
+            "temperature_note": how,
+            "where": describe_where(settings.where_mapping),
+        }
+    )
     return ReportTables(
         scales=rows_frame(scales_rows, SCALES_COLUMNS),
         benchmarks=rows_frame(bench_rows, BENCHMARKS_COLUMNS),

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-__all__ = ["LEVELS", "LLM_PREFIX", "SCORINGS", "TESTS"]
+__all__ = ["LEVELS", "LLM_PREFIX", "RUNS", "RUN_SEPARATOR", "SCORINGS", "TESTS"]
 
 #: Krippendorff's alpha metrics (:func:`annotator.metrics.krippendorff_alpha`).
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
@@ -17,3 +17,8 @@ TESTS = ("ttest", "betting")
 #: Prefix of the LLM columns of the ``matrix`` export (``llm:MODEL``); the exporter
 #: writes it and :func:`annotator.metrics.read_matrix` reads it.
 LLM_PREFIX = "llm:"
+#: How a model's runs at one temperature are combined
+#: (:func:`annotator.metrics.runs.aggregate_runs`); the first is the default.
+RUNS = ("mean", "median", "majority", "first", "each")
+#: Separates model and run in the columns of ``--runs each`` (``llm:MODEL#RUN``).
+RUN_SEPARATOR = "#"
