@@ -123,4 +123,5 @@ CSV_FILES = {
     "worst_items": "worst_items",
     "bootstrap": "bootstrap",
     "figure2": "figure2",
+    "rater_quality": "rater_quality",
 }

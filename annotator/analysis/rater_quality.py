@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
+from typing import Any
 
 import pandas as pd
 
@@ -19,7 +20,12 @@ from ..metrics.raters import SPEEDING_FRACTION, STRAIGHT_LINING_SHARE, rater_qua
 from ..metrics.retest import retest_reliability
 from .matrices import human_ratings, retest_pairs
 
-__all__ = ["QUALITY_COLUMNS", "RaterQualityTable", "rater_quality_table"]
+__all__ = [
+    "QUALITY_COLUMNS",
+    "RaterQualityTable",
+    "rater_quality_table",
+    "study_rater_quality",
+]
 
 QUALITY_COLUMNS = [
     "scale",
@@ -56,6 +62,8 @@ class RaterQualityTable:
         The thresholds of the flags.
     notes : list of str
         What could not be computed.
+    where : str
+        The raters it covers (:func:`annotator.data.selection.describe_where`).
     """
 
     frame: pd.DataFrame
@@ -63,6 +71,7 @@ class RaterQualityTable:
     straight_share: float
     speed_fraction: float
     notes: list[str] = field(default_factory=list)
+    where: str = "all raters"
 
     def flagged(self) -> pd.DataFrame:
         """The rows with at least one flag."""
@@ -76,9 +85,55 @@ class RaterQualityTable:
             "study_median_seconds": {
                 k: None if math.isnan(v) else v for k, v in self.study_median_seconds.items()
             },
+            "where": self.where,
             "raters": rows.to_dict(orient="records"),
             "notes": list(self.notes),
         }
+
+    def display_rows(self) -> list[dict[str, Any]]:
+        """The rows as text for a page (``n/a`` where not computable), flags kept."""
+        out = []
+        for r in self.frame.itertuples():
+            out.append(
+                {
+                    "scale": r.scale,
+                    "rater": r.rater,
+                    "n_items": r.n_items,
+                    "loo_icc_a1": _num(r.loo_icc_a1, ".3f"),
+                    "loo_mae_share": _num(r.loo_mae_share, ".3f"),
+                    "attention": f"{r.attention_passed} / {r.attention_failed}",
+                    "retest_icc_a1": _num(r.retest_icc_a1, ".3f"),
+                    "median_seconds": _num(r.median_seconds, ".1f"),
+                    "modal_share": _num(r.modal_share, ".0%"),
+                    "flags": r.flags,
+                }
+            )
+        return out
+
+    def to_text(self) -> str:
+        """A plain-text table for the terminal, flagged raters marked."""
+        lines = [
+            f"raters: {self.where}; straight-lining: one value for >= "
+            f"{self.straight_share:.0%} of the items; speeding: median seconds per item "
+            f"< {self.speed_fraction:g} x the scale's median"
+        ]
+        header = "scale    rater          items  LOO ICC  MAE/range  checks ok/failed  "
+        header += "retest ICC  median s  modal share  flags"
+        lines.append(header)
+        for r in self.frame.itertuples():
+            lines.append(
+                f"{r.scale:<8} {r.rater:<14} {r.n_items:>5}  {_num(r.loo_icc_a1, '.3f'):>7}  "
+                f"{_num(r.loo_mae_share, '.3f'):>9}  "
+                f"{f'{r.attention_passed}/{r.attention_failed}':>16}  "
+                f"{_num(r.retest_icc_a1, '.3f'):>10}  {_num(r.median_seconds, '.1f'):>8}  "
+                f"{_num(r.modal_share, '.2f'):>11}  {r.flags or '-'}"
+            )
+        lines += [f"note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+
+def _num(value: float, spec: str) -> str:
+    return "n/a" if value is None or math.isnan(value) else format(value, spec)
 
 
 def _seconds(frames: StudyFrames, scale: str, wide: pd.DataFrame) -> pd.DataFrame:
@@ -186,3 +241,23 @@ def rater_quality_table(
         speed_fraction=float(speed_fraction),
         notes=notes,
     )
+
+
+def study_rater_quality(
+    session: Any, study: Any, *, scale: str | None = None, where: Any = None
+) -> RaterQualityTable:
+    """:func:`rater_quality_table` of a stored study, its raters chosen by ``where``.
+
+    ``where``: ``--where`` clauses or the form's text
+    (:func:`annotator.data.selection.parse_where`); ``ValueError`` for an unknown key,
+    value or scale.
+    """
+    from dataclasses import replace
+
+    from ..data.frames import study_frames
+    from ..data.selection import describe_where, parse_where, select_frames
+
+    chosen = parse_where(where)
+    frames = select_frames(study_frames(session, study), chosen, questions=study.demographics)
+    table = rater_quality_table(frames, scale=scale)
+    return replace(table, where=describe_where(chosen))

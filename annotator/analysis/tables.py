@@ -28,6 +28,7 @@ from .matrices import (
     main_temperature,
 )
 from .panels import benchmark_row, build_panel, figure2_rows, models_rows, rows_frame, scales_row
+from .rater_quality import rater_quality_table
 from .sections import (
     alttest_rows,
     bootstrap_rows,
@@ -95,6 +96,10 @@ class ReportTables:
         Scores for the distribution plots: ``scale, kind`` ("human"/"llm"), ``who``
         (rater or model), ``group`` (the rater's ``group_by`` answer), ``item, value,
         share`` (value mapped to [0, 1]).
+    rater_quality : pandas.DataFrame
+        Per scale and rater (:data:`annotator.analysis.rater_quality.QUALITY_COLUMNS`):
+        leave-one-out agreement, attention checks, test-retest, timing and the
+        straight-lining and speeding flags.
     notes : list of str
         Everything that could not be computed, and why.
     settings : dict
@@ -117,6 +122,7 @@ class ReportTables:
     distributions: pd.DataFrame
     notes: list[str] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)
+    rater_quality: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 # ------------------------------------------------------------------ public
@@ -181,4 +187,5 @@ def report_tables(frames: StudyFrames, *, settings: AnalysisSettings | None = No
         distributions=distribution_rows(frames, temperature, settings),
         notes=list(notes),
         settings=used,
+        rater_quality=rater_quality_table(frames).frame,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from flask.cli import AppGroup
 
-from ._common import base_url_or_default, fail, study_or_fail
+from ._common import base_url_or_default, fail, study_or_fail, where_option
 
 __all__ = ["raters_group"]
 
@@ -57,3 +57,32 @@ def raters_links(study: str, code: str | None, rotate: bool, base_url: str | Non
         lines = [(rater.rater_code, rater.return_token) for rater in raters]
     for rater_code, token in lines:
         click.echo(f"{rater_code}\t{return_url(token, base_url_or_default(base_url))}")
+
+
+@raters_group.command("quality")
+@click.argument("study")
+@click.option("--scale", help="Only this scale (default: every scale).")
+@where_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def raters_quality(study: str, scale: str | None, where: tuple[str, ...], as_json: bool) -> None:
+    """Per rater: agreement with the others, attention checks, test-retest, timing, flags.
+
+    Straight-lining: one value for at least 80% of the items; speeding: median seconds
+    per item below 0.3 times the study's median (docs/analysis.md, rater quality).
+    """
+    import json
+
+    from ..analysis.rater_quality import study_rater_quality
+    from ..db import session_scope
+
+    with session_scope() as session:
+        try:
+            table = study_rater_quality(
+                session, study_or_fail(session, study), scale=scale, where=where
+            )
+        except ValueError as exc:
+            fail(str(exc))
+    if as_json:
+        click.echo(json.dumps(table.to_dict(), indent=2))
+        return
+    click.echo(table.to_text())

@@ -226,6 +226,7 @@ def rater_quality(
     study_median = math.nan
     if seconds is not None:
         timed = seconds.reindex(index=ratings.index, columns=ratings.columns).astype(float)
+        timed = timed.where(ratings.notna())
         medians = timed.median(axis=0, skipna=True)
         pooled = timed.to_numpy().ravel()
         pooled = pooled[~np.isnan(pooled)]

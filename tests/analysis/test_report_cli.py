@@ -39,7 +39,7 @@ def test_report_writes_the_page_and_the_tables(runner, make_study, tmp_path):
     assert result.exit_code == 0, result.output
     tree = lxml_html.fromstring(out.read_text("utf-8"))
     assert tree.xpath("//h1")[0].text == "Report: Synthetic cli"
-    assert len(tree.xpath("//table[@data-table]")) == 10
+    assert len(tree.xpath("//table[@data-table]")) == 11
     # No temporary file left next to the report, and the report is an ordinary
     # file (not the private 0600 of the temporary file it was written through).
     assert [p.name for p in out.parent.iterdir()] == ["report.html"]

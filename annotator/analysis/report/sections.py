@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .cells import Figure, Section, frame_view, text_columns
+from .rater_quality import rater_quality_section
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -240,6 +241,7 @@ def report_sections(tables) -> list[Section]:
             ],
         ),
     ]
+    sections.append(rater_quality_section(tables))
     return sections
 
 
