@@ -147,7 +147,9 @@ def matrix_export(
         raise ExportError(str(exc), field="runs", choices=list(RUNS)) from exc
     # A mean carries binary noise ((3.86 + 4.0) / 2 is 3.9299999999999997);
     # 12 significant digits keep every digit a stored score can have.
-    models_frame = models_frame.map(round_significant)
+    if runs not in ("each", "first"):
+        # Stored scores are written as stored; only a computed one is rounded.
+        models_frame = models_frame.map(round_significant)
     models = sorted(models_frame.columns)
     frame = items.set_index("item_pk")
     frame = frame.join(humans[raters]).join(
