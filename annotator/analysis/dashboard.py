@@ -17,6 +17,7 @@ import pandas as pd
 from ..data.frames import (
     StudyFrames,
 )
+from ..data.selection import select_frames
 from ..metrics import (
     TooFewItemsError,
     alt_test_pair,
@@ -298,6 +299,7 @@ def study_dashboard(frames: StudyFrames, *, settings: AnalysisSettings | None = 
     """
     settings = settings or AnalysisSettings()
     started = time.perf_counter()
+    frames = select_frames(frames, settings.where_mapping)
     temperature, how = main_temperature(frames, settings.temperature)
     n_items = int((~frames.items["is_attention_check"]).sum())
     parts = []
