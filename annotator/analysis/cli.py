@@ -14,6 +14,9 @@ from pathlib import Path
 import click
 from flask.cli import with_appcontext
 
+from ..cli._common import where_option
+from ..metrics._names import RUNS
+
 __all__ = ["report_command"]
 
 
@@ -57,19 +60,36 @@ def _write_atomically(path: Path, text: str) -> None:
     default=None,
     help="Also write each table as a LaTeX tabular into this folder.",
 )
+@click.option(
+    "--runs",
+    type=click.Choice(RUNS),
+    default=RUNS[0],
+    show_default=True,
+    help="How a model's runs at one temperature are combined ('each': one column per run).",
+)
+@where_option
 @with_appcontext
-def report_command(study: str, out: Path, tables_dir: Path | None, latex_dir: Path | None) -> None:
+def report_command(
+    study: str,
+    out: Path,
+    tables_dir: Path | None,
+    latex_dir: Path | None,
+    runs: str,
+    where: tuple[str, ...],
+) -> None:
     """Write the validation report of STUDY: the paper's Tables 1-6, alt-test and plots."""
     from ..db import session_scope
     from ..study.studies import get_study
     from .report import build_report
+    from .settings import study_settings_where
 
     with session_scope() as session:
         the_study = get_study(session, study)
         if the_study is None:
             raise click.ClickException(f"no study with slug {study!r}")
         try:
-            report = build_report(session, the_study)
+            settings = study_settings_where(session, the_study, where, runs=runs)
+            report = build_report(session, the_study, settings=settings)
         except ValueError as exc:
             raise click.ClickException(f"study {study!r}: {exc}") from exc
     _write_atomically(out, report.html)

@@ -125,4 +125,5 @@ CSV_FILES = {
     "figure2": "figure2",
     # annotator.analysis.agreement_tables.AGREEMENT_TABLES
     **{t: t for t in ("consistency", "correlations", "kappa", "cross_alpha", "alttest_curves")},
+    "rater_quality": "rater_quality",
 }

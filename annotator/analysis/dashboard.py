@@ -17,6 +17,7 @@ import pandas as pd
 from ..data.frames import (
     StudyFrames,
 )
+from ..data.selection import select_frames
 from ..metrics import (
     TooFewItemsError,
     alt_test_pair,
@@ -45,6 +46,7 @@ from .matrices import (
     llm_panel,
     main_temperature,
     rater_dicts,
+    retest_pairs,
 )
 from .settings import AnalysisSettings
 
@@ -126,28 +128,14 @@ def _reliability(
 
 
 def _retest(frames: StudyFrames, scale: str, notes: Notes) -> tuple[tuple, RetestRow]:
-    r = frames.ratings
-    r = r[(r["scale"] == scale) & ~r["is_attention_check"]]
-    repeated = r.loc[r["is_repeat"], ["rater", "item"]].drop_duplicates()
-    pairs = r.merge(repeated, on=["rater", "item"])
-    if len(repeated) < 2:
-        why = f"{len(repeated)} item(s) rated twice so far; test-retest needs 2"
-        return (), RetestRow(None, len(repeated), missing(why), missing(why))
-    result = notes.attempt(
-        "test-retest",
-        retest_reliability,
-        pd.DataFrame(
-            {
-                "rater": pairs["rater"],
-                "item": pairs["item"],
-                "score": pairs["value"],
-                "occasion": pairs["is_repeat"].astype(int),
-            }
-        ),
-    )
+    pairs, n_repeated = retest_pairs(frames, scale)
+    if n_repeated < 2:
+        why = f"{n_repeated} item(s) rated twice so far; test-retest needs 2"
+        return (), RetestRow(None, n_repeated, missing(why), missing(why))
+    result = notes.attempt("test-retest", retest_reliability, pairs)
     if result is None:
         why = notes.last_error
-        return (), RetestRow(None, len(repeated), missing(why), missing(why))
+        return (), RetestRow(None, n_repeated, missing(why), missing(why))
     one = "needs 2 items rated twice by this rater"
     rows = tuple(
         RetestRow(
@@ -168,9 +156,10 @@ def _agreement(
     humans: pd.DataFrame,
     temperature: float | None,
     notes: Notes,
+    runs: str = "mean",
 ) -> tuple[AgreementRow, tuple, pd.DataFrame]:
     low, high = frames.scale_bounds(scale)
-    llm = llm_matrix(frames, scale, temperature=temperature)
+    llm = llm_matrix(frames, scale, temperature=temperature, runs=runs)
     superseded = frames.llm_superseded.get(scale, 0)
     if superseded:
         notes.add(
@@ -317,6 +306,7 @@ def study_dashboard(frames: StudyFrames, *, settings: AnalysisSettings | None = 
     """
     settings = settings or AnalysisSettings()
     started = time.perf_counter()
+    frames = select_frames(frames, settings.where_mapping)
     temperature, how = main_temperature(frames, settings.temperature)
     n_items = int((~frames.items["is_attention_check"]).sum())
     consistency = consistency_by_scale(frames)
@@ -329,7 +319,9 @@ def study_dashboard(frames: StudyFrames, *, settings: AnalysisSettings | None = 
         wide = human_ratings(frames, scale)
         block, icc_a1, icc_ak, alpha = _reliability(frames, scale, wide, settings, notes)
         retest, pooled = _retest(frames, scale, notes)
-        ensemble, models, llm = _agreement(frames, scale, block.matrix, temperature, notes)
+        ensemble, models, llm = _agreement(
+            frames, scale, block.matrix, temperature, notes, settings.runs
+        )
         first = frames.ratings
         n_ratings = int(
             ((first["scale"] == scale) & ~first["is_repeat"] & ~first["is_attention_check"]).sum()

@@ -226,13 +226,16 @@ def live_dashboard(
     return LiveDashboard(dashboard, stale=True, new_ratings=new, updating=updating)
 
 
-def cached_report(session: Session, study: Study, build: Callable[[], Any]) -> Any:
+def cached_report(
+    session: Session, study: Study, build: Callable[[], Any], *, variant: Any = None
+) -> Any:
     """``build()`` (the study's report), reused while the study's data is unchanged.
 
-    One lock per (database, study): a second download while the first is being built
-    waits for it instead of building the same report again.
+    One lock per (database, study, ``variant``): a second download while the first is
+    being built waits for it instead of building the same report again. ``variant``
+    (hashable: the report's settings) keeps reports of other settings apart.
     """
-    key = (session.get_bind().url.render_as_string(hide_password=True), study.id)
+    key = (session.get_bind().url.render_as_string(hide_password=True), study.id, variant)
     with _LOCK:
         lock = _REPORT_LOCKS.setdefault(key, threading.Lock())
     with lock:

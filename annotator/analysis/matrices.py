@@ -3,7 +3,7 @@
 The human matrix of a scale is the fully crossed items x raters block of the
 matrix export (``largest_complete_block``): each rater's first rating of each
 item, attention checks and test-retest repeats left out. The LLM matrix is
-items x models at one temperature, a model's runs averaged.
+items x models at one temperature, a model's runs combined as the settings say.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import pandas as pd
 
 from ..data.frames import StudyFrames
 from ..metrics.matrix import largest_complete_block
+from ..metrics.runs import aggregate_runs
 
 __all__ = [
     "HumanBlock",
@@ -27,6 +28,7 @@ __all__ = [
     "human_ratings",
     "llm_panel",
     "rater_dicts",
+    "retest_pairs",
     "llm_matrix",
     "main_temperature",
     "temperature_label",
@@ -186,12 +188,14 @@ def llm_matrix(
     *,
     temperature: float | None,
     benchmark: str | None = None,
+    runs: str = "mean",
 ) -> pd.DataFrame:
-    """Items x models at one temperature, each model's runs averaged.
+    """Items x models at one temperature, each model's runs combined by ``runs``.
 
     ``temperature=None`` selects the scores without a temperature. Rows are the
     study's non-attention items (of ``benchmark``) with a score, in import order;
-    columns the models, sorted.
+    columns the models, sorted (``runs="each"``: one ``MODEL#RUN`` column per run,
+    :func:`annotator.metrics.runs.aggregate_runs`).
     """
     llm = frames.llm
     temps = llm["temperature"].to_numpy(dtype=float)
@@ -199,8 +203,9 @@ def llm_matrix(
     mask = (llm["scale"] == scale).to_numpy() & at
     if benchmark is not None:
         mask &= (llm["benchmark"] == benchmark).to_numpy()
-    sub = llm.loc[mask, ["item", "model", "value"]]
-    wide = sub.pivot_table(index="item", columns="model", values="value", aggfunc="mean")
+    sub = llm.loc[mask, ["item", "model", "run", "value"]]
+    # One temperature is kept above, so none is pooled.
+    wide = aggregate_runs(sub, how=runs, temperature=None)
     order = _study_items(frames, benchmark)
     wide = wide.reindex(order[order.isin(wide.index)])
     wide = wide[sorted(wide.columns)]
@@ -234,3 +239,25 @@ def llm_panel(llm: pd.DataFrame, items: pd.Index) -> tuple[pd.DataFrame, pd.Data
     rows, columns = largest_complete_block(all_models.notna().to_numpy())
     panel = all_models.iloc[rows, columns] if len(columns) else all_models.iloc[:0, :0]
     return all_models, panel
+
+
+def retest_pairs(frames: StudyFrames, scale: str) -> tuple[pd.DataFrame, int]:
+    """The test-retest input of a scale, and how many (rater, item) pairs were repeated.
+
+    ``rater, item, score, occasion`` (0 first rating, 1 repeat) of every rating of a
+    repeated (rater, item), attention checks left out: the frame
+    :func:`annotator.metrics.retest_reliability` takes.
+    """
+    r = frames.ratings
+    r = r[(r["scale"] == scale) & ~r["is_attention_check"]]
+    repeated = r.loc[r["is_repeat"], ["rater", "item"]].drop_duplicates()
+    pairs = r.merge(repeated, on=["rater", "item"])
+    frame = pd.DataFrame(
+        {
+            "rater": pairs["rater"],
+            "item": pairs["item"],
+            "score": pairs["value"],
+            "occasion": pairs["is_repeat"].astype(int),
+        }
+    )
+    return frame, len(repeated)

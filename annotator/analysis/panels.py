@@ -88,7 +88,9 @@ def build_panel(
         )
     else:
         human_icc = notes.attempt(f"{where}, human ICC", icc, humans, confidence=conf)
-    llm = llm_matrix(frames, scale, temperature=temperature, benchmark=benchmark)
+    llm = llm_matrix(
+        frames, scale, temperature=temperature, benchmark=benchmark, runs=settings.runs
+    )
     llm_all, panel = llm_panel(llm, humans.index)
     if llm.shape[1] == 0:
         notes.add(f"{where}: no LLM scores at the main temperature")

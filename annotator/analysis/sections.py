@@ -53,14 +53,14 @@ __all__ = [
 
 
 def inter_scale_rows(
-    frames: StudyFrames, temperature: float | None, notes: Notes
+    frames: StudyFrames, temperature: float | None, notes: Notes, *, runs: str = "mean"
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     scales = frames.scale_names
     bounds = {s: frames.scale_bounds(s) for s in scales}
     if len(scales) < 2:
         notes.add("inter-scale agreement (Table 1) needs at least 2 scales")
         return rows_frame([], INTER_SCALE_COLUMNS), rows_frame([], INTER_SCALE_AVERAGE_COLUMNS)
-    per_scale = {s: llm_matrix(frames, s, temperature=temperature) for s in scales}
+    per_scale = {s: llm_matrix(frames, s, temperature=temperature, runs=runs) for s in scales}
     models = sorted({m for wide in per_scale.values() for m in wide.columns})
     benchmarks = frames.benchmark_names
     rows = []
@@ -185,7 +185,9 @@ def temperature_rows(
             continue
         human_mean = p.humans.mean(axis=1)
         for t in values:
-            wide = llm_matrix(frames, scale, temperature=t).reindex(p.humans.index)
+            wide = llm_matrix(frames, scale, temperature=t, runs=settings.runs).reindex(
+                p.humans.index
+            )
             for model in wide.columns:
                 present = wide[model].notna()
                 where = f"Table 6, scale {scale}, model {model}, temperature {t}"
@@ -222,7 +224,7 @@ def alttest_rows(
     rows = []
     for scale in frames.scale_names:
         humans = rater_dicts(human_ratings(frames, scale))
-        wide = llm_matrix(frames, scale, temperature=temperature)
+        wide = llm_matrix(frames, scale, temperature=temperature, runs=settings.runs)
         for model in wide.columns:
             column = wide[model].dropna()
             scores = dict(zip(column.index.tolist(), column.tolist(), strict=True))
@@ -382,7 +384,7 @@ def distribution_rows(
     )
     parts = [humans]
     for scale in frames.scale_names:
-        wide = llm_matrix(frames, scale, temperature=temperature)
+        wide = llm_matrix(frames, scale, temperature=temperature, runs=settings.runs)
         stacked = wide.stack().rename("value").reset_index()
         parts.append(
             pd.DataFrame(

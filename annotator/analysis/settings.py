@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from ..metrics._names import RUNS
 from ..study.studyfile import validation_settings
 
-__all__ = ["AnalysisSettings", "study_settings"]
+__all__ = ["AnalysisSettings", "study_settings", "study_settings_where"]
 
 # The alt-test's epsilon grid of the report: the paper's range of margins.
 EPSILONS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3)
@@ -39,8 +41,13 @@ class AnalysisSettings:
     worst_items : int
         Items listed per scale in the worst-items table.
     runs : str
-        How a model's runs at one temperature are combined: always "mean" (the mean of
-        sampled scores agrees best with humans, shared/papers/002).
+        How a model's runs at one temperature are combined
+        (:func:`annotator.metrics.runs.aggregate_runs`): "mean" (default: the mean of
+        sampled scores agrees best with humans, design choices 002), "median",
+        "majority", "first" or "each" (every run its own column, ``MODEL#RUN``).
+    where : tuple of (str, tuple of str)
+        The raters kept, by demographic answer (``(("gender", ("female",)),)``;
+        :func:`annotator.data.selection.parse_where`); empty: every rater.
     """
 
     epsilon: float = 0.2
@@ -55,12 +62,17 @@ class AnalysisSettings:
     item_threshold: float = 0.1
     worst_items: int = 10
     runs: str = "mean"
+    where: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def __post_init__(self) -> None:
-        # A tuple, so that settings stay hashable (they key the dashboard cache).
+        # Tuples, so that settings stay hashable (they key the dashboard cache).
         object.__setattr__(self, "epsilons", tuple(float(e) for e in self.epsilons))
-        if self.runs != "mean":
-            raise ValueError(f"runs must be 'mean', got {self.runs!r}")
+        where = self.where.items() if isinstance(self.where, Mapping) else self.where
+        object.__setattr__(
+            self, "where", tuple((str(k), tuple(str(v) for v in vs)) for k, vs in where)
+        )
+        if self.runs not in RUNS:
+            raise ValueError(f"runs must be one of {', '.join(RUNS)}; got {self.runs!r}")
         if not 0.0 < self.confidence < 1.0:
             raise ValueError(f"confidence must be strictly between 0 and 1, got {self.confidence}")
         if isinstance(self.n_resamples, bool) or self.n_resamples < 1:
@@ -68,10 +80,16 @@ class AnalysisSettings:
         if self.worst_items < 0:
             raise ValueError(f"worst_items must be >= 0, got {self.worst_items}")
 
+    @property
+    def where_mapping(self) -> dict[str, tuple[str, ...]]:
+        """``where`` as ``{key: values}``."""
+        return dict(self.where)
+
     def to_dict(self) -> dict[str, Any]:
         """Plain Python types (JSON-ready)."""
         out = asdict(self)
         out["epsilons"] = list(self.epsilons)
+        out["where"] = {key: list(values) for key, values in self.where}
         return out
 
 
@@ -85,3 +103,18 @@ def study_settings(study: Any, **overrides: Any) -> AnalysisSettings:
         epsilon=spec.epsilon, scoring=spec.scoring, q=spec.q, temperature=spec.temperature
     )
     return replace(settings, **overrides)
+
+
+def study_settings_where(
+    session: Any, study: Any, where: Any = None, **overrides: Any
+) -> AnalysisSettings:
+    """:func:`study_settings` with the raters ``where`` selects, checked against the study.
+
+    ``where``: ``--where`` clauses or the form's text (:func:`parse_where`). An unknown
+    key or value raises ``ValueError`` listing the study's keys or that key's values.
+    """
+    from ..data.selection import parse_where, raters_where
+
+    chosen = parse_where(where)
+    raters_where(session, study, chosen)
+    return study_settings(study, where=tuple(chosen.items()), **overrides)

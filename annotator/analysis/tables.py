@@ -16,6 +16,7 @@ import pandas as pd
 
 from ..data.frames import StudyFrames
 from .agreement_tables import agreement_tables
+from ..data.selection import describe_where, select_frames
 from .columns import (
     ALL_BENCHMARKS,
     BENCHMARKS_COLUMNS,
@@ -28,6 +29,7 @@ from .matrices import (
     main_temperature,
 )
 from .panels import benchmark_row, build_panel, figure2_rows, models_rows, rows_frame, scales_row
+from .rater_quality import rater_quality_table
 from .sections import (
     alttest_rows,
     bootstrap_rows,
@@ -95,6 +97,10 @@ class ReportTables:
         Scores for the distribution plots: ``scale, kind`` ("human"/"llm"), ``who``
         (rater or model), ``group`` (the rater's ``group_by`` answer), ``item, value,
         share`` (value mapped to [0, 1]).
+    rater_quality : pandas.DataFrame
+        Per scale and rater (:data:`annotator.analysis.rater_quality.QUALITY_COLUMNS`):
+        leave-one-out agreement, attention checks, test-retest, timing and the
+        straight-lining and speeding flags.
     notes : list of str
         Everything that could not be computed, and why.
     settings : dict
@@ -126,6 +132,7 @@ class ReportTables:
     kappa: pd.DataFrame = field(default_factory=pd.DataFrame)
     cross_alpha: pd.DataFrame = field(default_factory=pd.DataFrame)
     alttest_curves: pd.DataFrame = field(default_factory=pd.DataFrame)
+    rater_quality: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 # ------------------------------------------------------------------ public
@@ -148,6 +155,7 @@ def report_tables(frames: StudyFrames, *, settings: AnalysisSettings | None = No
     """
     settings = settings or AnalysisSettings()
     notes = Notes()
+    frames = select_frames(frames, settings.where_mapping)
     temperature, how = main_temperature(frames, settings.temperature)
     scales = frames.scale_names
     benchmarks = frames.benchmark_names
@@ -163,10 +171,16 @@ def report_tables(frames: StudyFrames, *, settings: AnalysisSettings | None = No
     for s, p in pooled.items():
         figure_rows += figure2_rows(ALL_BENCHMARKS, s, p)
     model_rows = [row for s, p in pooled.items() for row in models_rows(s, temperature, p)]
-    inter, inter_avg = inter_scale_rows(frames, temperature, notes)
+    inter, inter_avg = inter_scale_rows(frames, temperature, notes, runs=settings.runs)
     items, worst = item_rows(frames, pooled, settings)
     used = settings.to_dict()
-    used.update({"temperature": temperature, "temperature_note": how})
+    used.update(
+        {
+            "temperature": temperature,
+            "temperature_note": how,
+            "where": describe_where(settings.where_mapping),
+        }
+    )
     return ReportTables(
         scales=rows_frame(scales_rows, SCALES_COLUMNS),
         benchmarks=rows_frame(bench_rows, BENCHMARKS_COLUMNS),
@@ -184,4 +198,5 @@ def report_tables(frames: StudyFrames, *, settings: AnalysisSettings | None = No
         **agreement_tables(frames, temperature, settings, notes),
         notes=list(notes),
         settings=used,
+        rater_quality=rater_quality_table(frames).frame,
     )

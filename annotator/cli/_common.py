@@ -36,3 +36,12 @@ def base_url_or_default(base_url: str | None) -> str:
     from ..study.studies import link_base_url
 
     return base_url or link_base_url()
+
+
+where_option = click.option(
+    "--where",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Only raters whose demographic answer KEY is VALUE (repeatable: AND across keys, "
+    "either value for a key given twice).",
+)

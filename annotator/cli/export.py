@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 from flask.cli import with_appcontext
 
-from ._common import fail, study_or_fail
+from ..metrics._names import RUNS
+from ._common import fail, study_or_fail, where_option
 
 __all__ = ["export_command"]
 
@@ -30,6 +31,15 @@ __all__ = ["export_command"]
     "[validation] temperature).",
 )
 @click.option(
+    "--runs",
+    type=click.Choice(RUNS),
+    default=RUNS[0],
+    show_default=True,
+    help="matrix, alttest: how a model's runs at the temperature are combined; 'each' "
+    "gives one llm:MODEL#RUN column per run.",
+)
+@where_option
+@click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
     required=True,
@@ -43,10 +53,13 @@ def export_command(
     benchmark: str | None,
     complete: bool,
     temperature: float | None,
+    runs: str,
+    where: tuple[str, ...],
     out: Path,
 ) -> None:
     """Export a study's ratings and LLM scores."""
     from ..data.exporters import ExportError, render_export
+    from ..data.selection import parse_where
     from ..db import session_scope
 
     try:
@@ -59,9 +72,12 @@ def export_command(
                 benchmark=benchmark,
                 complete=complete,
                 temperature=temperature,
+                runs=runs,
+                where=parse_where(where),
             )
     except ExportError as exc:
-        fail(f"{exc}; choose one with --{exc.field} ({', '.join(exc.choices)})")
+        choices = f" ({', '.join(exc.choices)})" if exc.choices else ""
+        fail(f"{exc}; choose one with --{exc.field}{choices}")
     if str(out) == "-":
         click.echo(export.text, nl=False)
     else:

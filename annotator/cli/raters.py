@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from flask.cli import AppGroup
 
-from ._common import base_url_or_default, fail, study_or_fail
+from ._common import base_url_or_default, fail, study_or_fail, where_option
 
 __all__ = ["raters_group"]
 
@@ -172,3 +172,32 @@ def raters_eligible(study: str, at_text: str | None, wave: int | None) -> None:
         ids = eligible_ids(session, the_study, at=at, wave=wave)
     for pid in ids:
         click.echo(pid)
+
+
+@raters_group.command("quality")
+@click.argument("study")
+@click.option("--scale", help="Only this scale (default: every scale).")
+@where_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def raters_quality(study: str, scale: str | None, where: tuple[str, ...], as_json: bool) -> None:
+    """Per rater: agreement with the others, attention checks, test-retest, timing, flags.
+
+    Straight-lining: one value for at least 80% of the items; speeding: median seconds
+    per item below 0.3 times the study's median (docs/analysis.md, rater quality).
+    """
+    import json
+
+    from ..analysis.rater_quality import study_rater_quality
+    from ..db import session_scope
+
+    with session_scope() as session:
+        try:
+            table = study_rater_quality(
+                session, study_or_fail(session, study), scale=scale, where=where
+            )
+        except ValueError as exc:
+            fail(str(exc))
+    if as_json:
+        click.echo(json.dumps(table.to_dict(), indent=2))
+        return
+    click.echo(table.to_text())

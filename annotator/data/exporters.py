@@ -30,6 +30,7 @@ from ..models import (
 from ..study.raters import counted_rater
 from .export_scope import ExportError, export_scope
 from .matrix_export import MatrixExport, alttest_export, matrix_export
+from .selection import Where, raters_where
 
 __all__ = [
     "ExportError",
@@ -267,11 +268,15 @@ def render_export(
     benchmark: str | None = None,
     complete: bool = False,
     temperature: float | None = None,
+    runs: str = "mean",
+    where: Where | None = None,
 ) -> RenderedExport:
     """One export as the text of its file; the CLI and the lead's pages share it.
 
     ``temperature`` (matrix and alttest): the LLM scores' temperature, by default
-    the study's main temperature (see :func:`matrix_export`).
+    the study's main temperature (see :func:`matrix_export`); ``runs`` how a model's
+    runs are combined. ``where`` (every format) keeps the raters whose demographic
+    answers match (:mod:`annotator.data.selection`); LLM rows stay.
     """
     parts = [study.slug, fmt] + [p for p in (scale, benchmark) if p]
     stem = "-".join(parts)
@@ -283,6 +288,8 @@ def render_export(
             benchmark=benchmark,
             complete=complete,
             temperature=temperature,
+            runs=runs,
+            where=where,
         )
         return RenderedExport(
             _csv(matrix.frame),
@@ -293,7 +300,13 @@ def render_export(
         )
     if fmt == "alttest":
         data = alttest_export(
-            session, study, scale=scale, benchmark=benchmark, temperature=temperature
+            session,
+            study,
+            scale=scale,
+            benchmark=benchmark,
+            temperature=temperature,
+            runs=runs,
+            where=where,
         )
         rows = sum(len(v) for v in data["humans"].values())
         return RenderedExport(
@@ -308,4 +321,8 @@ def render_export(
         frame = demographics_export(session, study)
     else:
         raise ExportError(f"unknown format {fmt!r}", field="format", choices=FORMATS)
+    chosen = raters_where(session, study, where or {})
+    if chosen is not None:
+        # LLM rows of the long export have no rater and stay.
+        frame = frame[frame["rater"].isin(chosen) | (frame.get("kind", "human") == "llm")]
     return RenderedExport(_csv(frame), len(frame), "text/csv", f"{stem}.csv")

@@ -37,6 +37,7 @@ __all__ = [
     "BLOCK_IN_PROGRESS",
     "BLOCK_NOT_STARTED",
     "StudyFrames",
+    "study_demographics",
     "study_frames",
     "data_version",
 ]
@@ -313,6 +314,11 @@ def _demographics(session: Session, study: Study) -> tuple[pd.DataFrame, list[st
         dtype=object,
     )
     return frame, asked
+
+
+def study_demographics(session: Session, study: Study) -> pd.DataFrame:
+    """:attr:`StudyFrames.demographics` alone (one query), for choosing raters."""
+    return _demographics(session, study)[0]
 
 
 def _blocks(session: Session, study: Study) -> pd.DataFrame:

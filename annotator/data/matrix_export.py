@@ -8,11 +8,14 @@ import numpy as np
 import pandas as pd
 from sqlmodel import Session, select
 
+from ..metrics._names import RUNS
 from ..metrics.matrix import LLM_PREFIX, largest_complete_block
+from ..metrics.runs import aggregate_runs
 from ..models import LLMScore, Rating, Scale, Study, User
 from ..study.raters import counted_rater
 from .export_scope import ExportError, export_scope, items_frame, query_frame
 from .prompt_versions import latest_prompt_version
+from .selection import Where, describe_where, raters_where
 
 __all__ = ["MatrixExport", "matrix_export", "alttest_export", "round_significant"]
 
@@ -38,6 +41,10 @@ class MatrixExport:
     temperature: float | None = None
     # LLM scores left out for having been asked under an older prompt.
     superseded: int = 0
+    # How a model's runs were combined (metrics.runs.aggregate_runs).
+    runs: str = "mean"
+    # The demographic selection of raters, described ("all raters" when none).
+    where: str = "all raters"
 
     def missing_summary(self) -> str:
         humans = self.frame[self.raters]
@@ -61,6 +68,9 @@ class MatrixExport:
                 f"{self.superseded} LLM score(s) asked under an older prompt left out "
                 "(the newest prompt of each model and benchmark is used)"
             )
+        lines.append(f"runs aggregated by: {self.runs}")
+        if self.where != "all raters":
+            lines.append(f"raters: {self.where}")
         for model in self.models:
             gaps = int(self.frame[LLM_PREFIX + model].isna().sum())
             if gaps:
@@ -81,8 +91,10 @@ def matrix_export(
     benchmark: str | None = None,
     complete: bool = False,
     temperature: float | None = None,
+    runs: str = "mean",
+    where: Where | None = None,
 ) -> MatrixExport:
-    """Items x raters of one scale, then one mean-over-runs column per model.
+    """Items x raters of one scale, then one column per model (its runs combined).
 
     Repeats (test-retest) and attention checks are left out: the matrix holds
     each rater's first rating of each item the study is about.
@@ -94,6 +106,11 @@ def matrix_export(
     temperatures are never averaged together. Without a main temperature every
     model must have scores at one temperature only, else :class:`ExportError`
     (``field="temperature"``) lists them.
+
+    ``runs`` combines a model's runs (:func:`annotator.metrics.runs.aggregate_runs`:
+    mean, median, majority, first; ``each`` gives a ``llm:MODEL#RUN`` column per
+    run). ``where`` keeps the raters whose demographic answers match
+    (:func:`annotator.data.selection.parse_where`).
     """
     from ..analysis.settings import study_settings
 
@@ -119,6 +136,9 @@ def matrix_export(
         ).all()
     )
     ratings["rater"] = ratings["rater"].map(codes)
+    chosen = raters_where(session, study, where or {})
+    if chosen is not None:
+        ratings = ratings[ratings["rater"].isin(chosen)]
     ratings = ratings[ratings["item_pk"].isin(items["item_pk"])]
     humans = ratings.pivot(index="item_pk", columns="rater", values="value")
     raters = sorted(humans.columns)
@@ -127,23 +147,31 @@ def matrix_export(
         select(
             LLMScore.item_id,
             LLMScore.model,
+            LLMScore.run,
             LLMScore.value,
             LLMScore.temperature,
             LLMScore.prompt_hash,
             LLMScore.id,
-        ).where(LLMScore.scale_id == the_scale.id),
-        ["item_pk", "model", "value", "temperature", "prompt", "order"],
+        )
+        .where(LLMScore.scale_id == the_scale.id)
+        # Import order: ``runs="first"`` takes each item's earliest score.
+        .order_by(LLMScore.id),
+        ["item_pk", "model", "run", "value", "temperature", "prompt", "order"],
     )
     llm = _at_temperature(llm[llm["item_pk"].isin(items["item_pk"])], temperature)
     # Never two prompt versions of one judge in a column (see prompt_versions).
     llm = llm.assign(benchmark=llm["item_pk"].map(items.set_index("item_pk")["benchmark"]))
     llm, left_out = latest_prompt_version(llm, keys=["model", "temperature", "benchmark"])
-    # Several runs of one model are averaged: the mean of sampled scores is
-    # the estimate that agrees best with humans (paper 002 in shared/papers).
-    models_frame = llm.pivot_table(index="item_pk", columns="model", values="value", aggfunc="mean")
+    llm = llm.assign(run=llm["run"].fillna("").astype(str))
+    try:
+        models_frame = aggregate_runs(llm, how=runs, item="item_pk")
+    except ValueError as exc:
+        raise ExportError(str(exc), field="runs", choices=list(RUNS)) from exc
     # A mean carries binary noise ((3.86 + 4.0) / 2 is 3.9299999999999997);
     # 12 significant digits keep every digit a stored score can have.
-    models_frame = models_frame.map(round_significant)
+    if runs not in ("each", "first"):
+        # Stored scores are written as stored; only a computed one is rounded.
+        models_frame = models_frame.map(round_significant)
     models = sorted(models_frame.columns)
     frame = items.set_index("item_pk")
     frame = frame.join(humans[raters]).join(
@@ -167,6 +195,8 @@ def matrix_export(
         dropped_raters=dropped_raters,
         temperature=temperature,
         superseded=len(left_out),
+        runs=runs,
+        where=describe_where(where or {}),
     )
 
 
@@ -204,13 +234,22 @@ def alttest_export(
     scale: str | None = None,
     benchmark: str | None = None,
     temperature: float | None = None,
+    runs: str = "mean",
+    where: Where | None = None,
 ) -> dict:
     """``{"humans": {rater: {item: score}}, "llm": {model: {item: score}}}``.
 
-    LLM scores at ``temperature`` as in :func:`matrix_export`.
+    LLM scores at ``temperature``, runs and raters chosen as in :func:`matrix_export`
+    (``runs="each"``: one ``MODEL#RUN`` key per run).
     """
     matrix = matrix_export(
-        session, study, scale=scale, benchmark=benchmark, temperature=temperature
+        session,
+        study,
+        scale=scale,
+        benchmark=benchmark,
+        temperature=temperature,
+        runs=runs,
+        where=where,
     )
     frame = matrix.frame.set_index("item_id")
 

@@ -57,6 +57,11 @@ class SyntheticSpec:
     # Raters whose blocks are still open: their last block has no ratings yet.
     unfinished_raters: int = 0
     genders: tuple[str, ...] = ("female", "male")
+    # Careless raters, for the rater quality checks: the first ``straight_liners``
+    # raters give one value (the scale's middle) to every item; the next ``speeders``
+    # spend a tenth of the usual time per item.
+    straight_liners: int = 0
+    speeders: int = 0
     seed: int = 0
     study_toml_extra: str = ""
 
@@ -179,12 +184,17 @@ def build_synthetic_study(session: Session, spec: SyntheticSpec | None = None) -
             )
             if open_block:
                 continue
+            scale_bounds = (scale.min, scale.max, scale.step)
             share = 0.5 + item_effect + bias + rng.normal(0.0, spec.noise_sd, spec.n_items)
             values = _to_scale(share, scale.min, scale.max, scale.step)
+            if j < spec.straight_liners:
+                values = np.full_like(values, _to_scale(np.array([0.5]), *scale_bounds)[0])
             keep = rng.random(spec.n_items) >= spec.missing
             clock = started
+            speeding = spec.straight_liners <= j < spec.straight_liners + spec.speeders
             for i in np.flatnonzero(keep):
-                seconds = float(rng.uniform(5, 40))
+                # The same draw either way: the other raters' data do not change.
+                seconds = float(rng.uniform(5, 40)) / (10 if speeding else 1)
                 rating_rows.append(
                     {
                         "rater_id": rid,

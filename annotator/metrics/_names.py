@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-__all__ = ["CURVES", "LEVELS", "LLM_PREFIX", "SCORINGS", "TESTS"]
+__all__ = ["CURVES", "LEVELS", "LLM_PREFIX", "RUNS", "RUN_SEPARATOR", "SCORINGS", "TESTS"]
 
 #: Alt-test curves (:func:`annotator.metrics.alt_test_curve`): against items or epsilon.
 CURVES = ("items", "epsilon")
@@ -20,3 +20,8 @@ TESTS = ("ttest", "betting")
 #: Prefix of the LLM columns of the ``matrix`` export (``llm:MODEL``); the exporter
 #: writes it and :func:`annotator.metrics.read_matrix` reads it.
 LLM_PREFIX = "llm:"
+#: How a model's runs at one temperature are combined
+#: (:func:`annotator.metrics.runs.aggregate_runs`); the first is the default.
+RUNS = ("mean", "median", "majority", "first", "each")
+#: Separates model and run in the columns of ``--runs each`` (``llm:MODEL#RUN``).
+RUN_SEPARATOR = "#"

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ._names import CURVES, LEVELS, SCORINGS, TESTS
+from ._names import CURVES, LEVELS, RUNS, SCORINGS, TESTS
 
 if TYPE_CHECKING:
     from .alttest import AltTestResult
@@ -25,6 +25,15 @@ if TYPE_CHECKING:
 __all__ = ["alpha_command", "alt_test_command", "icc_command", "register"]
 
 _RATERS = ("humans", "llm", "all")
+
+_runs_option = click.option(
+    "--runs",
+    type=click.Choice(RUNS),
+    default=RUNS[0],
+    show_default=True,
+    help="How MODEL#RUN columns (an export made with --runs each) are combined into one per "
+    "model; 'each' keeps every run. Columns without '#' are used as they are.",
+)
 
 
 def _load_json(path: str, what: str) -> Any:
@@ -165,6 +174,7 @@ def _print_alt_test(model: str, res: AltTestResult) -> None:
 @click.option("--items", "curve_items", type=int, default=None, help="Epsilon curve: items.")
 @click.option("--interval", type=float, default=0.9, show_default=True, help="Curve interval.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Curve random seed.")
+@_runs_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
 def alt_test_command(
     humans_path: str | None,
@@ -191,6 +201,7 @@ def alt_test_command(
     curve_items: int | None,
     interval: float,
     seed: int,
+    runs: str,
     as_json: bool,
 ) -> None:
     """Run the alt-test: may an LLM judge replace the human annotators?
@@ -236,6 +247,9 @@ def alt_test_command(
         if llm is None:
             raise click.UsageError("--llm is required unless --humans is the alttest export")
     by_model = _models(llm, Path(llm_path).stem if llm_path else "llm")
+    from .runs import aggregate_run_dicts
+
+    by_model = aggregate_run_dicts(by_model, how=runs)
     if models:
         unknown = [name for name in models if name not in by_model]
         if unknown:
@@ -309,12 +323,17 @@ def alt_test_command(
             _print_alt_test(name, res)
 
 
-def _select(matrix: RatingMatrix, raters: str, benchmark: str | None):
+def _select(matrix: RatingMatrix, raters: str, benchmark: str | None, runs: str = "mean"):
+    from dataclasses import replace
+
+    from .runs import aggregate_run_columns
+
     if benchmark is not None:
         try:
             matrix = matrix.subset(benchmark)
         except ValueError as exc:
             raise click.ClickException(str(exc)) from exc
+    matrix = replace(matrix, llm=aggregate_run_columns(matrix.llm, how=runs))
     if raters == "humans":
         frame = matrix.humans
     elif raters == "llm":
@@ -350,6 +369,7 @@ _benchmark_option = click.option("--benchmark", default=None, help="Only items o
 @_matrix_argument
 @_raters_option
 @_benchmark_option
+@_runs_option
 @click.option("--confidence", type=float, default=0.95, show_default=True)
 @click.option(
     "--nan-policy",
@@ -363,6 +383,7 @@ def icc_command(
     matrix: str,
     raters: str,
     benchmark: str | None,
+    runs: str,
     confidence: float,
     nan_policy: str,
     as_json: bool,
@@ -370,7 +391,7 @@ def icc_command(
     """ICC(A,1), ICC(A,k), ICC(C,1), ICC(C,k) of the matrix export MATRIX (a CSV)."""
     from .icc import icc
 
-    frame = _select(_read(matrix), raters, benchmark)
+    frame = _select(_read(matrix), raters, benchmark, runs)
     try:
         res = icc(frame, confidence=confidence, nan_policy=nan_policy)
     except ValueError as exc:
@@ -399,14 +420,15 @@ def icc_command(
 @click.option("--level", type=click.Choice(LEVELS), default="interval", show_default=True)
 @_raters_option
 @_benchmark_option
+@_runs_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def alpha_command(
-    matrix: str, level: str, raters: str, benchmark: str | None, as_json: bool
+    matrix: str, level: str, raters: str, benchmark: str | None, runs: str, as_json: bool
 ) -> None:
     """Krippendorff's alpha of the matrix export MATRIX (a CSV); empty cells are missing."""
     from .alpha import krippendorff_alpha
 
-    frame = _select(_read(matrix), raters, benchmark)
+    frame = _select(_read(matrix), raters, benchmark, runs)
     try:
         value = krippendorff_alpha(frame, level=level)
     except ValueError as exc:

@@ -39,8 +39,9 @@ def test_report_writes_the_page_and_the_tables(runner, make_study, tmp_path):
     assert result.exit_code == 0, result.output
     tree = lxml_html.fromstring(out.read_text("utf-8"))
     assert tree.xpath("//h1")[0].text == "Report: Synthetic cli"
-    # 10 of the paper and the alt-test, 6 of annotator.analysis.agreement_tables.
-    assert len(tree.xpath("//table[@data-table]")) == 16
+    # 10 of the paper and the alt-test, 1 of rater quality, 6 of
+    # annotator.analysis.agreement_tables.
+    assert len(tree.xpath("//table[@data-table]")) == 17
     # No temporary file left next to the report, and the report is an ordinary
     # file (not the private 0600 of the temporary file it was written through).
     assert [p.name for p in out.parent.iterdir()] == ["report.html"]
@@ -67,3 +68,21 @@ def test_report_of_an_unknown_study_fails_clearly(runner, tmp_path):
     assert result.exit_code != 0
     assert "no study with slug 'nope'" in result.output
     assert not out.exists()
+
+
+def test_report_takes_runs_and_where(runner, make_study, tmp_path):
+    from lxml import html as lxml_html
+
+    make_study(slug="sel", n_items=30, n_raters=4, seed=7)
+    out = tmp_path / "report.html"
+    result = runner.invoke(
+        args=["report", "sel", "--out", str(out), "--runs", "majority", "--where", "gender=female"]
+    )
+    assert result.exit_code == 0, result.output
+    tree = lxml_html.fromstring(out.read_text("utf-8"))
+    assert "Runs aggregated by: majority." in tree.xpath("string(//*[@id='caption-table4b'])")
+    raters = set(tree.xpath("//table[@data-table='raters']/tbody/tr/td[2]/text()"))
+    assert raters == {"sel-r00", "sel-r02"}
+    bad = runner.invoke(args=["report", "sel", "--out", str(out), "--where", "gender=robot"])
+    assert bad.exit_code != 0
+    assert "no rater answered gender=robot (known values of gender: " in bad.output

@@ -28,6 +28,7 @@ from annotator.metrics.plotting import PNG_SIGNATURE
 
 # Report table id -> (ReportTables attribute, the columns shown).
 SHOWN = {
+    "raters": ("rater_quality", None),
     "table2": (
         "scales",
         [
@@ -152,6 +153,7 @@ def test_every_table_holds_the_frames_values(report):
         "alttest",
         "items",
         "bootstrap",
+        "raters",
     }
     for key, (attribute, columns) in SHOWN.items():
         frame = getattr(tables, attribute)

@@ -64,7 +64,7 @@ def test_bad_validation_values_name_the_key(table, problem):
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"runs": "median"}, "runs"),
+        ({"runs": "average"}, "runs"),
         ({"confidence": 1.5}, "confidence"),
         ({"n_resamples": 0}, "n_resamples"),
     ],

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .cells import Figure, Section, frame_view, text_columns
+from .rater_quality import rater_quality_section
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -132,6 +133,8 @@ def report_sections(tables) -> list[Section]:
 
     settings = tables.settings or {}
     threshold = settings.get("item_threshold", 0.1)
+    # Stated wherever LLM scores enter a table: aggregation is a choice, not a hidden mean.
+    runs = f" Runs aggregated by: {settings.get('runs', 'mean')}."
     from ..table_files import BEST_RULES
 
     sections = [
@@ -149,7 +152,7 @@ def report_sections(tables) -> list[Section]:
             "Table 2: reliability and agreement per scale",
             "Human and LLM panels' ICC(A,1) and ICC(A,k) on the complete items x raters "
             "block; human-LLM ICC(A,1) of [human mean, LLM ensemble mean] and nMAE over the "
-            "scale's range.",
+            "scale's range." + runs,
             tables.scales[_T2],
             rule=BEST_RULES["scales"],
         ),
@@ -170,7 +173,7 @@ def report_sections(tables) -> list[Section]:
         _section(
             "table4b",
             "Table 4b: human-LLM agreement per model",
-            "Human mean against each model at the main temperature, per scale.",
+            "Human mean against each model at the main temperature, per scale." + runs,
             _ordered(tables.models[_T4B], "model"),
             rule=BEST_RULES["models"],
         ),
@@ -185,7 +188,7 @@ def report_sections(tables) -> list[Section]:
             "table6",
             "Table 6: agreement per temperature",
             "Per model, scale and temperature: human-LLM ICC(A,1) and nMAE. A model's runs "
-            "at different temperatures are never averaged together.",
+            "at different temperatures are never combined." + runs,
             tables.temperatures,
         ),
         _section(
@@ -240,6 +243,7 @@ def report_sections(tables) -> list[Section]:
     ]
     from .agreement_sections import agreement_sections
 
+    sections.append(rater_quality_section(tables))
     return sections + agreement_sections(tables)
 
 

@@ -3,7 +3,7 @@ showing and rotating their return links."""
 
 from __future__ import annotations
 
-from flask import abort, flash, redirect, render_template, url_for
+from flask import abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from ...collect.enrolment import return_url
@@ -31,7 +31,23 @@ def _rater_or_404(study: Study, rater_id: int) -> User:
 @lead_required
 def raters(slug: str):
     study = get_study_or_404(slug)
-    return render_template("lead/raters.html", study=study, rows=rater_rows(get_session(), study))
+    return render_template(
+        "lead/raters.html",
+        study=study,
+        rows=rater_rows(get_session(), study),
+        **_quality(study, request.args.get("where", "")),
+    )
+
+
+def _quality(study: Study, where: str) -> dict:
+    """The rater quality partial's context: the table, or the reason it is missing."""
+    from ...analysis.rater_quality import study_rater_quality
+
+    try:
+        table = study_rater_quality(get_session(), study, where=where)
+    except ValueError as exc:
+        return {"quality": None, "quality_error": str(exc), "quality_where": where}
+    return {"quality": table, "quality_error": None, "quality_where": where}
 
 
 @bp.route("/studies/<slug>/raters/<int:rater_id>/lift-gap", methods=["POST"])

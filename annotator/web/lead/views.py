@@ -51,7 +51,32 @@ EXPORT_FIELD_LABELS = {
     "scale": "Scale",
     "benchmark": "Benchmark",
     "temperature": "Temperature",
+    "runs": "Runs",
+    "where": "Only raters where",
 }
+
+
+def _analysis(the_study: Study) -> dict:
+    """The dashboard's and report's runs and raters from the query string.
+
+    ``settings`` (None: the study's own), ``args`` (what to carry to the next request)
+    and ``error`` (an unknown key, value or aggregation: the study's settings are used).
+    """
+    from ...analysis.settings import study_settings_where
+    from ...metrics._names import RUNS
+
+    runs = request.args.get("runs", RUNS[0])
+    where = request.args.get("where", "").strip()
+    args = {k: v for k, v in (("runs", runs), ("where", where)) if v and v != RUNS[0]}
+    out = {"settings": None, "args": args, "error": None, "runs_choices": RUNS}
+    if not args:
+        return out
+    try:
+        out["settings"] = study_settings_where(get_session(), the_study, where, runs=runs)
+    except ValueError as exc:
+        out["error"] = f"{str(exc)[:1].upper()}{str(exc)[1:]}; showing every rater, runs by mean."
+        out["args"] = {}
+    return out
 
 
 def _study_page(the_study: Study, *, chosen: dict | None = None, export_error=None):
@@ -60,6 +85,7 @@ def _study_page(the_study: Study, *, chosen: dict | None = None, export_error=No
     from ...data.exporters import FORMATS
 
     session = get_session()
+    analysis = _analysis(the_study)
     error_message = None
     if export_error is not None:
         message = str(export_error)
@@ -74,16 +100,18 @@ def _study_page(the_study: Study, *, chosen: dict | None = None, export_error=No
         chosen=chosen or {},
         export_error=error_message,
         export_error_field=export_error.field if export_error is not None else None,
-        live=_live(the_study),
+        live=_live(the_study, analysis["settings"]),
+        analysis=analysis,
+        runs_choices=analysis["runs_choices"],
     )
 
 
-def _live(the_study: Study):
+def _live(the_study: Study, settings=None):
     from ...analysis.live import live_dashboard
 
     # DASHBOARD_EXECUTOR: tests run the background computation when they choose.
     executor = current_app.config.get("DASHBOARD_EXECUTOR")
-    return live_dashboard(get_session(), the_study, executor=executor)
+    return live_dashboard(get_session(), the_study, settings=settings, executor=executor)
 
 
 @bp.route("/studies/<slug>")
@@ -92,7 +120,13 @@ def study(slug: str):
     the_study = get_study_or_404(slug)
     if request.headers.get("HX-Request"):
         # htmx refreshes only the dashboard; without JS the whole page reloads.
-        partial = render_template("lead/_dashboard.html", study=the_study, live=_live(the_study))
+        analysis = _analysis(the_study)
+        partial = render_template(
+            "lead/_dashboard.html",
+            study=the_study,
+            live=_live(the_study, analysis["settings"]),
+            analysis=analysis,
+        )
         return partial, {"Vary": "HX-Request"}
     return _study_page(the_study), {"Vary": "HX-Request"}
 
@@ -105,10 +139,20 @@ def report(slug: str):
 
     the_study = get_study_or_404(slug)
     session = get_session()
+    analysis = _analysis(the_study)
+    if analysis["error"]:
+        flash(f"The report cannot be built so: {analysis['error']}", "error")
+        return redirect(url_for("lead.study", slug=slug))
+    settings = analysis["settings"]
     try:
         # Built in the request (20-30 s for 5,000 items x 12 raters x 3 scales), then
         # kept until the data changes: a second download is immediate.
-        rendered = cached_report(session, the_study, lambda: build_report(session, the_study))
+        rendered = cached_report(
+            session,
+            the_study,
+            lambda: build_report(session, the_study, settings=settings),
+            variant=settings,
+        )
     except ValueError as exc:
         flash(f"The report cannot be built yet: {exc}", "error")
         return redirect(url_for("lead.study", slug=slug))
@@ -162,6 +206,7 @@ def _temperature(text: str) -> float | None:
 @lead_required
 def export(slug: str):
     from ...data.exporters import ExportError, render_export
+    from ...data.selection import parse_where
 
     the_study = get_study_or_404(slug)
     chosen = {
@@ -170,6 +215,8 @@ def export(slug: str):
         "benchmark": request.args.get("benchmark", ""),
         "complete": request.args.get("complete") == "1",
         "temperature": request.args.get("temperature", "").strip(),
+        "runs": request.args.get("runs", "mean"),
+        "where": request.args.get("where", "").strip(),
     }
     try:
         temperature = _temperature(chosen["temperature"])
@@ -181,6 +228,8 @@ def export(slug: str):
             benchmark=chosen["benchmark"] or None,
             complete=chosen["complete"],
             temperature=temperature,
+            runs=chosen["runs"],
+            where=parse_where(chosen["where"]),
         )
     except ExportError as exc:
         # The form again, with the lead's choices and the problem beside it.
