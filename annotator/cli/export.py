@@ -60,13 +60,17 @@ def export_command(
                 complete=complete,
                 temperature=temperature,
             )
+            # Written inside the session: the long export is read as it is written.
+            if str(out) == "-":
+                for part in export.parts():
+                    click.echo(part, nl=False)
+            else:
+                out.parent.mkdir(parents=True, exist_ok=True)
+                with open(out, "w", encoding="utf-8", newline="") as handle:
+                    for part in export.parts():
+                        handle.write(part)
     except ExportError as exc:
         fail(f"{exc}; choose one with --{exc.field} ({', '.join(exc.choices)})")
-    if str(out) == "-":
-        click.echo(export.text, nl=False)
-    else:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(export.text, encoding="utf-8")
     if export.notes:
         click.echo(export.notes, err=True)
     if str(out) != "-":
