@@ -15,8 +15,8 @@ from typing import Any
 import pandas as pd
 
 from ..data.frames import StudyFrames
-from .agreement_tables import agreement_tables
 from ..data.selection import describe_where, select_frames
+from .agreement_tables import agreement_tables
 from .columns import (
     ALL_BENCHMARKS,
     BENCHMARKS_COLUMNS,

@@ -75,14 +75,18 @@ def export_command(
                 runs=runs,
                 where=parse_where(where),
             )
+            # Written inside the session: the long export is read as it is written.
+            if str(out) == "-":
+                for part in export.parts():
+                    click.echo(part, nl=False)
+            else:
+                out.parent.mkdir(parents=True, exist_ok=True)
+                with open(out, "w", encoding="utf-8", newline="") as handle:
+                    for part in export.parts():
+                        handle.write(part)
     except ExportError as exc:
         choices = f" ({', '.join(exc.choices)})" if exc.choices else ""
         fail(f"{exc}; choose one with --{exc.field}{choices}")
-    if str(out) == "-":
-        click.echo(export.text, nl=False)
-    else:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(export.text, encoding="utf-8")
     if export.notes:
         click.echo(export.notes, err=True)
     if str(out) != "-":

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 from sqlalchemy import func
 from sqlmodel import Session, select
 
-from ..collect.scores import attention_passed
 from ..models import (
     Block,
     Demographics,
@@ -29,8 +30,10 @@ from ..models import (
 )
 from ..study.raters import counted_rater
 from .export_scope import ExportError, export_scope
+from .frames import _raw_time, _utc
 from .matrix_export import MatrixExport, alttest_export, matrix_export
 from .selection import Where, raters_where
+from .sql import stream_rows
 
 __all__ = [
     "ExportError",
@@ -110,26 +113,65 @@ LONG_COLUMNS = [
 ]
 
 
-def long_export(
-    session: Session, study: Study, *, scale: str | None = None, benchmark: str | None = None
-) -> pd.DataFrame:
-    """One row per human rating (kind ``human``) and per LLM score (``llm``)."""
+# Rows per chunk of the long export: each chunk is read, converted and written
+# before the next is fetched, so memory stays flat however large the study.
+LONG_CHUNK = 50_000
+
+
+@dataclass(frozen=True)
+class _LongContext:
+    """What every chunk of a long export needs, looked up once."""
+
+    study: Study
+    scale_names: dict[int, str]
+    scale_bounds: dict[int, tuple[float, float]]
+    bench_names: dict[int, str]
+    demographic_keys: list[str]
+    # Per demographic key: rater id -> answer.
+    answers: dict[str, dict[int, str]]
+    human_query: object
+    llm_query: object
+
+
+def _long_context(
+    session: Session,
+    study: Study,
+    *,
+    scale: str | None,
+    benchmark: str | None,
+    where: Where | None = None,
+) -> _LongContext:
+    """Resolve the export's scope (raising ExportError at once) and build its queries."""
     scope = export_scope(session, study, scale=scale, benchmark=benchmark, one_scale=False)
     bench = scope.benchmark
-    scale_by_id = {s.id: s for s in scope.scales}
-    bench_names = scope.benchmark_names
+    scale_ids = [s.id for s in scope.scales]
+    dialect = session.get_bind().dialect.name
     changes = (
         select(RatingChange.rating_id, func.count(RatingChange.id).label("n"))
         .group_by(RatingChange.rating_id)
         .subquery()
     )
-    query = (
+    # One joined query of plain columns; a further filter (on the rater, say)
+    # is one more .where() here.
+    human_query = (
         select(
-            Rating,
-            Item,
+            Item.external_id,
+            Item.benchmark_id,
+            Rating.scale_id,
             User.rater_code,
+            Rating.rater_id,
+            Rating.value,
             Block.position,
+            Rating.position,
+            _raw_time(Rating.served_at, dialect),
+            _raw_time(Rating.submitted_at, dialect),
+            Rating.is_repeat,
+            Rating.is_attention_check,
+            Item.gold_score,
+            Item.gold_tolerance,
             changes.c.n,
+            Rating.source,
+            Rating.study_version,
             Block.platform_study_id,
             Block.platform_session_id,
         )
@@ -137,88 +179,196 @@ def long_export(
         .join(User, User.id == Rating.rater_id)
         .join(Block, Block.id == Rating.block_id, isouter=True)
         .join(changes, changes.c.rating_id == Rating.id, isouter=True)
-        .where(Item.study_id == study.id, Rating.scale_id.in_(list(scale_by_id)))
+        .where(Item.study_id == study.id, Rating.scale_id.in_(scale_ids))
         .where(counted_rater(Rating.rater_id))  # whose ratings count
         .order_by(User.rater_code, Block.position, Rating.scale_id, Rating.position, Item.id)
     )
+    llm_query = (
+        select(
+            Item.external_id,
+            Item.benchmark_id,
+            LLMScore.scale_id,
+            LLMScore.model,
+            LLMScore.run,
+            LLMScore.temperature,
+            LLMScore.value,
+            _raw_time(LLMScore.created_at, dialect),
+            LLMScore.prompt_hash,
+        )
+        .join(Item, Item.id == LLMScore.item_id)
+        .where(Item.study_id == study.id, LLMScore.scale_id.in_(scale_ids))
+        .order_by(LLMScore.model, LLMScore.scale_id, LLMScore.run, Item.id)
+    )
     if bench is not None:
-        query = query.where(Item.benchmark_id == bench.id)
-    demographics = {
-        user_id: answers
-        for user_id, answers in session.exec(
+        human_query = human_query.where(Item.benchmark_id == bench.id)
+        llm_query = llm_query.where(Item.benchmark_id == bench.id)
+    chosen = raters_where(session, study, where or {})
+    if chosen is not None:
+        # LLM rows have no rater and stay.
+        human_query = human_query.where(User.rater_code.in_(sorted(chosen)))
+    demographics = dict(
+        session.exec(
             select(Demographics.user_id, Demographics.answers)
             .join(User, User.id == Demographics.user_id)
             .where(User.study_id == study.id)
             .where(counted_rater(User.id))  # whose ratings count
         ).all()
-    }
-    keys = _demographic_keys(study, list(demographics.values()))
-    records = []
-    for rating, item, code, block, n_changes, platform_study, platform_session in session.exec(
-        query
-    ).all():
-        the_scale = scale_by_id[rating.scale_id]
-        duration = None
-        if rating.served_at is not None:
-            duration = (rating.submitted_at - rating.served_at).total_seconds()
-        record = {
-            "kind": "human",
-            "study": study.slug,
-            "item_id": item.external_id,
-            "benchmark": bench_names[item.benchmark_id],
-            "scale": the_scale.name,
-            "rater": code,
-            "score": rating.value,
-            "block_position": block,
-            "presentation_position": rating.position,
-            "served_at": rating.served_at,
-            "submitted_at": rating.submitted_at,
-            "duration_seconds": duration,
-            "is_repeat": rating.is_repeat,
-            "is_attention_check": rating.is_attention_check,
-            "attention_passed": attention_passed(
-                rating.value, the_scale, item.gold_score, item.gold_tolerance
-            )
-            if rating.is_attention_check
-            else None,
-            # Revisions after the first value.
-            "revisions": max((n_changes or 1) - 1, 0),
-            "source": rating.source,
-            "study_version": rating.study_version,
-            "platform_study_id": platform_study,
-            "platform_session_id": platform_session,
-        }
-        answers = demographics.get(rating.rater_id, {})
-        record.update({key: answers.get(key, "") for key in keys})
-        records.append(record)
-    llm_query = (
-        select(LLMScore, Item)
-        .join(Item, Item.id == LLMScore.item_id)
-        .where(Item.study_id == study.id, LLMScore.scale_id.in_(list(scale_by_id)))
-        .order_by(LLMScore.model, LLMScore.scale_id, LLMScore.run, Item.id)
     )
-    if bench is not None:
-        llm_query = llm_query.where(Item.benchmark_id == bench.id)
-    for score, item in session.exec(llm_query).all():
-        records.append(
-            {
-                "kind": "llm",
-                "study": study.slug,
-                "item_id": item.external_id,
-                "benchmark": bench_names[item.benchmark_id],
-                "scale": scale_by_id[score.scale_id].name,
-                "model": score.model,
-                "run": score.run,
-                "temperature": score.temperature,
-                "prompt_hash": score.prompt_hash,
-                "score": score.value,
-                "submitted_at": score.created_at,
-                # A score with a prompt hash came from ``annotator judge``.
-                "source": "judge" if score.prompt_hash else RatingSource.IMPORT.value,
-            }
-        )
-    frame = pd.DataFrame(records, columns=LONG_COLUMNS + keys)
+    keys = _demographic_keys(study, list(demographics.values()))
+    answers = {
+        key: {uid: given[key] for uid, given in demographics.items() if key in given}
+        for key in keys
+    }
+    return _LongContext(
+        study=study,
+        scale_names={s.id: s.name for s in scope.scales},
+        scale_bounds={s.id: (s.min, s.max) for s in scope.scales},
+        bench_names=scope.benchmark_names,
+        demographic_keys=keys,
+        answers=answers,
+        human_query=human_query,
+        llm_query=llm_query,
+    )
+
+
+HUMAN_FIELDS = [
+    "item_id",
+    "benchmark_id",
+    "scale_id",
+    "rater",
+    "rater_id",
+    "score",
+    "block_position",
+    "presentation_position",
+    "served_at",
+    "submitted_at",
+    "is_repeat",
+    "is_attention_check",
+    "gold_score",
+    "gold_tolerance",
+    "changes",
+    "source",
+    "study_version",
+    "platform_study_id",
+    "platform_session_id",
+]
+LLM_FIELDS = [
+    "item_id",
+    "benchmark_id",
+    "scale_id",
+    "model",
+    "run",
+    "temperature",
+    "score",
+    "submitted_at",
+    "prompt_hash",
+]
+
+
+def _floats(column: pd.Series) -> pd.Series:
+    return pd.to_numeric(column, errors="coerce").astype(float)
+
+
+def _human_chunk(rows: list[tuple], ctx: _LongContext) -> pd.DataFrame:
+    raw = pd.DataFrame.from_records(rows, columns=HUMAN_FIELDS, coerce_float=False)
+    frame = pd.DataFrame(index=raw.index)
+    frame["kind"] = "human"
+    frame["study"] = ctx.study.slug
+    frame["item_id"] = raw["item_id"]
+    frame["benchmark"] = raw["benchmark_id"].map(ctx.bench_names)
+    frame["scale"] = raw["scale_id"].map(ctx.scale_names)
+    frame["rater"] = raw["rater"]
+    frame["model"] = None
+    frame["run"] = None
+    frame["temperature"] = float("nan")
+    frame["prompt_hash"] = None
+    score = _floats(raw["score"])
+    frame["score"] = score
+    frame["block_position"] = _floats(raw["block_position"])
+    frame["presentation_position"] = _floats(raw["presentation_position"])
+    frame["served_at"] = _utc(raw["served_at"])
+    frame["submitted_at"] = _utc(raw["submitted_at"])
+    # Whole microseconds over 10**6, as timedelta.total_seconds() computes it
+    # (pandas' total_seconds differs in the last bit).
+    elapsed = (frame["submitted_at"] - frame["served_at"]).to_numpy("timedelta64[us]")
+    duration = elapsed.astype("int64") / 1e6
+    frame["duration_seconds"] = np.where(np.isnat(elapsed), np.nan, duration)
+    frame["is_repeat"] = raw["is_repeat"].astype(bool)
+    check = raw["is_attention_check"].astype(bool)
+    frame["is_attention_check"] = check
+    # As a share of the scale's range, the gold score's unit (same operations
+    # in the same order as the rater-facing check).
+    low = raw["scale_id"].map({k: v[0] for k, v in ctx.scale_bounds.items()}).astype(float)
+    high = raw["scale_id"].map({k: v[1] for k, v in ctx.scale_bounds.items()}).astype(float)
+    gold, tolerance = _floats(raw["gold_score"]), _floats(raw["gold_tolerance"])
+    share = (score - low) / (high - low)
+    passed = ((share - gold).abs() <= tolerance + 1e-9).astype(object)
+    known = check & gold.notna() & tolerance.notna()
+    frame["attention_passed"] = passed.where(known, None)
+    # Revisions after the first value (a rating without history has none).
+    frame["revisions"] = (_floats(raw["changes"]).fillna(1) - 1).clip(lower=0).astype(int)
+    frame["source"] = raw["source"]
+    frame["study_version"] = raw["study_version"]
+    frame["platform_study_id"] = raw["platform_study_id"]
+    frame["platform_session_id"] = raw["platform_session_id"]
+    for key in ctx.demographic_keys:
+        frame[key] = raw["rater_id"].map(ctx.answers[key]).fillna("")
     return frame
+
+
+def _llm_chunk(rows: list[tuple], ctx: _LongContext) -> pd.DataFrame:
+    raw = pd.DataFrame.from_records(rows, columns=LLM_FIELDS, coerce_float=False)
+    frame = pd.DataFrame(index=raw.index, columns=LONG_COLUMNS + ctx.demographic_keys)
+    frame["kind"] = "llm"
+    frame["study"] = ctx.study.slug
+    frame["item_id"] = raw["item_id"]
+    frame["benchmark"] = raw["benchmark_id"].map(ctx.bench_names)
+    frame["scale"] = raw["scale_id"].map(ctx.scale_names)
+    frame["model"] = raw["model"]
+    frame["run"] = raw["run"]
+    frame["temperature"] = _floats(raw["temperature"])
+    frame["score"] = _floats(raw["score"])
+    frame["submitted_at"] = _utc(raw["submitted_at"])
+    frame["prompt_hash"] = raw["prompt_hash"]
+    # A score with a prompt hash came from ``annotator judge``.
+    frame["source"] = np.where(raw["prompt_hash"].notna(), "judge", RatingSource.IMPORT.value)
+    return frame
+
+
+def _long_chunks(session: Session, ctx: _LongContext) -> Iterator[pd.DataFrame]:
+    columns = LONG_COLUMNS + ctx.demographic_keys
+    for rows in stream_rows(session, ctx.human_query, size=LONG_CHUNK):
+        yield _human_chunk(rows, ctx)[columns]
+    for rows in stream_rows(session, ctx.llm_query, size=LONG_CHUNK):
+        yield _llm_chunk(rows, ctx)[columns]
+
+
+def long_export(
+    session: Session, study: Study, *, scale: str | None = None, benchmark: str | None = None
+) -> pd.DataFrame:
+    """One row per human rating (kind ``human``) and per LLM score (``llm``).
+
+    The rows are read in chunks of plain columns from one joined query per
+    kind (see :func:`long_export_chunks`, which the file export streams).
+    """
+    chunks = list(long_export_chunks(session, study, scale=scale, benchmark=benchmark))
+    ctx_columns = chunks[0].columns if chunks else None
+    if not chunks:
+        ctx = _long_context(session, study, scale=scale, benchmark=benchmark)
+        return pd.DataFrame(columns=LONG_COLUMNS + ctx.demographic_keys)
+    return pd.concat(chunks, ignore_index=True)[ctx_columns]
+
+
+def long_export_chunks(
+    session: Session, study: Study, *, scale: str | None = None, benchmark: str | None = None
+) -> Iterator[pd.DataFrame]:
+    """The long export's rows, a frame of at most ``LONG_CHUNK`` rows at a time.
+
+    ``ExportError`` (an unknown scale or benchmark) is raised at the call, before
+    any row is read.
+    """
+    ctx = _long_context(session, study, scale=scale, benchmark=benchmark)
+    return _long_chunks(session, ctx)
 
 
 # -------------------------------------------------------------- rendering
@@ -228,12 +378,31 @@ FORMATS = ("long", "matrix", "alttest", "demographics")
 
 @dataclass
 class RenderedExport:
-    text: str
+    """An export's file: its text, or for a streamed export the pieces of it.
+
+    ``parts()`` gives the pieces to write one after another (the long export
+    is written chunk by chunk, never held whole); ``text`` joins them. For a
+    streamed export ``rows`` is counted as the pieces are produced.
+    """
+
+    body: str | Iterator[str]
     rows: int
     mimetype: str
     filename: str
     # For the matrix: the summary of missing cells.
     notes: str = ""
+
+    def parts(self) -> Iterator[str]:
+        if isinstance(self.body, str):
+            yield self.body
+        else:
+            yield from self.body
+
+    @property
+    def text(self) -> str:
+        if not isinstance(self.body, str):
+            self.body = "".join(self.body)
+        return self.body
 
 
 def number_text(value: object) -> str:
@@ -249,14 +418,50 @@ def number_text(value: object) -> str:
     return repr(value)
 
 
-def _csv(frame: pd.DataFrame) -> str:
+def _number_column(column: pd.Series) -> pd.Series:
+    """``number_text`` of every value, computed once per distinct value."""
+    distinct = pd.unique(column).tolist()
+    return column.map(dict(zip(distinct, map(number_text, distinct), strict=True)))
+
+
+def _csv(frame: pd.DataFrame, *, header: bool = True) -> str:
     # pandas writes a float column with ".0" on whole numbers (and an integer
     # column holding a gap becomes float: block_position, revisions), so float
     # columns are written as text by number_text.
     frame = frame.copy()
     for column in frame.columns[frame.dtypes == "float64"]:
-        frame[column] = frame[column].map(number_text)
-    return frame.to_csv(index=False, lineterminator="\n")
+        frame[column] = _number_column(frame[column])
+    return frame.to_csv(index=False, header=header, lineterminator="\n")
+
+
+def _time_text(column: pd.Series) -> pd.Series:
+    """UTC times as ``2026-01-05 09:00:27.351650+00:00``, empty where missing.
+
+    One format for every row (pandas would drop the microseconds from a
+    column whose times all fall on whole seconds), so the file does not depend
+    on how it was cut into chunks.
+    """
+    values = column.dt.tz_convert("UTC").dt.tz_localize(None).to_numpy("datetime64[us]")
+    text = pd.Series(np.datetime_as_string(values, unit="us"), index=column.index)
+    text = text.str.replace("T", " ", regex=False) + "+00:00"
+    return text.where(column.notna(), "")
+
+
+def _long_csv(
+    chunks: Iterator[pd.DataFrame], export: RenderedExport, columns: list[str]
+) -> Iterator[str]:
+    header = True
+    for frame in chunks:
+        frame = frame.copy()
+        for column in ("served_at", "submitted_at"):
+            if isinstance(frame[column].dtype, pd.DatetimeTZDtype):
+                frame[column] = _time_text(frame[column])
+        yield _csv(frame, header=header)
+        header = False
+        export.rows += len(frame)
+    if header:
+        # No rows: the header alone.
+        yield pd.DataFrame(columns=columns).to_csv(index=False, lineterminator="\n")
 
 
 def render_export(
@@ -316,13 +521,16 @@ def render_export(
             f"{stem}.json",
         )
     if fmt == "long":
-        frame = long_export(session, study, scale=scale, benchmark=benchmark)
-    elif fmt == "demographics":
+        ctx = _long_context(session, study, scale=scale, benchmark=benchmark, where=where)
+        export = RenderedExport("", 0, "text/csv", f"{stem}.csv")
+        columns = LONG_COLUMNS + ctx.demographic_keys
+        export.body = _long_csv(_long_chunks(session, ctx), export, columns)
+        return export
+    if fmt == "demographics":
         frame = demographics_export(session, study)
     else:
         raise ExportError(f"unknown format {fmt!r}", field="format", choices=FORMATS)
     chosen = raters_where(session, study, where or {})
     if chosen is not None:
-        # LLM rows of the long export have no rater and stay.
-        frame = frame[frame["rater"].isin(chosen) | (frame.get("kind", "human") == "llm")]
+        frame = frame[frame["rater"].isin(chosen)]
     return RenderedExport(_csv(frame), len(frame), "text/csv", f"{stem}.csv")

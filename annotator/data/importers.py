@@ -20,13 +20,11 @@ from ..study.studies import study_benchmarks, study_scales
 from ..study.studyfile import template_fields
 from ._bulk import (
     ImportReport,
+    RowChecker,
     _batches,
     _chunks,
     _insert_rows,
     _item_ids,
-    _lookup_item,
-    _lookup_scale,
-    _lookup_score,
     _text,
 )
 from .rating_import import import_ratings
@@ -170,18 +168,17 @@ def import_llm_scores(
     """Import stored LLM scores: ``item_id,model,scale,score[,run,temperature]``."""
     problems = Problems(str(path))
     rows = read_rows(path, required=list(LLM_COLUMNS), problems=problems)
-    items = _item_ids(session, study)
-    scales = {s.name: s for s in study_scales(session, study)}
+    check = RowChecker(_item_ids(session, study), {s.name: s for s in study_scales(session, study)})
     parsed: dict[tuple[int, int, str, str], dict] = {}
     for row in rows:
         model = _text(row.values["model"])
         if not model:
             problems.add(row.line, "model", "the model name is empty")
-        item = _lookup_item(items, row, problems)
-        scale = _lookup_scale(scales, row, problems)
+        item = check.item(row, problems)
+        scale = check.scale(row, problems)
         # LLM scores keep any precision (means over samples or token
         # probabilities are not on the scale's step); the bounds still apply.
-        value = _lookup_score(row, scale, problems, any_precision=True)
+        value = check.score(row, scale, problems, any_precision=True)
         run = _text(row.values.get("run"))
         temperature = None
         if _text(row.values.get("temperature")):

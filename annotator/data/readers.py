@@ -99,7 +99,8 @@ def _csv_rows(text: str, path: str, required: list[str], problems: Problems) -> 
     for record in reader:
         line = start
         start = reader.line_num + 1
-        if not record or all(not cell.strip() for cell in record):
+        # One strip of the joined cells: whether every cell is blank.
+        if not "".join(record).strip():
             continue
         if len(record) != len(header):
             problems.add(line, None, f"{len(record)} fields where the header has {len(header)}")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from sqlmodel import Session
 
-__all__ = ["fetch_rows"]
+__all__ = ["fetch_rows", "stream_rows"]
 
 
 def fetch_rows(session: Session, query) -> list[tuple]:
@@ -21,5 +23,36 @@ def fetch_rows(session: Session, query) -> list[tuple]:
     try:
         cursor.execute(sql)
         return cursor.fetchall()
+    finally:
+        cursor.close()
+
+
+def stream_rows(session: Session, query, *, size: int = 50_000) -> Iterator[list[tuple]]:
+    """The rows of ``query`` as lists of at most ``size`` plain tuples.
+
+    Like :func:`fetch_rows`, without SQLAlchemy's ``Row`` objects; the whole
+    result is never in memory at once: SQLite's cursor steps through the rows
+    as they are fetched, and on PostgreSQL a server-side (named) cursor sends
+    ``size`` rows at a time (psycopg's default cursor would receive them all
+    first). Parameters are bound as SQLAlchemy binds them (any type).
+    """
+    connection = session.connection()
+    dialect = connection.dialect
+    compiled = query.compile(dialect=dialect, compile_kwargs={"render_postcompile": True})
+    params = compiled.construct_params()
+    for name, process in compiled._bind_processors.items():
+        if name in params:
+            params[name] = process(params[name])
+    parameters = [params[name] for name in compiled.positiontup] if compiled.positional else params
+    driver = connection.connection.driver_connection
+    if dialect.name == "postgresql":
+        cursor = driver.cursor(name="annotator_stream")
+        cursor.itersize = size
+    else:
+        cursor = driver.cursor()
+    try:
+        cursor.execute(str(compiled), parameters)
+        while rows := cursor.fetchmany(size):
+            yield rows
     finally:
         cursor.close()
