@@ -312,7 +312,10 @@ def _human_chunk(rows: list[tuple], ctx: _LongContext) -> pd.DataFrame:
     frame["platform_study_id"] = raw["platform_study_id"]
     frame["platform_session_id"] = raw["platform_session_id"]
     for key in ctx.demographic_keys:
-        frame[key] = raw["rater_id"].map(ctx.answers[key]).fillna("")
+        # Through the distinct raters, so a numeric answer keeps its type and a
+        # missing one is empty (a NaN would turn the column to float).
+        given = ctx.answers[key]
+        frame[key] = raw["rater_id"].map({r: given.get(r, "") for r in raw["rater_id"].unique()})
     return frame
 
 
