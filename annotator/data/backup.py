@@ -116,11 +116,16 @@ def backup_database(engine: Engine, out: Path) -> BackupInfo:
         raise BackupError(f"{out} is a folder; give a file name")
     out.parent.mkdir(parents=True, exist_ok=True)
     dialect = engine.dialect.name
+    if dialect == "sqlite":
+        database = make_url(engine.url).database
+        if not database or not Path(database).is_file():
+            raise BackupError(f"no database file at {database!r}; nothing to back up")
     revision = _revision(engine)
     partial = out.with_name(out.name + ".partial")
     partial.unlink(missing_ok=True)
     if dialect == "sqlite":
-        source = sqlite3.connect(make_url(engine.url).database)
+        # Read-only: a missing file must not be created empty.
+        source = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
         target = sqlite3.connect(partial)
         try:
             source.backup(target)

@@ -354,6 +354,9 @@ def _blocks(session: Session, study: Study) -> pd.DataFrame:
 def study_frames(session: Session, study: Study) -> StudyFrames:
     """Read one study into :class:`StudyFrames` (six queries, no statistics).
 
+    Withdrawn and excluded raters' ratings, answers and blocks are left out
+    (:func:`annotator.study.raters.counted_rater`), as in every export.
+
     Parameters
     ----------
     session : sqlmodel.Session

@@ -15,6 +15,7 @@ from ..clock import now
 from ..models import (
     ChangeReason,
     Demographics,
+    RaterStatus,
     Rating,
     RatingChange,
     RatingSource,
@@ -212,6 +213,14 @@ def _resolve_raters(
                     "rater",
                     f"rater code {user.rater_code!r} belongs to another study; "
                     "rater codes are unique across studies",
+                )
+            # A withdrawn rater's ratings never come back (rater status, study/raters.py).
+            elif user.status == RaterStatus.WITHDRAWN:
+                problems.add(
+                    None,
+                    "rater",
+                    f"rater {user.rater_code!r} has withdrawn from the study; "
+                    "their ratings cannot be imported",
                 )
             found[user.rater_code] = user
     return found

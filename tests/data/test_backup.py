@@ -123,3 +123,12 @@ def test_restore_refuses_a_file_that_is_no_backup(app, make_app, fresh_url, tmp_
     result = fresh.test_cli_runner().invoke(args=["db", "restore", str(junk)])
     assert result.exit_code == 1
     assert "junk.backup" in result.output and "not a" in result.output
+
+
+def test_backup_of_a_missing_sqlite_file_is_refused(make_app, tmp_path):
+    # A SQLite URL on either test database: the file is what is missing.
+    missing = tmp_path / "none" / "annotator.sqlite"
+    app = make_app(create_schema=False, DATABASE_URL=f"sqlite:///{missing}")
+    result = app.test_cli_runner().invoke(args=["db", "backup", "--out", str(tmp_path / "b")])
+    assert result.exit_code == 1 and "nothing to back up" in result.output
+    assert not missing.exists() and not (tmp_path / "b").exists()

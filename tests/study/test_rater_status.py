@@ -272,3 +272,14 @@ def test_the_cached_dashboard_is_recomputed_without_the_withdrawn_rater(
     clear_dashboard_cache()
     fresh = cached_dashboard(session, study)
     assert [s.n_ratings for s in fresh.scales] == [s.n_ratings for s in after.scales]
+
+
+def test_ratings_of_a_withdrawn_rater_cannot_be_imported_again(app, runner, small_study):
+    _set_withdrawn_ratings(app, "delete")
+    assert runner.invoke(args=["raters", "withdraw", "small", "bob"]).exit_code == 0
+    result = runner.invoke(args=["ratings", "import", "small", str(DATA / "ratings.csv")])
+    assert result.exit_code == 1
+    assert "rater 'bob' has withdrawn from the study" in result.output
+    assert _overview(app) == {"raters": 2, "ratings": 8}
+    with session_scope(app) as session:
+        assert len(session.exec(select(Rating)).all()) == 8
