@@ -333,6 +333,8 @@ def test_mturk_framing_allows_only_mturk_and_cookies_work_in_a_frame(make_app):
     response = client.post(mturk_entry(), data={"decision": "agree"})
     cookies = response.headers.getlist("Set-Cookie")
     assert cookies and all("SameSite=None" in c and "Secure" in c for c in cookies)
+    (session_cookie,) = [c for c in cookies if c.startswith("session=")]
+    assert "Partitioned" in session_cookie
 
 
 def test_without_mturk_framing_cookies_stay_lax(app, client, prolific):
