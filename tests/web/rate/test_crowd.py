@@ -442,7 +442,7 @@ def test_a_block_started_without_a_new_entry_records_no_stale_session(app, clien
 
 
 def test_wave_statuses_of_every_kind_of_participant(app, client, make_study, clock):
-    from annotator.collect.crowd import WaveStatus, eligible_ids, wave_rows
+    from annotator.collect.waves import WaveStatus, eligible_ids, wave_rows
     from annotator.study.studies import get_study
 
     make_study(crowd_toml(gap_days=1))
