@@ -161,7 +161,8 @@ def raters_eligible(study: str, at_text: str | None, wave: int | None) -> None:
     Open: the gap after their previous block has passed and the study is not
     finished for them. Paste the list into the next wave's allowlist.
     """
-    from ..collect.crowd import eligible_ids, study_crowd
+    from ..collect.crowd import study_crowd
+    from ..collect.waves import eligible_ids
     from ..db import session_scope
 
     at = _moment(at_text)

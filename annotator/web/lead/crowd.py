@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from flask import make_response
 from flask_login import current_user
 
-from ...collect import crowd
+from ...collect import crowd, waves
 from ...db import get_session
 from ...models import Study
 from ..auth.access import lead_required
@@ -20,7 +20,7 @@ __all__ = ["crowd_waves"]
 
 @dataclass
 class Waves:
-    rows: list[crowd.WaveRow]
+    rows: list[waves.WaveRow]
     eligible: list[str]
     # Counts per status, in WaveStatus order, zeros left out.
     counts: dict[str, int]
@@ -32,8 +32,8 @@ def crowd_waves(study: Study) -> Waves | None:
         return None
     if crowd.study_crowd(study) is None:
         return None
-    rows = crowd.wave_rows(get_session(), study)
-    counts = {status.value: 0 for status in crowd.WaveStatus}
+    rows = waves.wave_rows(get_session(), study)
+    counts = {status.value: 0 for status in waves.WaveStatus}
     for row in rows:
         counts[row.status.value] += 1
     return Waves(
@@ -53,7 +53,7 @@ def _register(state) -> None:
 def eligible_download(slug: str):
     """The platform ids whose next block is open now, one per line (the next allowlist)."""
     study = get_study_or_404(slug)
-    ids = crowd.eligible_ids(get_session(), study)
+    ids = waves.eligible_ids(get_session(), study)
     response = make_response("".join(f"{pid}\n" for pid in ids))
     response.headers["Content-Type"] = "text/plain; charset=utf-8"
     response.headers["Content-Disposition"] = f'attachment; filename="{slug}-eligible.txt"'

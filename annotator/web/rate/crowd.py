@@ -88,9 +88,12 @@ def _set_up(state) -> None:
         # Inside MTurk's frame the app is a third party: its cookies are sent
         # only when SameSite=None, which browsers accept only with Secure
         # (so the app must be served over HTTPS).
+        # Partitioned (CHIPS): browsers that block third-party cookies still
+        # keep a cookie partitioned by the top-level site (MTurk).
         app.config.update(
             SESSION_COOKIE_SAMESITE="None",
             SESSION_COOKIE_SECURE=True,
+            SESSION_COOKIE_PARTITIONED=True,
             REMEMBER_COOKIE_SAMESITE="None",
             REMEMBER_COOKIE_SECURE=True,
         )

@@ -262,14 +262,15 @@ def start(block_id: int):
     state = _own_block(block_id)
     if state.status in (BlockStatus.WAITING, BlockStatus.LOCKED):
         return _not_open_yet(state)
+    starting = state.status == BlockStatus.AVAILABLE
     try:
-        if state.status == BlockStatus.AVAILABLE:
-            note_entry(state.block)
         start_block(session, current_user, state)
     except BlockUnavailable as exc:
         session.rollback()
         flash(str(exc), "error")
         return redirect(url_for("rate.dashboard"))
+    if starting:
+        note_entry(state.block)
     session.commit()
     return redirect(url_for("rate.block", block_id=block_id))
 

@@ -148,7 +148,7 @@ def test_declining_records_the_refusal_and_sends_the_screen_out_code(app, client
 def _join_and_finish_block_1(app, client) -> int:
     enter_and_consent(client)
     client.post("/rate/demographics", data=ANSWERS)
-    (user,) = users(app)
+    (user,) = [u for u in users(app) if u.platform_id == PID]
     first = blocks_of(app, user.id)[0]
     assert start(client, first.id).status_code == 302
     rate_all(client, first.id, 10)
@@ -333,6 +333,8 @@ def test_mturk_framing_allows_only_mturk_and_cookies_work_in_a_frame(make_app):
     response = client.post(mturk_entry(), data={"decision": "agree"})
     cookies = response.headers.getlist("Set-Cookie")
     assert cookies and all("SameSite=None" in c and "Secure" in c for c in cookies)
+    (session_cookie,) = [c for c in cookies if c.startswith("session=")]
+    assert "Partitioned" in session_cookie
 
 
 def test_without_mturk_framing_cookies_stay_lax(app, client, prolific):
@@ -437,3 +439,65 @@ def test_a_block_started_without_a_new_entry_records_no_stale_session(app, clien
     assert start(client, second.id).status_code == 302
     second = blocks_of(app, user_id)[1]
     assert (second.platform_study_id, second.platform_session_id) == (None, None)
+
+
+def test_wave_statuses_of_every_kind_of_participant(app, client, make_study, clock):
+    from annotator.collect.waves import WaveStatus, eligible_ids, wave_rows
+    from annotator.study.studies import get_study
+
+    make_study(crowd_toml(gap_days=1))
+    # In wave 1: consented, block 1 not done.
+    enter_and_consent(app.test_client(), entry("A" * 24))
+    # Declined.
+    refuser = app.test_client()
+    refuser.post(entry("B" * 24), data={"decision": "decline", **CONFIRMED})
+    # Block 1 done, block 2 in progress.
+    user_id = _join_and_finish_block_1(app, client)
+    clock.advance(days=1)
+    second = blocks_of(app, user_id)[1]
+    start(client, second.id)
+    with Session(get_engine(app)) as session:
+        study = get_study(session, "crowd")
+        statuses = {row.user.platform_id: row.status for row in wave_rows(session, study)}
+        assert statuses == {
+            "A" * 24: WaveStatus.FIRST,
+            "B" * 24: WaveStatus.DECLINED,
+            PID: WaveStatus.IN_PROGRESS,
+        }
+        assert eligible_ids(session, study) == []
+    rate_all(client, second.id, 10)
+    with Session(get_engine(app)) as session:
+        study = get_study(session, "crowd")
+        assert eligible_ids(session, study, at=clock() + timedelta(hours=23)) == []
+        assert eligible_ids(session, study, at=clock() + timedelta(days=1)) == [PID]
+        assert eligible_ids(session, study, at=clock() + timedelta(days=1), wave=3) == [PID]
+        assert eligible_ids(session, study, at=clock() + timedelta(days=1), wave=2) == []
+    third = blocks_of(app, user_id)[2]
+    clock.advance(days=1)
+    start(client, third.id)
+    rate_all(client, third.id, 10)
+    with Session(get_engine(app)) as session:
+        study = get_study(session, "crowd")
+        rows = {row.user.platform_id: row.status for row in wave_rows(session, study)}
+        assert rows[PID] == WaveStatus.FINISHED
+        assert eligible_ids(session, study, at=clock() + timedelta(days=30)) == []
+    # The last block's page: the third code, and no next part.
+    done = client.get(f"/rate/blocks/{third.id}/done").text
+    assert "WAVE3CODE" in done and "You have completed every part of the study." in done
+
+
+def test_a_participant_who_left_mid_block_resumes_where_they_stopped(app, client, prolific):
+    enter_and_consent(client)
+    client.post("/rate/demographics", data=ANSWERS)
+    (user,) = users(app)
+    first = blocks_of(app, user.id)[0]
+    start(client, first.id)
+    for position in range(1, 4):
+        client.get(item_url(first.id, position))
+        client.post(item_url(first.id, position), data={"score": "1"})
+    elsewhere = app.test_client()
+    assert elsewhere.get(entry(session_id="SESSION1B")).status_code == 302
+    dashboard = elsewhere.get("/rate/").text
+    assert "In progress: 3 / 10 rated." in dashboard and ">Resume</a>" in dashboard
+    resume = elsewhere.get(f"/rate/blocks/{first.id}")
+    assert resume.headers["Location"].endswith(item_url(first.id, 4))
