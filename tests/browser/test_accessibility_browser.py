@@ -36,6 +36,8 @@ LEAD_PASSWORD = "lead-password-1"
 PHONE = {"width": 320, "height": 568}
 DESKTOP = {"width": 1280, "height": 900}
 
+SHOTS = ARTIFACTS / "a11y"
+
 # Every endpoint that renders a page, and the states of it the sweep checks.
 PAGES: dict[str, str] = {
     "auth.login": "log in; log in with a wrong password",
@@ -163,6 +165,10 @@ class Sweep:
             assert_no_serious_violations(page, f"{what} ({endpoint})")
             if viewport is PHONE:
                 assert_no_sideways_scroll(page, f"{what} ({endpoint})")
+                # For a person to look at: test-artifacts/a11y/<page>-320px.png.
+                name = re.sub(r"[^a-z0-9]+", "-", what.lower()).strip("-")
+                SHOTS.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(SHOTS / f"{name}-320px.png"), full_page=True)
         page.set_viewport_size(size)
         self.checked.setdefault(endpoint, []).append(what)
 
