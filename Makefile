@@ -45,6 +45,7 @@ bench: install-test
 	$(BIN)/python benchmarks/dashboard.py
 	$(BIN)/python benchmarks/study_page.py
 	$(BIN)/python benchmarks/load.py
+	$(BIN)/python benchmarks/rating_keyboard.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache

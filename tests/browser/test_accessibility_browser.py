@@ -22,12 +22,12 @@ from werkzeug.exceptions import MethodNotAllowed, NotFound
 
 from annotator.data.synthetic import SyntheticSpec, build_synthetic_study
 from annotator.db import session_scope
-from annotator.models import Block, Invite
+from annotator.models import Block, Invite, User
 from annotator.study.studies import create_invites, create_lead, get_study
 from tests.data.studies import FINE_SCALES_TOML, STS_B_TOML, study_toml
 
 from .axe import assert_no_serious_violations
-from .conftest import add_study, serve
+from .conftest import ARTIFACTS, PNG_SIGNATURE, add_study, serve
 from .layout import assert_no_sideways_scroll
 
 LEAD_EMAIL = "lead@example.org"
@@ -35,6 +35,8 @@ LEAD_PASSWORD = "lead-password-1"
 # The narrowest phone screen still common (iPhone SE, first generation).
 PHONE = {"width": 320, "height": 568}
 DESKTOP = {"width": 1280, "height": 900}
+
+SHOTS = ARTIFACTS / "a11y"
 
 # Every endpoint that renders a page, and the states of it the sweep checks.
 PAGES: dict[str, str] = {
@@ -163,6 +165,10 @@ class Sweep:
             assert_no_serious_violations(page, f"{what} ({endpoint})")
             if viewport is PHONE:
                 assert_no_sideways_scroll(page, f"{what} ({endpoint})")
+                # For a person to look at: test-artifacts/a11y/<page>-320px.png.
+                name = re.sub(r"[^a-z0-9]+", "-", what.lower()).strip("-")
+                SHOTS.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(SHOTS / f"{name}-320px.png"), full_page=True)
         page.set_viewport_size(size)
         self.checked.setdefault(endpoint, []).append(what)
 
@@ -180,15 +186,19 @@ def _answer_questionnaire(page):
     page.get_by_role("button", name="Continue").click()
 
 
-def _type_score(page, value: str) -> None:
-    """Type a score into the focused field and press Enter; wait for the swap."""
+def _type_score(page, value: str, *, last: bool = False) -> None:
+    """Type a score into the focused field and press Enter; wait for the swap.
+
+    After the ``last`` item the block's end loads a new page: the caller waits for it.
+    """
     before = page.locator(".progress-text").inner_text()
     page.keyboard.type(value)
     page.keyboard.press("Enter")
+    if last:
+        return
     page.wait_for_function(
-        "(before) => { const p = document.querySelector('.progress-text');"
-        " return !p || (p.textContent !== before"
-        " && !document.querySelector('.htmx-request, .htmx-settling, .htmx-added')); }",
+        "(before) => document.querySelector('.progress-text').textContent !== before"
+        " && !document.querySelector('.htmx-request, .htmx-settling, .htmx-added')",
         arg=before,
     )
 
@@ -272,8 +282,8 @@ def test_every_page_has_no_serious_axe_violation(a11y_app, browser, tmp_path):
     sweep.check(page, "rate.item", "refused score")
     page.get_by_label("Score", exact=True).fill("")
     page.get_by_label("Score", exact=True).focus()
-    for _ in range(4, 16):
-        _type_score(page, "4")
+    for position in range(4, 16):
+        _type_score(page, "4", last=position == 15)
     expect(page.get_by_role("heading", name="Block 1 of 3 complete")).to_be_visible()
     sweep.check(page, "rate.block_done", "block complete")
     with session_scope(app) as session:
@@ -297,7 +307,7 @@ def test_every_page_has_no_serious_axe_violation(a11y_app, browser, tmp_path):
     page.get_by_role("button", name="I agree").click()
     page.get_by_role("button", name="Start").click()
     _type_score(page, "2")
-    _type_score(page, "3")
+    _type_score(page, "3", last=True)
     expect(page.get_by_text("A11Y-2026")).to_be_visible()
     sweep.check(page, "rate.thanks", "every block done")
     page.context.close()
@@ -335,7 +345,8 @@ def test_every_page_has_no_serious_axe_violation(a11y_app, browser, tmp_path):
     page.goto(f"{base}/lead/studies/full")
     expect(page.locator("#dashboard").get_by_role("heading", name="Scale 0-5")).to_be_visible()
     sweep.check(page, "lead.study", "study with a full dashboard")
-    with page.expect_download() as download_info:
+    # Built in the request: on a busy machine this takes longer than a click.
+    with page.expect_download(timeout=120_000) as download_info:
         page.get_by_role("link", name="Download report").first.click()
     report = tmp_path / "report.html"
     download_info.value.save_as(report)
@@ -354,3 +365,180 @@ def test_every_route_is_checked_or_excused(app):
     assert not pages & set(NOT_CHECKED)
     assert endpoints - pages - set(NOT_CHECKED) == set(), "routes neither checked nor excused"
     assert (pages | set(NOT_CHECKED)) - endpoints == set(), "checked routes the app lacks"
+
+
+# ------------------------------------------------------ keyboard-first rating
+
+IN_VIEW = """() => {
+    const text = document.querySelector('.item-text').getBoundingClientRect();
+    const field = document.getElementById('score').getBoundingClientRect();
+    return {textTop: text.top, fieldTop: field.top, fieldBottom: field.bottom,
+            view: window.innerHeight, page: document.documentElement.scrollHeight};
+}"""
+
+
+@pytest.mark.browser
+def test_a_block_by_keyboard_alone_on_a_phone(a11y_app, browser):
+    from playwright.sync_api import expect
+
+    app, base = a11y_app
+    (token,) = _invites(app, "a11y", 1)
+    page = _context(browser, viewport=PHONE).new_page()
+    errors: list[str] = []
+    _watch(page, errors)
+    page.goto(f"{base}/invite/{token}")
+    page.get_by_role("button", name="I agree").click()
+    _answer_questionnaire(page)
+    page.get_by_role("button", name="Start").click()
+
+    progress = page.locator(".progress-text")
+    expect(progress).to_have_text("1 / 15")
+    # The block shows an item twice on purpose, and the instructions say so.
+    expect(page.locator(".instructions")).to_contain_text("Some items come back")
+    announcer = page.locator("#item-announcer")
+    expect(announcer).to_have_attribute("role", "status")
+    # The live region must be the same node throughout: one swapped in with
+    # its text already set is not announced.
+    page.evaluate("document.getElementById('item-announcer').__original = true")
+    keystrokes = 0
+    for position in range(1, 16):
+        expect(progress).to_have_text(f"{position} / 15")
+        expect(page.get_by_label("Score", exact=True)).to_be_focused()
+        assert page.title() == f"Item {position} of 15 · Accessible study"
+        if position > 1:
+            expect(announcer).to_have_text(f"Item {position} of 15")
+            assert page.evaluate("document.getElementById('item-announcer').__original")
+        box = page.evaluate(IN_VIEW)
+        # The page is taller than the screen, so being in view is not a given.
+        assert box["page"] > box["view"], box
+        assert box["textTop"] >= 0 and box["fieldBottom"] <= box["view"], (position, box)
+        if position == 4:
+            ARTIFACTS.mkdir(exist_ok=True)
+            shot = ARTIFACTS / "rating-320px-item-4.png"
+            page.screenshot(path=str(shot))
+            assert shot.read_bytes().startswith(PNG_SIGNATURE)
+        # Two keystrokes: the score, then Enter.
+        page.keyboard.type(str(position % 6))
+        page.keyboard.press("Enter")
+        keystrokes += 2
+        if position < 15:
+            page.wait_for_function(
+                "(p) => document.querySelector('.progress-text').textContent === p"
+                " && !document.querySelector('.htmx-request, .htmx-settling, .htmx-added')",
+                arg=f"{position + 1} / 15",
+            )
+    expect(page.get_by_role("heading", name="Block 1 of 3 complete")).to_be_visible()
+    assert keystrokes == 30
+    with session_scope(app) as session:
+        rater = session.exec(select(Invite).where(Invite.token == token)).one().user_id
+        block = session.exec(select(Block).where(Block.rater_id == rater)).first()
+        assert block.completed_at is not None
+        assert session.get(User, rater).consented_at is not None
+    assert errors == []
+
+
+# ------------------------------------------------------------ focus contrast
+
+
+def _rgb(css: str) -> tuple[float, float, float, float]:
+    """``rgb(r, g, b)`` or ``rgba(r, g, b, a)`` as numbers."""
+    numbers = [float(n) for n in re.findall(r"[\d.]+", css)]
+    return (*numbers[:3], numbers[3] if len(numbers) > 3 else 1.0)
+
+
+def contrast_ratio(first: tuple, second: tuple) -> float:
+    """WCAG 2.x contrast ratio of two sRGB colours given as 0-255 channels.
+
+    (L1 + 0.05) / (L2 + 0.05) with L the relative luminance (WCAG 2.2, "relative
+    luminance" and "contrast ratio" in its definitions). Written here rather than
+    imported: it is the reference the CSS is judged by, kept apart from the app.
+    """
+
+    def luminance(rgb) -> float:
+        linear = []
+        for channel in rgb[:3]:
+            c = channel / 255
+            linear.append(c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4)
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    high, low = sorted((luminance(first), luminance(second)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "published"),
+    [
+        # WebAIM's contrast checker and WCAG's own examples.
+        ((0, 0, 0), (255, 255, 255), 21.0),
+        ((118, 118, 118), (255, 255, 255), 4.54),
+        ((255, 255, 255), (255, 255, 255), 1.0),
+        # The former focus colour #ffbf47 on white: the issue's 1.6:1.
+        ((255, 191, 71), (255, 255, 255), 1.64),
+    ],
+)
+def test_contrast_ratio_matches_published_values(first, second, published):
+    assert contrast_ratio(first, second) == pytest.approx(published, abs=0.01)
+
+
+FOCUS_STYLE = """() => {
+    const el = document.activeElement;
+    const style = getComputedStyle(el);
+    let behind = el.parentElement, background = 'rgba(0, 0, 0, 0)';
+    for (; behind; behind = behind.parentElement) {
+        background = getComputedStyle(behind).backgroundColor;
+        if (!/rgba\\(.*, 0\\)$/.test(background) && background !== 'transparent') break;
+    }
+    if (!behind) background = 'rgb(255, 255, 255)';
+    return {tag: el.tagName, text: (el.innerText || el.id || '').slice(0, 30),
+            color: style.outlineColor, outlineStyle: style.outlineStyle,
+            width: parseFloat(style.outlineWidth), offset: parseFloat(style.outlineOffset),
+            background};
+}"""
+
+
+@pytest.mark.browser
+def test_the_focus_outline_has_3_to_1_contrast(a11y_app, browser):
+    app, base = a11y_app
+    (token,) = _invites(app, "a11y", 1)
+    page = _context(browser).new_page()
+    page.goto(f"{base}/invite/{token}")
+    page.get_by_role("button", name="I agree").click()
+    _answer_questionnaire(page)
+    page.get_by_role("button", name="Start").click()
+    # Tab through the rating page: the header's link and button (on the grey
+    # panel), the Score field, the slider, Next and the links below.
+    page.locator("body").focus()
+    seen = []
+    for _ in range(8):
+        page.keyboard.press("Tab")
+        focus = page.evaluate(FOCUS_STYLE)
+        if focus["tag"] == "BODY":
+            continue
+        seen.append(focus)
+        assert focus["outlineStyle"] != "none" and focus["width"] >= 2, focus
+        ratio = contrast_ratio(_rgb(focus["color"]), _rgb(focus["background"]))
+        assert ratio >= 3, (ratio, focus)
+    assert {f["tag"] for f in seen} >= {"A", "BUTTON", "INPUT"}, seen
+    assert len({f["background"] for f in seen}) >= 2, "both the panel and the page were tried"
+
+
+@pytest.mark.browser
+def test_the_axe_check_fails_on_a_known_violation(browser):
+    from .axe import assert_no_serious_violations as check
+
+    page = browser.new_page()
+    # The raters page's former Lift gap button: its name lacks its visible words.
+    page.set_content(
+        "<!doctype html><html lang=en><title>t</title><main><h1>t</h1><form>"
+        "<button aria-label='Lift the gap for R1 (block 2)'>Lift gap…</button></form></main>"
+    )
+    with pytest.raises(AssertionError, match="label-content-name-mismatch") as failure:
+        check(page)
+    assert "Lift the gap for R1" in str(failure.value)
+    page.set_content(
+        "<!doctype html><html lang=en><title>t</title><main><h1>t</h1><form>"
+        "<button>Lift gap…<span style='position:absolute;width:1px;height:1px;"
+        "overflow:hidden;clip:rect(0 0 0 0)'> for R1 (block 2)</span></button></form></main>"
+    )
+    check(page)
+    page.close()

@@ -91,7 +91,7 @@ def test_a_rater_comes_back_through_the_return_link(served_app, browser):
     lead.goto(f"{base}/lead/studies/browser/raters")
     lead.get_by_text("Show link").click()
     assert lead.locator("code.return-url").inner_text().strip() == link
-    lead.get_by_role("button", name="Replace the return link of").click()
+    lead.get_by_role("button", name="Replace link of").click()
     expect(lead.get_by_role("heading", name="Replace the return link")).to_be_visible()
     lead.get_by_role("button", name="Replace the link").click()
     flash = lead.locator(".flash.info")
