@@ -199,12 +199,17 @@ def self_consistency_table(
         Column names.
     confidence : float, keyword-only
 
+    Raises
+    ------
+    ValueError
+        If a column is missing.
+
     Returns
     -------
     pandas.DataFrame
         The ``by`` columns, then ``CONSISTENCY_COLUMNS``, one row per group in order of
-        first appearance. A group with one run, or no item in two runs, has NaN
-        statistics and a ``note`` saying why; the others have an empty note (or the
+        first appearance. A group with one run, no item in two runs, or an item scored
+        twice in one run has NaN statistics and a ``note`` saying why; the others have an empty note (or the
         warning of a degenerate group).
     """
     by = list(by)
@@ -214,9 +219,21 @@ def self_consistency_table(
     rows = []
     for key, part in frame.groupby(by, sort=False, dropna=False):
         key = key if isinstance(key, tuple) else (key,)
-        wide = part.pivot_table(index=item, columns=run, values=score, aggfunc="first")
+        cells = part.set_index([item, run])[score].astype(float)
         row: dict[str, Any] = dict(zip(by, key, strict=True))
         row.update({c: math.nan for c in CONSISTENCY_COLUMNS})
+        if cells.index.has_duplicates:
+            twice = cells.index[cells.index.duplicated()][0]
+            row.update(
+                n_runs=int(cells.index.get_level_values(1).nunique()),
+                n_items=0,
+                n_complete=0,
+                note=f"item {str(twice[0])!r} has two scores in run {str(twice[1])!r}: give each "
+                "repeated sample its own run",
+            )
+            rows.append(row)
+            continue
+        wide = cells.unstack(run)
         row.update(n_runs=int(wide.shape[1]), n_items=0, n_complete=0, note="")
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")

@@ -126,3 +126,32 @@ def test_fractional_scales_get_no_kappa(session, make_study):
     assert (tables["consistency"]["n_runs"] == 2).all()
     assert not math.isnan(tables["consistency"]["alpha_interval"].iloc[0])
     assert isinstance(tables["consistency"], pd.DataFrame)
+
+
+def test_report_shows_the_steady_model_as_more_self_consistent(session, make_study):
+    from lxml import html as lxml_html
+
+    from annotator.analysis.report import build_report
+
+    study = two_judge_study(session, make_study, "rep")
+    report = build_report(session, study)
+    tree = lxml_html.fromstring(report.html)
+    table = tree.xpath("//table[@data-table='consistency']")[0]
+    columns = [th.get("data-column") for th in table.xpath("./thead/tr/th")]
+    rows = [
+        dict(zip(columns, [td.get("data-value") for td in tr.xpath("./td")], strict=True))
+        for tr in table.xpath("./tbody/tr")
+    ]
+    alpha = {
+        (r["model"], r["scale"]): float(r["alpha_interval"])
+        for r in rows
+        if r["temperature"] == "0.7"
+    }
+    for scale in ("0-5", "0-100"):
+        assert alpha["steady", scale] > alpha["noisy", scale]
+    # The cells hold the table's full-precision values.
+    frame = report.tables.consistency.set_index(["model", "scale", "temperature"])
+    assert alpha["noisy", "0-5"] == frame.loc[("noisy", "0-5", 0.7), "alpha_interval"]
+    for key in ("correlations", "kappa", "cross_alpha", "alttest_epsilon_curve"):
+        assert tree.xpath(f"//table[@data-table='{key}']/tbody/tr[not(td[@class='missing'])]"), key
+    assert tree.xpath("//figure[@id='figure-alttest_items_curve']/img")

@@ -69,8 +69,14 @@ SHOWN = {
     "table6": ("temperatures", None),
     "alttest": ("alttest", None),
     "items": ("worst_items", None),
+    # annotator.analysis.agreement_tables
+    "consistency": ("consistency", None),
+    "correlations": ("correlations", None),
+    "kappa": ("kappa", None),
+    "cross_alpha": ("cross_alpha", None),
 }
 FIGURES = {"alttest", "items", "bootstrap", "distributions", "icc", "figure2"}
+FIGURES |= {"alttest_epsilon_curve", "alttest_items_curve"}
 SETTINGS = AnalysisSettings(n_resamples=200)
 
 
@@ -154,7 +160,18 @@ def test_every_table_holds_the_frames_values(report):
         "items",
         "bootstrap",
         "raters",
+        *("consistency", "correlations", "kappa", "cross_alpha"),
+        *("alttest_epsilon_curve", "alttest_items_curve"),
     }
+    curves = tables.alttest_curves
+    for against in ("epsilon", "items"):
+        part = curves[curves["against"] == against]
+        assert not part.empty, against
+        _same(
+            part[list(shown[f"alttest_{against}_curve"].columns)],
+            shown[f"alttest_{against}_curve"],
+            against,
+        )
     for key, (attribute, columns) in SHOWN.items():
         frame = getattr(tables, attribute)
         assert not frame.empty, attribute

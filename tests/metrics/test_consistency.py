@@ -109,3 +109,21 @@ def test_table_per_model_scale_and_temperature():
     )
     assert "at least 2 runs" in by.loc["once", "note"]
     assert math.isnan(by.loc["once", "icc_a1"])
+
+
+def test_table_says_when_an_item_has_two_scores_in_one_run():
+    frame = pd.DataFrame(
+        {
+            "item": [1, 1, 2, 2, 1],
+            "model": "m",
+            "scale": "s",
+            "temperature": 1.0,
+            "run": ["a", "b", "a", "b", "a"],
+            "value": [1.0, 2.0, 3.0, 3.0, 4.0],
+        }
+    )
+    row = self_consistency_table(frame).iloc[0]
+    assert "item '1' has two scores in run 'a'" in row["note"]
+    assert math.isnan(row["alpha_interval"])
+    with pytest.raises(ValueError, match="no column 'run'"):
+        self_consistency_table(frame.drop(columns="run"))

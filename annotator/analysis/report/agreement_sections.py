@@ -159,7 +159,8 @@ def agreement_sections(tables) -> list[Section]:
         _section(
             "alttest_items_curve",
             "Alt-test against the number of items",
-            "For the model with the highest advantage probability on each scale: mean over "
+            "For the model with the highest advantage probability on each scale (mean of the "
+            "epsilon curve's resamples): mean over "
             "resamples of 3 annotators and n items (up to 300) of the winning rate and advantage "
             "probability at the study's epsilon, with the 90% empirical interval (the "
             "alt-test paper's Table 3 and Figure 2). n_undefined: resamples too small to "

@@ -8,6 +8,7 @@ interval.
 
 from __future__ import annotations
 
+import inspect
 import math
 import warnings
 from collections.abc import Hashable, Mapping, Sequence
@@ -18,8 +19,10 @@ import numpy as np
 
 from .._names import CURVES
 from .._validation import check_integer, check_probability, json_float
-from ._api import alt_test
+from ._api import _assemble, _check_threshold, _decide, _options, alt_test
+from ._core import _indicators_of, _tested
 from ._inputs import _as_mapping, _is_missing
+from ._results import TooFewItemsError
 
 __all__ = ["CURVES", "AltTestCurve", "CurvePoint", "alt_test_curve"]
 
@@ -126,12 +129,34 @@ def _summary(x: float, results: list[Any], n_resamples: int, interval: float) ->
 
 
 def _run(humans: dict, llm: dict, options: dict) -> Any:
-    from ._results import TooFewItemsError
-
     try:
         return alt_test(humans=humans, llm=llm, **options)
     except TooFewItemsError:
         return None
+
+
+_DEFAULTS = {
+    name: p.default
+    for name, p in inspect.signature(alt_test).parameters.items()
+    if p.default is not inspect.Parameter.empty
+}
+
+
+def _run_epsilons(humans: dict, llm: dict, epsilons: list[float], options: dict) -> list[Any]:
+    """``alt_test`` at each epsilon, scoring the items once: the leave-one-out scores
+    and indicators do not depend on epsilon, only the per-annotator tests do."""
+    args = {**_DEFAULTS, **options}
+    threshold = _check_threshold(args["pass_threshold"])
+    opts = [_options({**args, "epsilon": e}) for e in epsilons]
+    indicators = _indicators_of(humans, llm, opts[0])
+    out = []
+    for o in opts:
+        part = _tested(indicators, o)
+        try:
+            out.append(_assemble(part, _decide([part], o)[0], o, threshold))
+        except TooFewItemsError:
+            out.append(None)
+    return out
 
 
 def alt_test_curve(
@@ -212,6 +237,9 @@ def alt_test_curve(
     for name in ("epsilon", "values", "humans", "llm"):
         if name in options:
             raise ValueError(f"{name} is set by alt_test_curve itself")
+    unknown = sorted(set(options) - set(_DEFAULTS))
+    if unknown:
+        raise ValueError(f"unknown alt_test option {unknown[0]!r}")
     n_resamples = check_integer(n_resamples, name="n_resamples", low=1)
     n_annotators = check_integer(n_annotators, name="n_annotators", low=2)
     interval = check_probability(interval, name="interval")
@@ -276,8 +304,10 @@ def alt_test_curve(
                         runs.append(runs[0])
                     continue
                 sub, sub_llm = draw(n_items)
-                for j, v in enumerate(values):
-                    per_value[j].append(_run(sub, sub_llm, {"epsilon": v, **options}))
+                for runs, result in zip(
+                    per_value, _run_epsilons(sub, sub_llm, values, options), strict=True
+                ):
+                    runs.append(result)
             points = [
                 _summary(v, runs, n_resamples, interval)
                 for v, runs in zip(values, per_value, strict=True)
