@@ -60,6 +60,11 @@ PAGES: dict[str, str] = {
     "lead.raters": "raters, with a gap to lift and return links",
     "lead.lift_rater_gap": "the confirmation before lifting a gap",
     "lead.rotate_rater_link": "the confirmation before replacing a return link",
+    "lead.exclude_rater_view": "the confirmation before excluding a rater",
+    "lead.include_rater_view": "the confirmation before including an excluded rater again",
+    "lead.withdraw_rater_view": "the confirmation before withdrawing a rater",
+    "rate.crowd_entry": "consent by a platform's entry link; a malformed id; a full study",
+    "rate.crowd_end": "the end after declining, with the platform's return instruction",
     "errors.403": "a rater opens a lead page",
     "errors.404": "an unknown address",
 }
@@ -67,6 +72,7 @@ NOT_CHECKED: dict[str, str] = {
     "static": "files, not pages",
     "auth.index": "only redirects (to the login page or the user's home)",
     "rate.start": "only redirects (to the block, the dashboard or the block-locked page)",
+    "lead.eligible_download": "a text file of platform ids, not a page",
 }
 
 # A study of 14 items, one of which comes back (test-retest): 15 entries a block.
@@ -107,6 +113,15 @@ SOLO_STUDY = study_toml(
     demographics="",
     extra='completion_code = "A11Y-2026"\ndemographics = []\n',
 )
+# Entry by a crowd platform's URL, room for one participant.
+CROWD_STUDY = study_toml(
+    name="Crowd study",
+    slug="crowd",
+    scales=SOLO_SCALE,
+    benchmarks=STS_B_TOML,
+    extra='[crowd]\nplatform = "prolific"\nmax_raters = 1\n[crowd.completion_codes]\n'
+    'waves = ["WAVE1"]\nscreen_out = "SCREENED"\n',
+)
 
 
 @pytest.fixture
@@ -114,6 +129,7 @@ def a11y_app(make_app, tmp_path):
     app = make_app(WTF_CSRF_ENABLED=True, CLOCK=None)
     add_study(app, A11Y_STUDY, A11Y_ITEMS, tmp_path)
     add_study(app, SOLO_STUDY, A11Y_ITEMS[:2], tmp_path)
+    add_study(app, CROWD_STUDY, A11Y_ITEMS[:2], tmp_path)
     with session_scope(app) as session:
         create_lead(session, LEAD_EMAIL, LEAD_PASSWORD)
     with serve(app) as base:
@@ -312,6 +328,35 @@ def test_every_page_has_no_serious_axe_violation(a11y_app, browser, tmp_path):
     sweep.check(page, "rate.thanks", "every block done")
     page.context.close()
 
+    # ---- crowd entry: a malformed id, declining, consent, a full study
+    page = _context(browser).new_page()
+    _watch(page, errors)
+    assert page.goto(f"{base}/s/crowd?PROLIFIC_PID=not%20an%20id").status == 400
+    sweep.check(page, "rate.crowd_entry", "entry link with a malformed id")
+    page.goto(f"{base}/s/crowd?PROLIFIC_PID=5f1a2b3c4d5e6f708192a3b0&STUDY_ID=s1&SESSION_ID=d1")
+    page.get_by_role("button", name="I do not agree").click()
+    # The end page sends the participant on to Prolific at once: that navigation is
+    # cancelled (ERR_ABORTED keeps the page), so the page itself is what gets checked.
+    page.route(re.compile(r"^https://app\.prolific\.com/"), lambda route: route.abort("aborted"))
+    with page.expect_event("requestfailed"):
+        page.get_by_role("button", name="Yes, I decline").click()
+    expect(page.get_by_text("SCREENED")).to_be_visible()
+    sweep.check(page, "rate.crowd_end", "crowd participant declined")
+    page.goto(f"{base}/s/crowd?PROLIFIC_PID=5f1a2b3c4d5e6f708192a3b1&STUDY_ID=s1&SESSION_ID=d2")
+    expect(page.get_by_role("region", name="Information and consent")).to_be_visible()
+    sweep.check(page, "rate.crowd_entry", "consent by entry link")
+    page.get_by_role("button", name="I agree").click()
+    expect(page.get_by_role("heading", name="A few questions about you")).to_be_visible()
+    page.context.close()
+    page = _context(browser).new_page()
+    _watch(page, errors)
+    assert (
+        page.goto(f"{base}/s/crowd?PROLIFIC_PID=5f1a2b3c4d5e6f708192a3b2&STUDY_ID=s1").status == 403
+    )
+    expect(page.get_by_role("heading", name="This study is full")).to_be_visible()
+    sweep.check(page, "rate.crowd_entry", "study full")
+    page.context.close()
+
     # ---- the lead
     with session_scope(app) as session:
         build_synthetic_study(session, SyntheticSpec(slug="full", n_items=12, n_raters=4, seed=3))
@@ -323,7 +368,7 @@ def test_every_page_has_no_serious_axe_violation(a11y_app, browser, tmp_path):
     page.goto(f"{base}/lead/studies/a11y")
     sweep.check(page, "lead.study", "study during collection")
     page.locator("#format").select_option("matrix")
-    page.get_by_role("button", name="Download").click()
+    page.get_by_role("button", name="Download", exact=True).click()
     expect(page.locator("#export-error")).to_be_visible()
     sweep.check(page, "lead.export", "export error")
     page.goto(f"{base}/lead/studies/a11y/invites")
@@ -341,6 +386,18 @@ def test_every_page_has_no_serious_axe_violation(a11y_app, browser, tmp_path):
     page.get_by_text("Show link").first.click()
     page.get_by_role("button", name=re.compile(r"^Replace link")).first.click()
     sweep.check(page, "lead.rotate_rater_link", "replace-link confirmation", method="POST")
+    page.get_by_role("link", name="Back to the raters").click()
+    page.get_by_text("Withdraw or exclude").first.click()
+    page.get_by_label("Reason for excluding").first.fill("pilot rater")
+    page.get_by_role("button", name=re.compile(r"^Exclude")).first.click()
+    sweep.check(page, "lead.exclude_rater_view", "exclude confirmation", method="POST")
+    page.get_by_role("button", name="Exclude the rater").click()
+    page.get_by_role("button", name=re.compile(r"^Include again")).first.click()
+    sweep.check(page, "lead.include_rater_view", "include confirmation", method="POST")
+    page.get_by_role("link", name="Back to the raters").click()
+    page.get_by_text("Withdraw or exclude").first.click()
+    page.get_by_role("button", name=re.compile(r"^Withdraw")).first.click()
+    sweep.check(page, "lead.withdraw_rater_view", "withdraw confirmation", method="POST")
 
     page.goto(f"{base}/lead/studies/full")
     expect(page.locator("#dashboard").get_by_role("heading", name="Scale 0-5")).to_be_visible()

@@ -165,7 +165,7 @@ def test_each_wave_gets_its_code_and_records_its_platform_session(
     assert done.status_code == 200
     assert "WAVE1CODE" in done.text
     assert (
-        '<meta http-equiv="refresh" content="3; url=https://app.prolific.com/submissions/'
+        '<meta http-equiv="refresh" content="0; url=https://app.prolific.com/submissions/'
         'complete?cc=WAVE1CODE">' in done.text
     )
     assert "opens on" in done.text
