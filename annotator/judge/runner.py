@@ -26,7 +26,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 from tqdm import tqdm
 
-from ..collect.scores import ScoreError, scale_range
+from ..collect.scores import ScoreError, format_number, scale_range
 from ..data.importers import store_llm_score
 from ..models import Item, JudgeFailure, LLMScore, Scale, Study
 from ..study.studies import study_benchmarks, study_scales
@@ -143,7 +143,8 @@ def run_label(temperature: float, run: int, prompt_hash: str) -> str:
     naming the temperature and the prompt version in the label keeps the runs
     at other temperatures and under other prompts apart.
     """
-    return f"t{temperature:g}-{run}-{prompt_hash[:12]}"
+    # Every digit of the temperature: 0.1234567 and 0.1234568 are other runs.
+    return f"t{format_number(temperature)}-{run}-{prompt_hash[:12]}"
 
 
 def plan_judge(
@@ -336,8 +337,8 @@ async def _judge_one(session, client, task: JudgeTask, settings: JudgeSettings, 
                 f"cannot reach {settings.base_url or 'the OpenAI API'}: {exc}"
             ) from None
         except openai.APIError as exc:
-            # Already retried by the client with backoff (429, 5xx, timeouts,
-            # connections), or refused for this request alone (400, 422).
+            # Already retried by the client with backoff (429, 5xx), or
+            # refused for this request alone (400, 422).
             reply, error = None, f"{type(exc).__name__}: {exc}"
             break
         usage = getattr(response, "usage", None)
@@ -373,7 +374,10 @@ async def _judge_one(session, client, task: JudgeTask, settings: JudgeSettings, 
             error = str(exc)
             continue
         except ScoreError as exc:
-            error = f"{exc.problem}; the scale {task.scale.name} takes numbers {scale_range(task.scale, any_precision=True)}"
+            # Nothing of this reply is kept (a refused score stores nothing).
+            session.rollback()
+            allowed = scale_range(task.scale, any_precision=True)
+            error = f"{exc.problem}; the scale {task.scale.name} takes numbers {allowed}"
             continue
         except IntegrityError:
             # Stored meanwhile by another run of the same judge.
