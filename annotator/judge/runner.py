@@ -169,13 +169,14 @@ def plan_judge(
     templates = {}
     for bench in study_benchmarks(session, study):
         spec = specs.get(bench.name)
-        templates[bench.id] = prompt_template(
-            bench.name,
-            instructions=bench.instructions,
-            item_template=bench.template,
-            judge_template=spec.judge_template if spec else None,
-            judge_system=spec.judge_system if spec else None,
-        )
+        for scale in scales:
+            templates[bench.id, scale.id] = prompt_template(
+                bench.name,
+                instructions=bench.instructions,
+                item_template=bench.template,
+                judge_template=spec.judge_template_for(scale.name) if spec else None,
+                judge_system=spec.judge_system if spec else None,
+            )
     query = (
         select(Item).where(Item.study_id == study.id, Item.gold_score.is_(None)).order_by(Item.id)
     )
@@ -196,8 +197,8 @@ def plan_judge(
     tasks: list[JudgeTask] = []
     cached = 0
     for item in items:
-        template = templates[item.benchmark_id]
         for scale in scales:
+            template = templates[item.benchmark_id, scale.id]
             try:
                 prompt = render_prompt(template, item.fields, low=scale.min, high=scale.max)
             except ValueError as exc:

@@ -335,3 +335,21 @@ def test_temperatures_close_together_are_other_runs(session, small_study, fake_e
         )
         assert report.stored == 1
     assert sorted(s.temperature for s in _scores(session)) == [0.1234567, 0.1234568]
+
+
+def test_a_per_scale_judge_template_is_used_on_its_scale_only(session, small_study, fake_endpoint):
+    study = _study(session)
+    study.source_toml = study.source_toml.replace(
+        'name = "sts-b"\n',
+        'name = "sts-b"\njudge_template = { "0-100" = "Percent: {{ sentence1 }} '
+        '(\\"{min}\\"\u2013\\"{max}\\")" }\n',
+    )
+    session.add(study)
+    session.commit()
+    endpoint = fake_endpoint()
+    run_judge(session, study, _settings(endpoint, limit=1, concurrency=1))
+    prompts = endpoint.prompts()
+    assert len(prompts) == 2
+    assert [p.startswith("Percent: ") for p in prompts] == [False, True]
+    assert '("0"\u2013"100")' in prompts[1] and '("0"\u2013"5")' in prompts[0]
+    assert len({s.prompt_hash for s in _scores(session)}) == 2
