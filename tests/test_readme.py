@@ -28,11 +28,12 @@ ROOT = Path(__file__).resolve().parents[1]
 PASSWORD = "a long passphrase"
 
 
-def readme_commands() -> list[str]:
+def readme_commands(section: str = "Running a study") -> list[str]:
+    """The lines of the first ``sh`` block under the README's ``## SECTION``."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split("\n## Running a study\n", 1)[1]
-    match = re.search(r"```sh\n(.*?)```", section, re.DOTALL)
-    assert match, "no sh block under 'Running a study'"
+    body = text.split(f"\n## {section}\n", 1)[1]
+    match = re.search(r"```sh\n(.*?)```", body, re.DOTALL)
+    assert match, f"no sh block under {section!r}"
     return [line for line in match.group(1).splitlines() if line.strip()]
 
 
@@ -92,14 +93,6 @@ def test_running_a_study_as_the_readme_says(fresh_instance):
     assert "Model judge-a:" in alt_test and "winning rate" in alt_test
 
 
-def readme_judge_commands() -> list[str]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split("\n## Running LLM judges\n", 1)[1]
-    match = re.search(r"```sh\n(.*?)```", section, re.DOTALL)
-    assert match, "no sh block under 'Running LLM judges'"
-    return [line for line in match.group(1).splitlines() if line.strip()]
-
-
 def test_running_llm_judges_as_the_readme_says(fresh_instance, fake_endpoint):
     """The judge example, against a fake endpoint in place of the local server."""
     folder, load = fresh_instance
@@ -109,7 +102,7 @@ def test_running_llm_judges_as_the_readme_says(fresh_instance, fake_endpoint):
         ["study", "create", "examples/grading-scales.toml"],
         ["items", "import", "grading-scales", "examples/items.jsonl"],
     ]
-    lines = readme_judge_commands()
+    lines = readme_commands("Running LLM judges")
     assert "--base-url http://127.0.0.1:8000/v1" in lines[0]
     commands = setup + [
         _split(line.replace("http://127.0.0.1:8000/v1", endpoint.url))[0] for line in lines

@@ -23,21 +23,20 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, select
+from sqlmodel import Session
 from tqdm import tqdm
 
 from ..collect.scores import ScoreError, scale_range
 from ..data.importers import store_llm_score
-from ..models import Item, JudgeFailure, LLMScore, Scale, Study
-from ..study.studies import study_benchmarks, study_scales
-from ..study.studyfile import judge_settings
+from ..models import JudgeFailure, Scale, Study
 from .parsing import ReplyError, expected_score, parse_reply
-from .prompts import JudgePrompt, prompt_template, render_prompt
+from .plan import JudgeError, JudgeSettings, JudgeTask, plan_judge, run_label
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
 __all__ = [
+    "EXPECTED_SUFFIX",
     "JudgeError",
     "JudgeReport",
     "JudgeSettings",
@@ -45,70 +44,11 @@ __all__ = [
     "plan_judge",
     "run_judge",
     "run_label",
-    "EXPECTED_SUFFIX",
 ]
 
 # The model name of expected scores from log-probabilities (``--logprobs``):
 # another estimator than a sampled score, so another judge in every analysis.
 EXPECTED_SUFFIX = " (expected)"
-
-
-class JudgeError(Exception):
-    """A judge run that cannot start or go on (bad settings, key refused, unknown model)."""
-
-
-@dataclass(frozen=True)
-class JudgeSettings:
-    """How to judge: the model, the endpoint and the sampling."""
-
-    model: str
-    # None: the client's default (OpenAI's API, or OPENAI_BASE_URL).
-    base_url: str | None = None
-    api_key: str | None = None
-    # Scale names; empty: every scale of the study.
-    scales: tuple[str, ...] = ()
-    runs: int = 1
-    # The paper's default (section 4.2: "we set the default temperature to 1").
-    temperature: float = 1.0
-    concurrency: int = 4
-    # At most this many items (in import order); None: all.
-    limit: int | None = None
-    # Requests per score when replies hold no valid score, before a failure.
-    attempts: int = 3
-    # The client's retries of one request on 429, 5xx, timeouts and lost connections.
-    max_retries: int = 6
-    timeout: float = 120.0
-    max_tokens: int | None = None
-    # Also store the expected score from the top log-probabilities of the
-    # reply's score token, as model "MODEL (expected)" (parsing.expected_score).
-    logprobs: bool = False
-    top_logprobs: int = 20
-
-    def __post_init__(self) -> None:
-        if not self.model.strip():
-            raise ValueError("model: the model name is empty")
-        for name in ("runs", "concurrency", "attempts"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1")
-        if self.max_retries < 0:
-            raise ValueError("max_retries must be 0 or more")
-        if self.limit is not None and self.limit < 1:
-            raise ValueError("limit must be at least 1")
-        if not 0 <= self.top_logprobs <= 20:
-            raise ValueError("top_logprobs must be between 0 and 20")
-        if not 0 <= self.temperature <= 2:
-            raise ValueError("temperature must be between 0 and 2")
-
-
-@dataclass(frozen=True)
-class JudgeTask:
-    """One score to ask for."""
-
-    item_id: int
-    item: str
-    scale: Scale
-    run: str
-    prompt: JudgePrompt
 
 
 @dataclass
@@ -134,80 +74,6 @@ class JudgeReport:
             f"{self.failed} failed; {self.requests} request(s), {self.tokens} token(s) "
             f"({self.prompt_tokens} prompt, {self.completion_tokens} completion)"
         )
-
-
-def run_label(temperature: float, run: int, prompt_hash: str) -> str:
-    """The ``run`` of a judged score: ``t1-2-3f9a2c1b04d7`` (temperature, run, prompt).
-
-    (item, scale, model, run) is the stored scores' key, as for imported scores;
-    naming the temperature and the prompt version in the label keeps the runs
-    at other temperatures and under other prompts apart.
-    """
-    return f"t{temperature:g}-{run}-{prompt_hash[:12]}"
-
-
-def plan_judge(
-    session: Session, study: Study, settings: JudgeSettings
-) -> tuple[list[JudgeTask], int]:
-    """The scores still to ask for, and how many are already stored.
-
-    Attention checks (items with a gold score) are left out: they only check
-    the raters. ``JudgeError`` for an unknown scale or a template that fails.
-    """
-    scales = study_scales(session, study)
-    if settings.scales:
-        known = {s.name: s for s in scales}
-        unknown = [name for name in settings.scales if name not in known]
-        if unknown:
-            raise JudgeError(
-                f"unknown scale(s) {', '.join(map(repr, unknown))} "
-                f"(the study has: {', '.join(known)})"
-            )
-        scales = [known[name] for name in settings.scales]
-    specs = judge_settings(study.source_toml)
-    templates = {}
-    for bench in study_benchmarks(session, study):
-        spec = specs.get(bench.name)
-        templates[bench.id] = prompt_template(
-            bench.name,
-            instructions=bench.instructions,
-            item_template=bench.template,
-            judge_template=spec.judge_template if spec else None,
-            judge_system=spec.judge_system if spec else None,
-        )
-    query = (
-        select(Item).where(Item.study_id == study.id, Item.gold_score.is_(None)).order_by(Item.id)
-    )
-    if settings.limit is not None:
-        query = query.limit(settings.limit)
-    items = list(session.exec(query))
-    stored = set(
-        session.exec(
-            select(LLMScore.item_id, LLMScore.scale_id, LLMScore.run, LLMScore.prompt_hash)
-            .join(Item, Item.id == LLMScore.item_id)
-            .where(
-                Item.study_id == study.id,
-                LLMScore.model == settings.model,
-                LLMScore.temperature == settings.temperature,
-            )
-        ).all()
-    )
-    tasks: list[JudgeTask] = []
-    cached = 0
-    for item in items:
-        template = templates[item.benchmark_id]
-        for scale in scales:
-            try:
-                prompt = render_prompt(template, item.fields, low=scale.min, high=scale.max)
-            except ValueError as exc:
-                raise JudgeError(f"item {item.external_id!r}: {exc}") from None
-            for run in range(1, settings.runs + 1):
-                label = run_label(settings.temperature, run, prompt.hash)
-                if (item.id, scale.id, label, prompt.hash) in stored:
-                    cached += 1
-                else:
-                    tasks.append(JudgeTask(item.id, item.external_id, scale, label, prompt))
-    return tasks, cached
 
 
 def _client(settings: JudgeSettings):
@@ -336,8 +202,8 @@ async def _judge_one(session, client, task: JudgeTask, settings: JudgeSettings, 
                 f"cannot reach {settings.base_url or 'the OpenAI API'}: {exc}"
             ) from None
         except openai.APIError as exc:
-            # Already retried by the client with backoff (429, 5xx, timeouts,
-            # connections), or refused for this request alone (400, 422).
+            # Already retried by the client with backoff (429, 5xx), or
+            # refused for this request alone (400, 422).
             reply, error = None, f"{type(exc).__name__}: {exc}"
             break
         usage = getattr(response, "usage", None)
@@ -373,7 +239,10 @@ async def _judge_one(session, client, task: JudgeTask, settings: JudgeSettings, 
             error = str(exc)
             continue
         except ScoreError as exc:
-            error = f"{exc.problem}; the scale {task.scale.name} takes numbers {scale_range(task.scale, any_precision=True)}"
+            # Nothing of this reply is kept (a refused score stores nothing).
+            session.rollback()
+            allowed = scale_range(task.scale, any_precision=True)
+            error = f"{exc.problem}; the scale {task.scale.name} takes numbers {allowed}"
             continue
         except IntegrityError:
             # Stored meanwhile by another run of the same judge.

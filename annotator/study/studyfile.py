@@ -131,18 +131,34 @@ class BenchmarkSpec(_Strict):
     instructions: Annotated[str, Field(min_length=1)]
     template: Annotated[str, Field(min_length=1)]
     # The LLM judge's prompt (``annotator judge``): a Jinja template over the
-    # item's fields with {min} and {max}, and its system message; unset: the
+    # item's fields with {min} and {max}, or a table of them by scale name
+    # (scales not named use the default); and its system message. Unset: the
     # standardized template of annotator.judge.prompts. Read back from the
     # stored study file (judge_settings), so they need no column.
-    judge_template: Annotated[str, Field(min_length=1)] | None = None
+    judge_template: Annotated[str, Field(min_length=1)] | dict[str, str] | None = None
     judge_system: str | None = None
 
-    @field_validator("template", "judge_template")
+    @field_validator("template")
     @classmethod
-    def _template_parses(cls, template: str | None) -> str | None:
-        if template is not None:
-            template_fields(template)
+    def _template_parses(cls, template: str) -> str:
+        template_fields(template)
         return template
+
+    @field_validator("judge_template")
+    @classmethod
+    def _judge_templates_parse(cls, judge: str | dict[str, str] | None):
+        for where, text in ({"": judge} if isinstance(judge, str) else judge or {}).items():
+            try:
+                template_fields(text)
+            except ValueError as exc:
+                raise ValueError(f"{where + ': ' if where else ''}{exc}") from None
+        return judge
+
+    def judge_template_for(self, scale: str) -> str | None:
+        """The judge template of this benchmark on ``scale`` (None: the default)."""
+        if isinstance(self.judge_template, dict):
+            return self.judge_template.get(scale)
+        return self.judge_template
 
     @field_validator("instructions")
     @classmethod
@@ -330,6 +346,15 @@ class StudyFile(_Strict):
                 if name in seen:
                     raise ValueError(f"{what}: the name {name!r} appears twice")
                 seen.add(name)
+        scales = {s.name for s in self.scales}
+        for bench in self.benchmarks:
+            if isinstance(bench.judge_template, dict):
+                unknown = sorted(set(bench.judge_template) - scales)
+                if unknown:
+                    raise ValueError(
+                        f"benchmark {bench.name!r}: judge_template names unknown scale(s) "
+                        f"{', '.join(map(repr, unknown))} (the scales: {', '.join(sorted(scales))})"
+                    )
         if self.completion_url and not self.completion_url.startswith(("https://", "http://")):
             raise ValueError("completion_url must start with https:// or http://")
         return self

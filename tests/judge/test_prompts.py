@@ -96,3 +96,24 @@ def test_the_study_file_takes_judge_templates_and_checks_them():
         p.startswith("benchmarks[0].judge_template: template line 1") for p in caught.value.problems
     )
     assert judge_settings("") == {}
+
+
+def test_a_judge_template_may_differ_per_scale():
+    text = (DATA / "small-study.toml").read_text()
+    per_scale = text.replace(
+        'name = "sts-b"\n',
+        'name = "sts-b"\njudge_template = { "0-5" = "Five-point: {{ sentence1 }}" }\n',
+    )
+    spec = judge_settings(per_scale)["sts-b"]
+    assert spec.judge_template_for("0-5") == "Five-point: {{ sentence1 }}"
+    assert spec.judge_template_for("0-100") is None
+    unknown = text.replace('name = "sts-b"\n', 'name = "sts-b"\njudge_template = { "0-7" = "x" }\n')
+    with pytest.raises(StudyFileError) as caught:
+        parse_study_file(unknown)
+    assert "benchmark 'sts-b': judge_template names unknown scale(s) '0-7'" in str(caught.value)
+    broken = text.replace(
+        'name = "sts-b"\n', 'name = "sts-b"\njudge_template = { "0-5" = "{% if %}" }\n'
+    )
+    with pytest.raises(StudyFileError) as caught:
+        parse_study_file(broken)
+    assert "benchmarks[0].judge_template: 0-5: template line 1" in str(caught.value)

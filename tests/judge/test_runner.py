@@ -324,3 +324,32 @@ def test_logprobs_give_an_expected_score_as_another_judge(session, small_study, 
     # (4 * 0.6 + 3 * 0.3) / (0.6 + 0.3), worked by hand; "Hi" is no score.
     assert all(s.value == pytest.approx(11 / 3) for s in expected)
     assert {(s.item_id, s.run) for s in expected} <= {(s.item_id, s.run) for s in sampled}
+
+
+def test_temperatures_close_together_are_other_runs(session, small_study, fake_endpoint):
+    endpoint = fake_endpoint()
+    study = _study(session)
+    for temperature in (0.1234567, 0.1234568):
+        report = run_judge(
+            session, study, _settings(endpoint, scales=("0-5",), limit=1, temperature=temperature)
+        )
+        assert report.stored == 1
+    assert sorted(s.temperature for s in _scores(session)) == [0.1234567, 0.1234568]
+
+
+def test_a_per_scale_judge_template_is_used_on_its_scale_only(session, small_study, fake_endpoint):
+    study = _study(session)
+    study.source_toml = study.source_toml.replace(
+        'name = "sts-b"\n',
+        'name = "sts-b"\njudge_template = { "0-100" = "Percent: {{ sentence1 }} '
+        '(\\"{min}\\"\u2013\\"{max}\\")" }\n',
+    )
+    session.add(study)
+    session.commit()
+    endpoint = fake_endpoint()
+    run_judge(session, study, _settings(endpoint, limit=1, concurrency=1))
+    prompts = endpoint.prompts()
+    assert len(prompts) == 2
+    assert [p.startswith("Percent: ") for p in prompts] == [False, True]
+    assert '("0"\u2013"100")' in prompts[1] and '("0"\u2013"5")' in prompts[0]
+    assert len({s.prompt_hash for s in _scores(session)}) == 2
