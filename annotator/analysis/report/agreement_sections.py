@@ -72,6 +72,31 @@ def alt_test_curve_figure(frame: pd.DataFrame, *, against: str) -> MplFigure:
     return fig
 
 
+# (against, heading, caption, figure caption) of the two curve sections.
+_CURVES = (
+    (
+        "epsilon",
+        "Alt-test against epsilon, resampling annotators",
+        "Mean winning rate and advantage probability over resamples of 3 annotators and "
+        "100 items (all when fewer), with the 90% empirical interval, per epsilon (the "
+        "alt-test paper's Table 3 setting and Figure 3).",
+        "Winning rate and advantage probability against epsilon; bands: 90% of resamples "
+        "of 3 annotators; dotted: the 0.5 needed to pass.",
+    ),
+    (
+        "items",
+        "Alt-test against the number of items",
+        "For the model with the highest advantage probability on each scale (mean of the "
+        "epsilon curve's resamples): mean over resamples of 3 annotators and n items (up "
+        "to 300) of the winning rate and advantage probability at the study's epsilon, "
+        "with the 90% empirical interval (the alt-test paper's Table 3 and Figure 2). "
+        "n_undefined: resamples too small to test (under 30 items per annotator).",
+        "Winning rate and advantage probability against the number of items; bands: 90% "
+        "of resamples.",
+    ),
+)
+
+
 def _figure(key: str, fig, caption: str, alt: str) -> Figure:
     from .plots import data_uri
 
@@ -137,44 +162,15 @@ def agreement_sections(tables) -> list[Section]:
             "and between demographic groups; expected disagreement from the pooled ratings.",
             tables.cross_alpha,
         ),
-        _section(
-            "alttest_epsilon_curve",
-            "Alt-test against epsilon, resampling annotators",
-            "Mean winning rate and advantage probability over resamples of 3 annotators and "
-            "100 items (all when fewer), with the 90% empirical interval, per epsilon (the "
-            "alt-test paper's Table 3 setting and Figure 3).",
-            curves[curves["against"] == "epsilon"][_CURVE_VIEW],
-            figures=[
-                _figure(
-                    "alttest_epsilon_curve",
-                    alt_test_curve_figure(
-                        curves[curves["against"] == "epsilon"], against="epsilon"
-                    ),
-                    "Winning rate and advantage probability against epsilon; bands: 90% of "
-                    "resamples of 3 annotators; dotted: the 0.5 needed to pass.",
-                    "Alt-test winning rate and advantage probability against epsilon",
-                )
-            ],
-        ),
-        _section(
-            "alttest_items_curve",
-            "Alt-test against the number of items",
-            "For the model with the highest advantage probability on each scale (mean of the "
-            "epsilon curve's resamples): mean over "
-            "resamples of 3 annotators and n items (up to 300) of the winning rate and advantage "
-            "probability at the study's epsilon, with the 90% empirical interval (the "
-            "alt-test paper's Table 3 and Figure 2). n_undefined: resamples too small to "
-            "test (under 30 items per annotator).",
-            curves[curves["against"] == "items"][_CURVE_VIEW],
-            figures=[
-                _figure(
-                    "alttest_items_curve",
-                    alt_test_curve_figure(curves[curves["against"] == "items"], against="items"),
-                    "Winning rate and advantage probability against the number of items; "
-                    "bands: 90% of resamples.",
-                    "Alt-test winning rate and advantage probability against the number of items",
-                )
-            ],
-        ),
     ]
+    for against, heading, caption, figure_caption in _CURVES:
+        part = curves[curves["against"] == against]
+        key = f"alttest_{against}_curve"
+        figure = _figure(
+            key,
+            alt_test_curve_figure(part, against=against),
+            figure_caption,
+            f"Alt-test winning rate and advantage probability against {against}",
+        )
+        sections.append(_section(key, heading, caption, part[_CURVE_VIEW], figures=[figure]))
     return sections
