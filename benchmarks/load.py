@@ -625,7 +625,11 @@ def main(argv: list[str] | None = None) -> int:
                     if drop is not None:
                         drop()
                 results.append(result)
-                print(f"  done: {result.name} ({result.seconds:.1f} s) {result.checks}", flush=True)
+                print(
+                    f"  done: {result.name} ({result.seconds:.1f} s) {result.checks} "
+                    f"{result.stats.counts}",
+                    flush=True,
+                )
         hello = _hello_run(args)
         print()
         all_ok = _print(results, hello)
