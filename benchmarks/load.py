@@ -306,8 +306,10 @@ class Browser:
 
 
 class Stats:
-    def __init__(self, total_scores: int) -> None:
+    def __init__(self, total_scores: int, time_limit: float = float("inf")) -> None:
         self.lock = threading.Lock()
+        # Raters stop scoring then (what they stored is still checked).
+        self.deadline = time.monotonic() + time_limit
         self.latencies: list[float] = []
         self.counts: dict[str, int] = {}
         self.total_scores = total_scores
@@ -352,6 +354,9 @@ def _rate(port: int, invite: str, items: int, stats: Stats, acked: list, seed: i
     block = path.rsplit("/items/", 1)[0]
     htmx = {"HX-Request": "true"}
     for position in range(1, items + 1):
+        if time.monotonic() > stats.deadline:
+            stats.count("stopped at the time limit")
+            break
         value = f"{rng.randrange(0, 501) / 100:.2f}"
         status, _, _ = browser.request(
             "POST",
@@ -487,7 +492,7 @@ class Result:
 def _app_run(name, instance, args, raters, fault=None) -> Result:
     invites = _prepare(instance, raters, args.items)
     server = [instance.serve(args.workers, args.threads)]
-    stats = Stats(raters * args.items)
+    stats = Stats(raters * args.items, args.time_limit)
     acked: list = []
     targets = [
         (lambda i=i, invite=invite: _rate(instance.port, invite, args.items, stats, acked, i))
@@ -598,6 +603,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--postgres-url", default="postgresql://postgres@127.0.0.1:5432/test")
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--no-faults", action="store_true")
+    parser.add_argument(
+        "--time-limit",
+        type=float,
+        default=240,
+        help="seconds a run may score for; raters stop then (default 240)",
+    )
     args = parser.parse_args(argv)
 
     print(
