@@ -292,7 +292,7 @@ class Browser:
             self.stats.count("retries")
             time.sleep(0.2)
 
-    def get(self, path: str) -> str:
+    def get(self, path: str) -> tuple[str, str]:
         for _ in range(10):
             status, location, text = self.request("GET", path)
             if status in (301, 302, 303):
@@ -303,7 +303,7 @@ class Browser:
             return path, text
         raise RuntimeError(f"GET {path}: too many redirects")
 
-    def post(self, path: str, form: dict) -> str:
+    def post(self, path: str, form: dict) -> tuple[str, str]:
         status, location, text = self.request("POST", path, form)
         if status in (301, 302, 303):
             return self.get(urlsplit(location).path)
