@@ -1,4 +1,8 @@
-"""A score posted while another process holds SQLite's write lock is stored once."""
+"""A score posted while another process holds SQLite's write lock is stored once.
+
+SQLite only (its file lock is the point), so the app gets a SQLite file of
+its own even when the suite runs on PostgreSQL.
+"""
 
 from __future__ import annotations
 
@@ -7,25 +11,36 @@ import threading
 import time
 
 import pytest
-from sqlalchemy.engine import make_url
 
 import annotator.db
-from tests.conftest import SERVER_URL
 
 from .conftest import blocks_of, item_url, join, ratings_of, start
 
-pytestmark = pytest.mark.skipif(bool(SERVER_URL), reason="SQLite's file lock")
-
 
 @pytest.fixture
-def short_busy_timeout(monkeypatch):
+def sqlite_app(make_app, tmp_path, monkeypatch):
     # Far shorter than the lock is held below: SQLite gives up with "database
     # is locked" and only the retried transaction can store the score. (Set
-    # before the app's engine opens its first connection.)
+    # before the engine opens its first connection.)
     monkeypatch.setattr(annotator.db, "SQLITE_BUSY_TIMEOUT_MS", 20)
+    path = tmp_path / "locked.sqlite"
+    return make_app(DATABASE_URL=f"sqlite:///{path}"), path
 
 
-def test_a_score_post_waits_out_another_writer(short_busy_timeout, app, client, study, monkeypatch):
+def test_a_score_post_waits_out_another_writer(sqlite_app, tmp_path, monkeypatch):
+    import json
+
+    from annotator.data.importers import import_items
+    from annotator.db import session_scope
+    from annotator.study.studies import create_study
+    from annotator.study.studyfile import parse_study_file
+    from tests.data.studies import item_rows, study_toml
+
+    app, path = sqlite_app
+    items = tmp_path / "items.jsonl"
+    items.write_text("\n".join(json.dumps(r) for r in item_rows(3, 0)) + "\n", "utf-8")
+    with session_scope(app) as session:
+        import_items(session, create_study(session, parse_study_file(study_toml())), items)
     locked_errors = []
     real = annotator.db.is_database_locked
 
@@ -34,14 +49,13 @@ def test_a_score_post_waits_out_another_writer(short_busy_timeout, app, client, 
         return locked_errors[-1]
 
     monkeypatch.setattr(annotator.db, "is_database_locked", spy)
-    rater = join(app, client, study.slug)
+    client = app.test_client()
+    rater = join(app, client, "rt")
     block = blocks_of(app, rater)[0]
     start(client, block.id)
     client.get(item_url(block.id, 1))
 
-    other = sqlite3.connect(
-        make_url(app.config["DATABASE_URL"]).database, isolation_level=None, check_same_thread=False
-    )
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     other.execute("BEGIN IMMEDIATE")
     release = threading.Timer(0.15, lambda: other.execute("COMMIT"))
     release.start()
