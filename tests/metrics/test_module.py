@@ -36,6 +36,8 @@ MODULES = [
     "interscale",
     "bootstrap",
     "plotting",
+    "runs",
+    "raters",
 ]
 PACKAGE = Path(metrics.__file__).parent
 
@@ -75,6 +77,8 @@ def test_public_api():
         "variance_components",
         "d_study",
         "icc_interval_widths",
+        "aggregate_runs",
+        "rater_quality",
     ],
 )
 def test_public_functions_have_keyword_only_options_and_docs(name):
