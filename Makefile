@@ -43,6 +43,7 @@ bench: install-test
 	$(BIN)/python benchmarks/startup.py
 	$(BIN)/python benchmarks/dashboard.py
 	$(BIN)/python benchmarks/study_page.py
+	$(BIN)/python benchmarks/rater_quality.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache
