@@ -9,9 +9,7 @@ The raters page, ``annotator raters quality`` and the report show this one table
 from __future__ import annotations
 
 import math
-import threading
 import warnings
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -266,29 +264,20 @@ def study_rater_quality(
     return replace(table, where=describe_where(chosen))
 
 
-# Last tables by (database, study, where): the raters page would otherwise read the
-# whole study on every view (5 s on 5,000 items x 12 raters x 3 scales).
-_CACHE: OrderedDict[tuple, tuple[tuple, RaterQualityTable]] = OrderedDict()
-_CACHE_SIZE = 16
-_LOCK = threading.Lock()
-
-
 def cached_rater_quality(session: Any, study: Any, *, where: Any = None) -> RaterQualityTable:
-    """:func:`study_rater_quality`, reused while the study's data is unchanged."""
-    from ..data.frames import data_version
-    from ..data.selection import parse_where
+    """:func:`study_rater_quality`, reused while the study's data is unchanged.
 
-    chosen = tuple(parse_where(where).items())
-    key = (session.get_bind().url.render_as_string(hide_password=True), study.id, chosen)
-    version = data_version(session, study)
-    with _LOCK:
-        hit = _CACHE.get(key)
-    if hit is not None and hit[0] == version:
-        return hit[1]
-    table = study_rater_quality(session, study, where=dict(chosen))
-    with _LOCK:
-        _CACHE[key] = (version, table)
-        _CACHE.move_to_end(key)
-        while len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
-    return table
+    The raters page would otherwise read the whole study on every view (4.7 s on
+    5,000 items x 12 raters x 3 scales, ``benchmarks/rater_quality.py``); kept by the
+    report's cache (:func:`annotator.analysis.live.cached_report`) under its own key.
+    """
+    from ..data.selection import parse_where
+    from .live import cached_report
+
+    chosen = parse_where(where)
+    return cached_report(
+        session,
+        study,
+        lambda: study_rater_quality(session, study, where=chosen),
+        variant=("rater quality", tuple(chosen.items())),
+    )
