@@ -267,7 +267,7 @@ def study_rater_quality(
 def cached_rater_quality(session: Any, study: Any, *, where: Any = None) -> RaterQualityTable:
     """:func:`study_rater_quality`, reused while the study's data is unchanged.
 
-    The raters page would otherwise read the whole study on every view (4.7 s on
+    The raters page would otherwise read the whole study on every view (3-5 s on
     5,000 items x 12 raters x 3 scales, ``benchmarks/rater_quality.py``); kept by the
     report's cache (:func:`annotator.analysis.live.cached_report`) under its own key.
     """
