@@ -46,6 +46,7 @@ bench: install-test
 	$(BIN)/python benchmarks/study_page.py
 	$(BIN)/python benchmarks/load.py
 	$(BIN)/python benchmarks/rating_keyboard.py
+	$(BIN)/python benchmarks/rater_quality.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache

@@ -14,8 +14,7 @@ from pathlib import Path
 import click
 from flask.cli import with_appcontext
 
-from ..cli._common import where_option
-from ..metrics._names import RUNS
+from ..cli._common import runs_option, where_option
 
 __all__ = ["report_command"]
 
@@ -60,13 +59,7 @@ def _write_atomically(path: Path, text: str) -> None:
     default=None,
     help="Also write each table as a LaTeX tabular into this folder.",
 )
-@click.option(
-    "--runs",
-    type=click.Choice(RUNS),
-    default=RUNS[0],
-    show_default=True,
-    help="How a model's runs at one temperature are combined ('each': one column per run).",
-)
+@runs_option
 @where_option
 @with_appcontext
 def report_command(

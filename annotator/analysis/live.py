@@ -55,9 +55,10 @@ _LOCK = threading.Lock()
 # Two threads: one study's long computation does not hold up another's.
 _EXECUTOR = ThreadPoolExecutor(max_workers=2, thread_name_prefix="dashboard")
 
-# Reports are large strings (megabytes of inline plots): a few are kept.
+# Reports are large strings (megabytes of inline plots): a few are kept. The raters
+# page's quality tables (small) share the cache, hence room for 8 entries.
 _REPORTS: OrderedDict[tuple, tuple[tuple, Any]] = OrderedDict()
-_REPORTS_SIZE = 4
+_REPORTS_SIZE = 8
 _REPORT_LOCKS: dict[tuple, threading.Lock] = {}
 
 

@@ -23,6 +23,7 @@ from .matrices import human_ratings, retest_pairs
 __all__ = [
     "QUALITY_COLUMNS",
     "RaterQualityTable",
+    "cached_rater_quality",
     "rater_quality_table",
     "study_rater_quality",
 ]
@@ -261,3 +262,22 @@ def study_rater_quality(
     frames = select_frames(study_frames(session, study), chosen, questions=study.demographics)
     table = rater_quality_table(frames, scale=scale)
     return replace(table, where=describe_where(chosen))
+
+
+def cached_rater_quality(session: Any, study: Any, *, where: Any = None) -> RaterQualityTable:
+    """:func:`study_rater_quality`, reused while the study's data is unchanged.
+
+    The raters page would otherwise read the whole study on every view (3-5 s on
+    5,000 items x 12 raters x 3 scales, ``benchmarks/rater_quality.py``); kept by the
+    report's cache (:func:`annotator.analysis.live.cached_report`) under its own key.
+    """
+    from ..data.selection import parse_where
+    from .live import cached_report
+
+    chosen = parse_where(where)
+    return cached_report(
+        session,
+        study,
+        lambda: study_rater_quality(session, study, where=chosen),
+        variant=("rater quality", tuple(chosen.items())),
+    )

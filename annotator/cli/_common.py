@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ..metrics._names import RUNS
+
 if TYPE_CHECKING:
     from ..models import Study
 
@@ -44,4 +46,13 @@ where_option = click.option(
     metavar="KEY=VALUE",
     help="Only raters whose demographic answer KEY is VALUE (repeatable: AND across keys, "
     "either value for a key given twice).",
+)
+
+runs_option = click.option(
+    "--runs",
+    type=click.Choice(RUNS),
+    default=RUNS[0],
+    show_default=True,
+    help="How a model's runs at one temperature are combined (matrix, alttest, report); "
+    "'each' keeps one MODEL#RUN column per run.",
 )

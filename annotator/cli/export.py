@@ -7,8 +7,7 @@ from pathlib import Path
 import click
 from flask.cli import with_appcontext
 
-from ..metrics._names import RUNS
-from ._common import fail, study_or_fail, where_option
+from ._common import fail, runs_option, study_or_fail, where_option
 
 __all__ = ["export_command"]
 
@@ -30,14 +29,7 @@ __all__ = ["export_command"]
     help="matrix, alttest: the LLM scores' temperature (default: the study's "
     "[validation] temperature).",
 )
-@click.option(
-    "--runs",
-    type=click.Choice(RUNS),
-    default=RUNS[0],
-    show_default=True,
-    help="matrix, alttest: how a model's runs at the temperature are combined; 'each' "
-    "gives one llm:MODEL#RUN column per run.",
-)
+@runs_option
 @where_option
 @click.option(
     "--out",

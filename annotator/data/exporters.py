@@ -488,17 +488,15 @@ def render_export(
     """
     parts = [study.slug, fmt] + [p for p in (scale, benchmark) if p]
     stem = "-".join(parts)
+    llm_options = {
+        "scale": scale,
+        "benchmark": benchmark,
+        "temperature": temperature,
+        "runs": runs,
+        "where": where,
+    }
     if fmt == "matrix":
-        matrix = matrix_export(
-            session,
-            study,
-            scale=scale,
-            benchmark=benchmark,
-            complete=complete,
-            temperature=temperature,
-            runs=runs,
-            where=where,
-        )
+        matrix = matrix_export(session, study, complete=complete, **llm_options)
         return RenderedExport(
             _csv(matrix.frame),
             len(matrix.frame),
@@ -507,15 +505,7 @@ def render_export(
             matrix.missing_summary(),
         )
     if fmt == "alttest":
-        data = alttest_export(
-            session,
-            study,
-            scale=scale,
-            benchmark=benchmark,
-            temperature=temperature,
-            runs=runs,
-            where=where,
-        )
+        data = alttest_export(session, study, **llm_options)
         rows = sum(len(v) for v in data["humans"].values())
         return RenderedExport(
             json.dumps(data, indent=1, sort_keys=True) + "\n",

@@ -30,7 +30,9 @@ __all__ = [
 Where = Mapping[str, tuple[str, ...]]
 
 
-def parse_where(clauses: Iterable[str] | str | None) -> dict[str, tuple[str, ...]]:
+def parse_where(
+    clauses: Iterable[str] | str | Where | None,
+) -> dict[str, tuple[str, ...]]:
     """``["gender=female", "age_group=25-34"]`` -> ``{"gender": ("female",), ...}``.
 
     A string may hold several clauses separated by commas or ``&`` (the report form's
@@ -43,6 +45,8 @@ def parse_where(clauses: Iterable[str] | str | None) -> dict[str, tuple[str, ...
     """
     if clauses is None:
         return {}
+    if isinstance(clauses, Mapping):  # parsed already
+        return {str(k): tuple(str(v) for v in vs) for k, vs in clauses.items()}
     if isinstance(clauses, str):
         clauses = [clauses]
     out: dict[str, tuple[str, ...]] = {}

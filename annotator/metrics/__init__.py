@@ -59,7 +59,9 @@ if TYPE_CHECKING:
         variance_components,
     )
     from .power import AltTestPower, alt_test_power
+    from .raters import RaterQuality, RaterQualityResult, rater_quality
     from .retest import RaterRetest, RetestResult, retest_reliability
+    from .runs import aggregate_runs
 
 # Public name -> submodule that defines it.
 _SOURCES = {
@@ -88,6 +90,8 @@ _SOURCES = {
     "IntervalWidths": "plan",
     "ModelAgreement": "agreement",
     "MultiDomainAltTestResult": "alttest",
+    "RaterQuality": "raters",
+    "RaterQualityResult": "raters",
     "RaterRetest": "retest",
     "RatingMatrix": "matrix",
     "RetestResult": "retest",
@@ -96,6 +100,7 @@ _SOURCES = {
     "AltTestPair": "alttest",
     "TooFewItemsError": "alttest",
     "VarianceComponents": "plan",
+    "aggregate_runs": "runs",
     "alt_test": "alttest",
     "alt_test_domains": "alttest",
     "alt_test_pair": "alttest",
@@ -111,6 +116,7 @@ _SOURCES = {
     "inter_scale_agreement": "interscale",
     "krippendorff_alpha": "alpha",
     "nmae": "nmae",
+    "rater_quality": "raters",
     "raters_needed": "plan",
     "read_matrix": "matrix",
     "retest_reliability": "retest",
@@ -147,6 +153,8 @@ __all__ = [
     "IntervalWidths",
     "ModelAgreement",
     "MultiDomainAltTestResult",
+    "RaterQuality",
+    "RaterQualityResult",
     "RaterRetest",
     "RatingMatrix",
     "RetestResult",
@@ -154,6 +162,7 @@ __all__ = [
     "SequentialVerdict",
     "TooFewItemsError",
     "VarianceComponents",
+    "aggregate_runs",
     "alt_test",
     "alt_test_domains",
     "alt_test_pair",
@@ -169,6 +178,7 @@ __all__ = [
     "inter_scale_agreement",
     "krippendorff_alpha",
     "nmae",
+    "rater_quality",
     "raters_needed",
     "read_matrix",
     "retest_reliability",

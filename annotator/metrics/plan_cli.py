@@ -12,7 +12,15 @@ from typing import Any
 import click
 
 from ._names import SCORINGS, TESTS
-from .cli import _benchmark_option, _fmt, _load_json, _raters_option, _read, _select
+from .cli import (
+    _benchmark_option,
+    _fmt,
+    _load_json,
+    _raters_option,
+    _read,
+    _runs_option,
+    _select,
+)
 
 __all__ = ["plan_command"]
 
@@ -28,20 +36,25 @@ def _numbers(value: str | None, *, name: str, kind: type = float) -> tuple[Any, 
         ) from exc
 
 
-def _pilot_for_alt_test(path: str, model: str | None, benchmark: str | None):
+def _pilot_for_alt_test(path: str, model: str | None, benchmark: str | None, runs: str):
     """(humans, llm) from the alttest JSON export or the matrix CSV export."""
+    from .runs import aggregate_run_columns, aggregate_run_dicts
+
     if path.endswith(".json"):
         data = _load_json(path, "PILOT")
         if not isinstance(data, dict) or set(data) != {"humans", "llm"}:
             raise click.ClickException(f"{path}: not the alttest export {{humans, llm}}")
         humans, llm = data["humans"], data["llm"]
         nested = isinstance(llm, dict) and llm and all(isinstance(v, dict) for v in llm.values())
+        if nested:
+            llm = aggregate_run_dicts(llm, how=runs)
         models = list(llm) if nested else None
     else:
         matrix = _read(path)
         if benchmark is not None:
             matrix = _select_benchmark(matrix, benchmark)
-        humans, llm = matrix.humans, {m: matrix.llm[m] for m in matrix.llm.columns}
+        combined = aggregate_run_columns(matrix.llm, how=runs)
+        humans, llm = matrix.humans, {m: combined[m] for m in combined.columns}
         models = list(llm)
         if not models:
             raise click.ClickException(f"{path}: the matrix has no llm:MODEL column")
@@ -63,10 +76,12 @@ def _select_benchmark(matrix, benchmark: str):
         raise click.ClickException(str(exc)) from exc
 
 
-def _plan_alt_test(pilot: str, model, benchmark, items, study_raters, reps, seed, options, as_json):
+def _plan_alt_test(
+    pilot: str, model, benchmark, runs, items, study_raters, reps, seed, options, as_json
+):
     from .power import alt_test_power
 
-    humans, llm = _pilot_for_alt_test(pilot, model, benchmark)
+    humans, llm = _pilot_for_alt_test(pilot, model, benchmark, runs)
     try:
         table = alt_test_power(
             humans=humans,
@@ -170,6 +185,7 @@ def _plan_figure(table, target: float, widths):
     "--reps", type=int, default=200, show_default=True, help="Simulated studies per size."
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the simulations.")
+@_runs_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option(
     "--plot",
@@ -198,6 +214,7 @@ def plan_command(
     min_items_per_human: int,
     reps: int,
     seed: int,
+    runs: str,
     as_json: bool,
     plot_path: str | None,
 ) -> None:
@@ -221,7 +238,7 @@ def plan_command(
         sizes = _numbers(items, name="--items", kind=int)
         per_study = _numbers(study_raters, name="--study-raters", kind=int)
         table = _plan_alt_test(
-            pilot, model, benchmark, sizes, per_study, reps, seed, options, as_json
+            pilot, model, benchmark, runs, sizes, per_study, reps, seed, options, as_json
         )
         if plot_path is not None:
             from .plotting import alt_test_power_figure
@@ -250,7 +267,7 @@ def plan_command(
             comps = VarianceComponents(*stated)
         else:
             comps = variance_components(
-                _select(_read(pilot), raters, benchmark), nan_policy=nan_policy
+                _select(_read(pilot), raters, benchmark, runs), nan_policy=nan_policy
             )
         table = d_study(comps, raters=range(1, max_raters + 1))
         widths = None

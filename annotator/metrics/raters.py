@@ -211,6 +211,23 @@ def rater_quality(
     ValueError
         If ``ratings`` is not a DataFrame, ``scale_max <= scale_min``, or a threshold is
         out of range.
+    References
+    ----------
+    McGraw, K. O. and Wong, S. P. (1996). Forming inferences about some intraclass
+    correlation coefficients. Psychological Methods 1(1), 30-46.
+    Curran, P. G. (2016). Methods for the detection of carelessly invalid responses in
+    survey data. Journal of Experimental Social Psychology 66, 4-19.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> wide = pd.DataFrame({"a": [1, 2, 3, 4.0], "b": [1, 2, 4, 4.0], "c": [3, 3, 3, 3.0]})
+    >>> result = rater_quality(wide, scale_min=0, scale_max=5)
+    >>> [r.rater for r in result.raters if r.straight_lining]
+    ['c']
+    >>> # |a - mean(b, c)| = 1, 0.5, 0.5, 0.5: a mean of 0.625 over a range of 5
+    >>> round(result.rater("a").loo_mae_share, 3)
+    0.125
     """
     if not isinstance(ratings, pd.DataFrame):
         raise ValueError("ratings must be an items x raters pandas DataFrame")

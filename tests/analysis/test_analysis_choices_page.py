@@ -9,19 +9,13 @@ from annotator.analysis.dashboard import study_dashboard
 from annotator.analysis.settings import AnalysisSettings, study_settings
 from annotator.data.frames import study_frames
 from annotator.data.selection import select_frames
-from annotator.study.studies import create_lead
 
-LEAD = ("lead@example.org", "lead-password-1")
 SPEC = {"slug": "ch", "n_items": 30, "n_raters": 4, "runs": 3, "extra_temperatures": ()}
 
 
 @pytest.fixture
-def lead(client, session):
-    create_lead(session, *LEAD)
-    session.commit()
-    response = client.post("/login", data={"username": LEAD[0], "password": LEAD[1]})
-    assert response.status_code == 302
-    return client
+def lead(lead_client):
+    return lead_client
 
 
 def _text(page) -> str:

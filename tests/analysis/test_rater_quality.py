@@ -110,3 +110,19 @@ def test_the_report_shows_the_flags(careless, session):
     assert "straight-lining" in flags[("0-5", STRAIGHT)]
     assert "speeding" in flags[("0-5", SPEEDER)]
     assert "straight-lining" not in flags[("0-5", "careless-r02")]
+
+
+def test_the_cached_table_follows_new_ratings(session, careless):
+    from sqlmodel import select
+
+    from annotator.analysis.rater_quality import cached_rater_quality
+    from annotator.models import Rating
+
+    first = cached_rater_quality(session, careless, where="gender=female")
+    assert cached_rater_quality(session, careless, where=["gender=female"]) is first
+    rating = session.exec(select(Rating).order_by(Rating.id.desc())).first()
+    session.delete(rating)
+    session.commit()
+    again = cached_rater_quality(session, careless, where="gender=female")
+    assert again is not first
+    assert again.where == "gender=female"

@@ -197,6 +197,15 @@ def test_metrics_cli_combines_an_each_export(runner, make_study, tmp_path):
     # The median export is rounded to 12 digits; the same statistic up to that.
     for key in ("icc_a1", "icc_ak", "icc_c1", "icc_ck", "n", "k"):
         assert outputs[0][key] == pytest.approx(outputs[1][key], rel=1e-9), key
+    plans = []
+    for path, runs in ((each, "median"), (median, "mean")):
+        result = runner.invoke(
+            args=["plan", str(path), "--raters", "llm", "--runs", runs, "--json"]
+        )
+        assert result.exit_code == 0, result.output
+        plans.append(json.loads(result.output))
+    assert plans[0]["components"]["k"] == 3
+    assert plans[0]["components"] == pytest.approx(plans[1]["components"], rel=1e-9)
     alt_each, alt_median = tmp_path / "each.json", tmp_path / "median.json"
     for path, runs in ((alt_each, "each"), (alt_median, "median")):
         runner.invoke(

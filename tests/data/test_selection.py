@@ -30,6 +30,7 @@ QUESTIONS = [{"key": "gender", "choices": ["female", "male", "self-describe"]}, 
         ("gender=female, age=31", {"gender": ("female",), "age": ("31",)}),
         ("gender = female & age=31", {"gender": ("female",), "age": ("31",)}),
         (" ", {}),
+        ({"gender": ["female"]}, {"gender": ("female",)}),  # parsed already
     ],
 )
 def test_parse_where(clauses, expected):

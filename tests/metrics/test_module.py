@@ -40,6 +40,8 @@ MODULES = [
     "interscale",
     "bootstrap",
     "plotting",
+    "runs",
+    "raters",
 ]
 PACKAGE = Path(metrics.__file__).parent
 
@@ -87,6 +89,8 @@ def test_public_api():
         "cross_alpha",
         "self_consistency",
         "alt_test_curve",
+        "aggregate_runs",
+        "rater_quality",
     ],
 )
 def test_public_functions_have_keyword_only_options_and_docs(name):

@@ -41,10 +41,10 @@ def raters(slug: str):
 
 def _quality(study: Study, where: str) -> dict:
     """The rater quality partial's context: the table, or the reason it is missing."""
-    from ...analysis.rater_quality import study_rater_quality
+    from ...analysis.rater_quality import cached_rater_quality
 
     try:
-        table = study_rater_quality(get_session(), study, where=where)
+        table = cached_rater_quality(get_session(), study, where=where)
     except ValueError as exc:
         return {"quality": None, "quality_error": str(exc), "quality_where": where}
     return {"quality": table, "quality_error": None, "quality_where": where}
