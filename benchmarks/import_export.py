@@ -135,6 +135,9 @@ class Table:
         memory = max(peak for _, peak in runs)
         ratio = ours / reference
         verdict = "meets" if ratio <= goal else "MISSES"
+        if ours <= 0:
+            # Faster than the spread of the start-up runs on a busy machine.
+            ratio, verdict = 0.0, "meets; within start-up noise"
         print(
             f"{label:<30} {ours:7.2f} s {memory:6.0f} MiB   {ref:<36} {reference:6.2f} s   "
             f"{ratio:5.2f}x (goal {goal:g}x: {verdict})",

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
+from itertools import islice
 
 from sqlmodel import Session, select
 from tqdm import tqdm
@@ -39,10 +40,15 @@ class ImportReport:
         return text
 
 
-def _chunks(rows: list, progress: bool, description: str) -> Iterator[list]:
-    bar = tqdm(total=len(rows), desc=description, unit="row", disable=not progress or None)
-    for start in range(0, len(rows), CHUNK):
-        chunk = rows[start : start + CHUNK]
+def _chunks(
+    rows: Iterable, progress: bool, description: str, *, total: int | None = None
+) -> Iterator[list]:
+    """``rows`` (a list, or any iterable with its ``total``) in lists of ``CHUNK``."""
+    if total is None:
+        total = len(rows)
+    bar = tqdm(total=total, desc=description, unit="row", disable=not progress or None)
+    rows = iter(rows)
+    while chunk := list(islice(rows, CHUNK)):
         yield chunk
         bar.update(len(chunk))
     bar.close()
