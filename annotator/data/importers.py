@@ -28,7 +28,7 @@ from ._bulk import (
     _text,
 )
 from .rating_import import import_ratings
-from .readers import InputError, Problems, Row, parse_number, read_rows
+from .readers import InputError, Problems, Row, iter_rows, parse_number, read_rows
 
 __all__ = [
     "ImportReport",
@@ -167,10 +167,12 @@ def import_llm_scores(
 ) -> ImportReport:
     """Import stored LLM scores: ``item_id,model,scale,score[,run,temperature]``."""
     problems = Problems(str(path))
-    rows = read_rows(path, required=list(LLM_COLUMNS), problems=problems)
+    rows = iter_rows(path, required=list(LLM_COLUMNS), problems=problems)
+    n_rows = 0
     check = RowChecker(_item_ids(session, study), {s.name: s for s in study_scales(session, study)})
     parsed: dict[tuple[int, int, str, str], dict] = {}
     for row in rows:
+        n_rows += 1
         model = _text(row.values["model"])
         if not model:
             problems.add(row.line, "model", "the model name is empty")
@@ -213,7 +215,7 @@ def import_llm_scores(
         ).where(LLMScore.item_id.in_(batch))
         for item, scale_id, model, run, value, temperature in session.exec(query):
             existing[(item, scale_id, model, run)] = (value, temperature)
-    report = ImportReport(rows=len(rows))
+    report = ImportReport(rows=n_rows)
     to_insert = []
     for key, new in parsed.items():
         old = existing.get(key)

@@ -35,7 +35,7 @@ from ._bulk import (
     _item_ids,
     _text,
 )
-from .readers import Problems, read_rows
+from .readers import Problems, iter_rows
 
 __all__ = ["import_ratings", "RATING_COLUMNS"]
 
@@ -51,7 +51,9 @@ def import_ratings(
     which must be the same on all of that rater's rows.
     """
     problems = Problems(str(path))
-    rows = read_rows(path, required=list(RATING_COLUMNS), problems=problems)
+    # Row by row as the file is parsed: a million rows are never all held.
+    rows = iter_rows(path, required=list(RATING_COLUMNS), problems=problems)
+    n_rows = 0
     check = RowChecker(_item_ids(session, study), {s.name: s for s in study_scales(session, study)})
     questions = {q.key: q for q in question_specs(study.demographics)}
     parsed: dict[tuple[str, int, int], tuple[float, int]] = {}
@@ -60,6 +62,7 @@ def import_ratings(
     # (question, answer) pairs already found valid: checked once each.
     valid_answers: set[tuple[str, str]] = set()
     for row in rows:
+        n_rows += 1
         rater = _text(row.values["rater"])
         if not rater:
             problems.add(row.line, "rater", "the rater code is empty")
@@ -102,7 +105,7 @@ def import_ratings(
     raters = _resolve_raters(session, study, list(demographics), problems)
     problems.raise_if_any()
 
-    report = ImportReport(rows=len(rows))
+    report = ImportReport(rows=n_rows)
     created_at = now()
     new_users = [code for code, user in raters.items() if user is None]
     if new_users:
@@ -129,15 +132,26 @@ def import_ratings(
     # Raters created just now have no ratings to compare with.
     known = [user.id for user in raters.values() if user is not None]
     existing = _existing_ratings(session, known)
-    to_insert: list[dict] = []
     to_update: list[tuple[int, float, float]] = []
-    source = RatingSource.IMPORT.value
+    n_new = 0
     for (rater, item, scale_id), (value, _line) in parsed.items():
         old = existing.get((rater_ids[rater], item, scale_id))
         if old is None:
-            to_insert.append(
-                {
-                    "rater_id": rater_ids[rater],
+            n_new += 1
+        elif old[1] == value:
+            report.unchanged += 1
+        else:
+            to_update.append((old[0], old[1], value))
+    source = RatingSource.IMPORT.value
+
+    def new_rows():
+        # Made chunk by chunk as they are written (a list of a million dicts
+        # was a third of the import's memory).
+        for (rater, item, scale_id), (value, _line) in parsed.items():
+            rater_id = rater_ids[rater]
+            if (rater_id, item, scale_id) not in existing:
+                yield {
+                    "rater_id": rater_id,
                     "item_id": item,
                     "scale_id": scale_id,
                     "value": value,
@@ -147,14 +161,10 @@ def import_ratings(
                     "source": source,
                     "study_version": study.version,  # the version it was given under
                 }
-            )
-        elif old[1] == value:
-            report.unchanged += 1
-        else:
-            to_update.append((old[0], old[1], value))
-    if to_insert:
+
+    if n_new:
         before = session.execute(select(func.coalesce(func.max(Rating.id), 0))).scalar_one()
-        for chunk in _chunks(to_insert, progress, "ratings"):
+        for chunk in _chunks(new_rows(), progress, "ratings", total=n_new):
             _insert_rows(session, Rating, chunk)
         # The first value of each new rating, copied in the database: the new
         # rows are the ones after ``before`` with this import's time (reading
@@ -195,7 +205,7 @@ def import_ratings(
         for chunk in _chunks(history, progress, "history"):
             _insert_rows(session, RatingChange, chunk)
     session.flush()
-    report.created = len(to_insert)
+    report.created = n_new
     report.updated = len(to_update)
     return report
 

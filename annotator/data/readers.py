@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["InputError", "Problems", "Row", "read_rows", "parse_number"]
+__all__ = ["InputError", "Problems", "Row", "iter_rows", "read_rows", "parse_number"]
 
 MAX_PROBLEMS_SHOWN = 50
 
@@ -127,8 +127,10 @@ def _jsonl_rows(text: str, required: list[str], problems: Problems) -> Iterator[
             yield Row(number, value)
 
 
-def read_rows(path: str | Path, *, required: list[str], problems: Problems) -> list[Row]:
-    """Rows of a CSV or JSONL file (by extension); problems go to ``problems``."""
+def iter_rows(path: str | Path, *, required: list[str], problems: Problems) -> Iterator[Row]:
+    """Rows of a CSV or JSONL file (by extension), one at a time as they are
+    parsed; problems go to ``problems``. A missing file or an unknown type
+    raises at once."""
     path = Path(path)
     if not path.is_file():
         raise InputError([f"{path}: no such file"])
@@ -137,8 +139,13 @@ def read_rows(path: str | Path, *, required: list[str], problems: Problems) -> l
         raise InputError([f"{path}: unknown file type {suffix!r}; use .csv or .jsonl"])
     text = _decode(path)
     if suffix == ".csv":
-        return list(_csv_rows(text, str(path), required, problems))
-    return list(_jsonl_rows(text, required, problems))
+        return _csv_rows(text, str(path), required, problems)
+    return _jsonl_rows(text, required, problems)
+
+
+def read_rows(path: str | Path, *, required: list[str], problems: Problems) -> list[Row]:
+    """Rows of a CSV or JSONL file (by extension); problems go to ``problems``."""
+    return list(iter_rows(path, required=required, problems=problems))
 
 
 def parse_number(raw: object) -> float:
