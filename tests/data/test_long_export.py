@@ -41,7 +41,15 @@ def _reference_long_csv(session, study) -> str:
         .subquery()
     )
     query = (
-        select(Rating, Item, User.rater_code, Block.position, changes.c.n)
+        select(
+            Rating,
+            Item,
+            User.rater_code,
+            Block.position,
+            changes.c.n,
+            Block.platform_study_id,
+            Block.platform_session_id,
+        )
         .join(Item, Item.id == Rating.item_id)
         .join(User, User.id == Rating.rater_id)
         .join(Block, Block.id == Rating.block_id, isouter=True)
@@ -53,7 +61,7 @@ def _reference_long_csv(session, study) -> str:
     keys = [q["key"] for q in study.demographics]
     keys += sorted({k for a in answers.values() for k in a} - set(keys))
     records = []
-    for rating, item, code, block, n in session.exec(query).all():
+    for rating, item, code, block, n, platform_study, platform_session in session.exec(query).all():
         scale = scales[rating.scale_id]
         passed = None
         if rating.is_attention_check and item.gold_score is not None:
@@ -79,6 +87,9 @@ def _reference_long_csv(session, study) -> str:
             "attention_passed": passed,
             "revisions": max((n or 1) - 1, 0),
             "source": rating.source,
+            "study_version": rating.study_version,
+            "platform_study_id": platform_study,
+            "platform_session_id": platform_session,
         }
         given = answers.get(rating.rater_id, {})
         record.update({key: given.get(key, "") for key in keys})
@@ -100,9 +111,10 @@ def _reference_long_csv(session, study) -> str:
                 "model": score.model,
                 "run": score.run,
                 "temperature": score.temperature,
+                "prompt_hash": score.prompt_hash,
                 "score": score.value,
                 "submitted_at": score.created_at,
-                "source": "import",
+                "source": "judge" if score.prompt_hash else "import",
             }
         )
     frame = pd.DataFrame(records, columns=LONG_COLUMNS + keys)

@@ -51,6 +51,7 @@ def _prior_ratings(app, block, count: int) -> None:
                 "served_at": at,
                 "submitted_at": at,
                 "source": RatingSource.APP.value,
+                "study_version": 1,
             }
             for position, entry in enumerate(block.item_order[:count], start=1)
         ]
