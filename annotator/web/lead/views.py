@@ -10,7 +10,6 @@ from flask import (
     redirect,
     render_template,
     request,
-    stream_with_context,
     url_for,
 )
 from sqlmodel import select
@@ -239,6 +238,4 @@ def export(slug: str):
     if rendered.notes:
         # The summary of missing cells, for scripts that download the matrix.
         headers["X-Annotator-Notes"] = rendered.notes.replace("\n", " | ")
-    # The long export streams: written chunk by chunk as it is read.
-    body = rendered.body if isinstance(rendered.body, str) else stream_with_context(rendered.body)
-    return Response(body, mimetype=rendered.mimetype, headers=headers)
+    return Response(rendered.text, mimetype=rendered.mimetype, headers=headers)
