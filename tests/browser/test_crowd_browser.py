@@ -76,9 +76,17 @@ def test_a_prolific_participant_over_two_waves(crowd_app, browser, clock):
     context = browser.new_context(viewport={"width": 360, "height": 780}, timezone_id="Asia/Tokyo")
     context.set_default_timeout(15_000)
     completions: list[str] = []
+    # The page after a block refreshes to Prolific at once. The first of those
+    # navigations is cancelled (ERR_ABORTED keeps the page), so the test can read
+    # the page the participant sees if the redirect fails; the later ones arrive.
+    held: list[str] = []
 
     def prolific(route) -> None:
         completions.append(route.request.url)
+        if not held:
+            held.append(route.request.url)
+            route.abort("aborted")
+            return
         route.fulfill(status=200, content_type="text/html", body="<title>Prolific</title>done")
 
     context.route(f"{COMPLETE}**", prolific)
@@ -116,11 +124,18 @@ def test_a_prolific_participant_over_two_waves(crowd_app, browser, clock):
         page.keyboard.type(f"{position % 5}.5")
         page.keyboard.press("Enter")
 
-    # The page names the code, then sends the participant to Prolific with it.
+    # The page sends the participant to Prolific with the code at once, and names
+    # the code and a link in case the redirect fails.
     expect(page.get_by_role("heading", name="Block 1 of 3 complete")).to_be_visible()
     expect(page.locator(".completion-code")).to_have_text("WAVE1CODE")
+    for _ in range(50):
+        if held:
+            break
+        page.wait_for_timeout(100)
+    assert held == [f"{COMPLETE}?cc=WAVE1CODE"]
+    page.get_by_role("link", name="return to Prolific").click()
     page.wait_for_url(f"{COMPLETE}?cc=WAVE1CODE")
-    assert completions == [f"{COMPLETE}?cc=WAVE1CODE"]
+    assert completions == [f"{COMPLETE}?cc=WAVE1CODE"] * 2
     first = _blocks(app)[0]
     assert first.completed_at is not None
     assert (first.platform_study_id, first.platform_session_id) == ("WAVE1STUDY", "SESSION1")
