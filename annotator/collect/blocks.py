@@ -90,6 +90,8 @@ class BlockState:
     # Ratings stored in the block; None when not counted (see block_states).
     rated: int | None
     total: int
+    # How many blocks the rater has, when loaded with the block (block_state).
+    blocks_total: int | None = None
 
     @property
     def startable(self) -> bool:
@@ -158,9 +160,35 @@ def block_states(
 
 
 def block_state(session: Session, user: User, block_id: int) -> BlockState | None:
-    """The rater's own block ``block_id`` (``rated`` not counted); ``None`` for anyone else's."""
+    """The rater's own block ``block_id`` (``rated`` not counted); ``None`` for anyone else's.
+
+    A started or completed block's status is its own (see
+    :func:`block_states`): that case, every score post, is one query for the
+    block, its scale and the rater's number of blocks. A block not started
+    yet depends on the one before it and goes through :func:`block_states`.
+    """
+    blocks_total = select(func.count(Block.id)).where(Block.rater_id == user.id).scalar_subquery()
+    row = session.exec(
+        select(Block, Scale, blocks_total)
+        .join(Scale, Scale.id == Block.scale_id)
+        .where(Block.id == block_id, Block.rater_id == user.id)
+    ).first()
+    if row is None:
+        return None
+    block, scale, total = row
+    if block.started_at is not None or block.completed_at is not None:
+        return BlockState(
+            block=block,
+            scale=scale,
+            status=BlockStatus.DONE if block.completed_at is not None else BlockStatus.IN_PROGRESS,
+            opens_at=None,
+            rated=None,
+            total=len(block.item_order),
+            blocks_total=total,
+        )
     for state in block_states(session, user, count_rated=False):
         if state.block.id == block_id:
+            state.blocks_total = total
             return state
     return None
 
@@ -362,7 +390,12 @@ def item_page(
     break_every: int | None,
 ) -> ItemPage:
     """The page for ``position`` from the block's ratings already loaded."""
-    item = session.get(Item, block.item_order[position - 1]["item"])
+    # The item and its benchmark in one query.
+    item, benchmark = session.exec(
+        select(Item, Benchmark)
+        .join(Benchmark, Benchmark.id == Item.benchmark_id)
+        .where(Item.id == block.item_order[position - 1]["item"])
+    ).one()
     existing = rated.get(position)
     done_before = position - 1
     break_due = bool(
@@ -372,7 +405,7 @@ def item_page(
         block=block,
         position=position,
         item=item,
-        benchmark=session.get(Benchmark, item.benchmark_id),
+        benchmark=benchmark,
         existing=existing,
         rated=len(rated),
         frontier=next_position(block, rated),
