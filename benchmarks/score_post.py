@@ -11,7 +11,12 @@ time) and wall time per post, SQL statements per post (SQLAlchemy's
 of the block.
 
 This measures the app's own cost of a post, without a server or network;
-benchmarks/load.py measures the served app under load.
+benchmarks/load.py measures the served app under load. The changes it
+was written for are structural (fewer queries, fewer ORM objects), not
+caches that a flag could switch off: for a before/after comparison run it
+on both commits in one sitting, e.g. ``git archive OLD | tar -x -C /tmp/old``
+and ``PYTHONPATH=/tmp/old .venv/bin/python /tmp/old/benchmarks/score_post.py``
+(with this file copied there if OLD predates it).
 """
 
 from __future__ import annotations
@@ -115,6 +120,7 @@ def run(database_url: str, *, raters: int, items: int, profile: bool) -> dict:
     wall: list[float] = []
     counts: list[int] = []
     middle: list[str] = []
+    cookies = 0
     profiler = cProfile.Profile() if profile else None
     for token in tokens:
         client = app.test_client()
@@ -135,6 +141,7 @@ def run(database_url: str, *, raters: int, items: int, profile: bool) -> dict:
             if response.status_code != 200:
                 raise RuntimeError(f"post {position}: {response.status_code} {response.text}")
             counts.append(len(statements))
+            cookies += "Set-Cookie" in response.headers
             if position == items // 2:
                 middle = list(statements)
     get_engine(app).dispose()
@@ -150,6 +157,7 @@ def run(database_url: str, *, raters: int, items: int, profile: bool) -> dict:
         "statements": statistics.mean(counts),
         "statements_max": max(counts),
         "middle": middle,
+        "set_cookie": cookies,
     }
 
 
@@ -198,12 +206,13 @@ def main(argv: list[str] | None = None) -> int:
                 print("   ", " ".join(statement.split())[:160])
     print(
         f"{'database':<11} {'posts':>5} {'CPU ms/post':>12} {'wall ms/post':>13}"
-        f" {'wall p95 ms':>12} {'statements/post':>16}"
+        f" {'wall p95 ms':>12} {'statements/post':>16} {'Set-Cookie':>11}"
     )
     for name, r in rows:
         print(
             f"{name:<11} {r['posts']:>5} {r['cpu_ms']:>12.2f} {r['wall_ms']:>13.2f}"
             f" {r['wall_p95_ms']:>12.2f} {r['statements']:>9.2f} (max {r['statements_max']})"
+            f" {r['set_cookie']:>11}"
         )
     return 0
 
