@@ -392,7 +392,9 @@ def submit_score(
         rating.value = value
         session.add(rating)
         outcome = "revise"
-    session.flush()
+    # No flush here: the history row goes with the caller's next query or
+    # commit (one flush instead of two); the new rating itself was flushed
+    # above, where a twin request's duplicate raises IntegrityError.
     completed = False
     # Only a new rating can complete the block: it is the last unrated place.
     if block.completed_at is None and next_position(block, rated) is None:

@@ -79,12 +79,13 @@ def questionnaire_first(view):
 
 
 def _study() -> Study:
-    # Kept for the request: the session's identity map holds objects weakly,
-    # so without this reference every ``session.get(Study, ...)`` here and in
-    # annotator.collect during one request would query the study again.
-    study = g.get("rater_study")
+    # The user loader loaded it with the rater (annotator/extensions.py) and
+    # keeps it for the request: the session's identity map holds objects
+    # weakly, so without that reference every ``session.get(Study, ...)``
+    # here and in annotator.collect during one request would query it again.
+    study = g.get("user_study")
     if study is None or study.id != current_user.study_id:
-        study = g.rater_study = get_session().get(Study, current_user.study_id)
+        study = g.user_study = get_session().get(Study, current_user.study_id)
     return study
 
 
