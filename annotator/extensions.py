@@ -23,16 +23,32 @@ limiter = Limiter(key_func=get_remote_address, default_limits=[])
 
 @login_manager.user_loader
 def _load_user(user_id: str):
+    from flask import g
+    from sqlmodel import select
+
     from .db import get_session
-    from .models import User
+    from .models import Study, User
 
     try:
-        user = get_session().get(User, int(user_id.split(":", 1)[0]))
+        key = int(user_id.split(":", 1)[0])
     except ValueError:
         return None
+    # The user's study comes in the same query: the rater's pages need it on
+    # every request (one statement less per score post). It is kept on ``g``
+    # for the request, which also keeps it in the session's identity map
+    # (held weakly there), so later ``session.get(Study, ...)`` calls of the
+    # request find it without a query.
+    row = (
+        get_session()
+        .exec(select(User, Study).outerjoin(Study, Study.id == User.study_id).where(User.id == key))
+        .first()
+    )
+    if row is None:
+        return None
+    user, g.user_study = row
     # A cookie from before the rater's return link was replaced no longer
     # matches (see User.get_id): that session is over.
-    if user is None or user.get_id() != user_id:
+    if user.get_id() != user_id:
         return None
     return user
 

@@ -15,6 +15,7 @@ so a repeat never touches the first rating of the item.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -48,6 +49,7 @@ __all__ = [
     "count_blocks",
     "start_block",
     "ratings_by_position",
+    "RatedPlaces",
     "next_position",
     "serve",
     "submit_score",
@@ -90,6 +92,8 @@ class BlockState:
     # Ratings stored in the block; None when not counted (see block_states).
     rated: int | None
     total: int
+    # How many blocks the rater has, when loaded with the block (block_state).
+    blocks_total: int | None = None
 
     @property
     def startable(self) -> bool:
@@ -158,9 +162,35 @@ def block_states(
 
 
 def block_state(session: Session, user: User, block_id: int) -> BlockState | None:
-    """The rater's own block ``block_id`` (``rated`` not counted); ``None`` for anyone else's."""
+    """The rater's own block ``block_id`` (``rated`` not counted); ``None`` for anyone else's.
+
+    A started or completed block's status is its own (see
+    :func:`block_states`): that case, every score post, is one query for the
+    block, its scale and the rater's number of blocks. A block not started
+    yet depends on the one before it and goes through :func:`block_states`.
+    """
+    blocks_total = select(func.count(Block.id)).where(Block.rater_id == user.id).scalar_subquery()
+    row = session.exec(
+        select(Block, Scale, blocks_total)
+        .join(Scale, Scale.id == Block.scale_id)
+        .where(Block.id == block_id, Block.rater_id == user.id)
+    ).first()
+    if row is None:
+        return None
+    block, scale, total = row
+    if block.started_at is not None or block.completed_at is not None:
+        return BlockState(
+            block=block,
+            scale=scale,
+            status=BlockStatus.DONE if block.completed_at is not None else BlockStatus.IN_PROGRESS,
+            opens_at=None,
+            rated=None,
+            total=len(block.item_order),
+            blocks_total=total,
+        )
     for state in block_states(session, user, count_rated=False):
         if state.block.id == block_id:
+            state.blocks_total = total
             return state
     return None
 
@@ -210,12 +240,57 @@ def start_block(session: Session, user: User, state: BlockState) -> Block:
 # ---------------------------------------------------------------- ratings
 
 
-def ratings_by_position(session: Session, block: Block) -> dict[int, Rating]:
-    ratings = session.exec(select(Rating).where(Rating.block_id == block.id)).all()
-    return {rating.position: rating for rating in ratings}
+class RatedPlaces(Mapping[int, Rating]):
+    """A block's ratings by position, loading a rating only when it is asked for.
+
+    A score post needs every rated place (which place comes next, how many
+    are done) but at most two ratings themselves (the place scored and the
+    one after it), which mostly do not exist yet. The places are one cheap
+    column query; building a full ORM object for each of up to a block's
+    hundred-odd ratings on every post cost more than the rest of the query.
+    A rating added in this transaction is kept (``rated[position] = rating``).
+    Iterating over the values loads each rating: the callers here do not.
+    """
+
+    def __init__(self, session: Session, block: Block) -> None:
+        self._session = session
+        self._block_id = block.id
+        self._positions = set(
+            session.exec(select(Rating.position).where(Rating.block_id == block.id)).all()
+        )
+        self._loaded: dict[int, Rating] = {}
+
+    def __contains__(self, position: object) -> bool:
+        return position in self._positions
+
+    def __len__(self) -> int:
+        return len(self._positions)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(sorted(p for p in self._positions if p is not None))
+
+    def __getitem__(self, position: int) -> Rating:
+        if position not in self._positions:
+            raise KeyError(position)
+        if position not in self._loaded:
+            self._loaded[position] = self._session.exec(
+                select(Rating)
+                .where(Rating.block_id == self._block_id, Rating.position == position)
+                .order_by(Rating.id.desc())
+            ).first()
+        return self._loaded[position]
+
+    def __setitem__(self, position: int, rating: Rating) -> None:
+        self._positions.add(position)
+        self._loaded[position] = rating
 
 
-def next_position(block: Block, rated: dict[int, Rating]) -> int | None:
+def ratings_by_position(session: Session, block: Block) -> RatedPlaces:
+    """The block's ratings by position (loaded one by one when asked for, see RatedPlaces)."""
+    return RatedPlaces(session, block)
+
+
+def next_position(block: Block, rated: Mapping[int, Rating]) -> int | None:
     """The first unrated place of the order (1-based); ``None`` when all are rated."""
     for position in range(1, len(block.item_order) + 1):
         if position not in rated:
@@ -247,7 +322,7 @@ def submit_score(
     position: int,
     raw: str,
     *,
-    rated: dict[int, Rating] | None = None,
+    rated: RatedPlaces | dict[int, Rating] | None = None,
 ) -> Submitted:
     """Store the score for the entry at ``position``.
 
@@ -317,7 +392,9 @@ def submit_score(
         rating.value = value
         session.add(rating)
         outcome = "revise"
-    session.flush()
+    # No flush here: the history row goes with the caller's next query or
+    # commit (one flush instead of two); the new rating itself was flushed
+    # above, where a twin request's duplicate raises IntegrityError.
     completed = False
     # Only a new rating can complete the block: it is the last unrated place.
     if block.completed_at is None and next_position(block, rated) is None:
@@ -357,12 +434,17 @@ def item_page(
     session: Session,
     block: Block,
     position: int,
-    rated: dict[int, Rating],
+    rated: Mapping[int, Rating],
     *,
     break_every: int | None,
 ) -> ItemPage:
     """The page for ``position`` from the block's ratings already loaded."""
-    item = session.get(Item, block.item_order[position - 1]["item"])
+    # The item and its benchmark in one query.
+    item, benchmark = session.exec(
+        select(Item, Benchmark)
+        .join(Benchmark, Benchmark.id == Item.benchmark_id)
+        .where(Item.id == block.item_order[position - 1]["item"])
+    ).one()
     existing = rated.get(position)
     done_before = position - 1
     break_due = bool(
@@ -372,7 +454,7 @@ def item_page(
         block=block,
         position=position,
         item=item,
-        benchmark=session.get(Benchmark, item.benchmark_id),
+        benchmark=benchmark,
         existing=existing,
         rated=len(rated),
         frontier=next_position(block, rated),

@@ -13,6 +13,7 @@ from functools import wraps
 from flask import (
     abort,
     flash,
+    g,
     make_response,
     redirect,
     render_template,
@@ -78,7 +79,14 @@ def questionnaire_first(view):
 
 
 def _study() -> Study:
-    return get_session().get(Study, current_user.study_id)
+    # The user loader loaded it with the rater (annotator/extensions.py) and
+    # keeps it for the request: the session's identity map holds objects
+    # weakly, so without that reference every ``session.get(Study, ...)``
+    # here and in annotator.collect during one request would query it again.
+    study = g.get("user_study")
+    if study is None or study.id != current_user.study_id:
+        study = g.user_study = get_session().get(Study, current_user.study_id)
+    return study
 
 
 def is_htmx() -> bool:
@@ -300,7 +308,9 @@ def _item_response(state: BlockState, page: ItemPage, *, error=None, value=None,
     context = {
         "study": _study(),
         "state": state,
-        "blocks_total": count_blocks(get_session(), current_user),
+        "blocks_total": state.blocks_total
+        if state.blocks_total is not None
+        else count_blocks(get_session(), current_user),
         "scale": scale,
         "benchmark": page.benchmark,
         "instructions": instructions_for(page.benchmark, scale),

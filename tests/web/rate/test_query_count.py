@@ -5,12 +5,12 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 from sqlalchemy import event
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from annotator.clock import now
 from annotator.data._bulk import _insert_rows
 from annotator.db import get_engine, session_scope
-from annotator.models import ChangeReason, Rating, RatingChange, RatingSource
+from annotator.models import ChangeReason, Rating, RatingChange, RatingSource, Study, User
 from tests.data.studies import study_toml
 
 from .conftest import blocks_of, item_url, join, ratings_of, start
@@ -38,6 +38,12 @@ def _prior_ratings(app, block, count: int) -> None:
     (a rating and its first value in the history), written in bulk."""
     at = now()
     with session_scope(app) as session:
+        # The study's current version, which every rating records.
+        version = session.exec(
+            select(Study.version)
+            .join(User, User.study_id == Study.id)
+            .where(User.id == block.rater_id)
+        ).one()
         rows = [
             {
                 "rater_id": block.rater_id,
@@ -51,7 +57,7 @@ def _prior_ratings(app, block, count: int) -> None:
                 "served_at": at,
                 "submitted_at": at,
                 "source": RatingSource.APP.value,
-                "study_version": 1,
+                "study_version": version,
             }
             for position, entry in enumerate(block.item_order[:count], start=1)
         ]

@@ -1,0 +1,221 @@
+"""CPU time and SQL statements of one rater's score post, in process.
+
+Run with ``.venv/bin/python benchmarks/score_post.py`` (``--postgres-url``
+to run on PostgreSQL too, in a throw-away schema; ``--profile`` prints the
+top of a cProfile of the posts). On the study of benchmarks/load.py (one
+0-5 scale, 100 items) ``--raters`` raters (2) join through the Flask test
+client with CSRF and the rate limiter on as in production, start their
+block and post its 100 scores as htmx does. Printed: ms of CPU (process
+time) and wall time per post, SQL statements per post (SQLAlchemy's
+``before_cursor_execute``), and the statements of one post in the middle
+of the block.
+
+This measures the app's own cost of a post, without a server or network;
+benchmarks/load.py measures the served app under load. The changes it
+was written for are structural (fewer queries, fewer ORM objects), not
+caches that a flag could switch off: for a before/after comparison run it
+on both commits in one sitting, e.g. ``git archive OLD | tar -x -C /tmp/old``
+and ``PYTHONPATH=/tmp/old .venv/bin/python /tmp/old/benchmarks/score_post.py``
+(with this file copied there if OLD predates it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import os
+import pstats
+import re
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from load import STUDY_TOML  # noqa: E402
+
+_CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
+_START = re.compile(r'action="(/rate/blocks/\d+/start)"')
+
+
+def _app(folder: Path, database_url: str):
+    os.environ["ANNOTATOR_INSTANCE_PATH"] = str(folder)
+    from sqlmodel import SQLModel
+
+    from annotator import create_app
+    from annotator.db import get_engine
+
+    app = create_app(
+        {"DATABASE_URL": database_url, "SECRET_KEY": "bench", "BASE_URL": "http://127.0.0.1"}
+    )
+    SQLModel.metadata.create_all(get_engine(app))
+    return app
+
+
+def _study(app, folder: Path, items: int, raters: int) -> list[str]:
+    from annotator.data.importers import import_items
+    from annotator.db import session_scope
+    from annotator.study.studies import create_invites, create_study
+    from annotator.study.studyfile import parse_study_file
+
+    path = folder / "items.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "item_id": f"s{i}",
+                    "benchmark": "sts-b",
+                    "sentence1": f"A person is slicing vegetable number {i}.",
+                    "sentence2": f"Someone cuts vegetable {i} with a knife.",
+                }
+            )
+            + "\n"
+            for i in range(1, items + 1)
+        ),
+        "utf-8",
+    )
+    with session_scope(app) as session:
+        study = create_study(session, parse_study_file(STUDY_TOML))
+        import_items(session, study, path)
+        return [invite.token for invite in create_invites(session, study, raters)]
+
+
+def _join(client, token: str) -> tuple[str, str]:
+    """Consent, questionnaire, start: the block's path and the CSRF token."""
+    page = client.get(f"/invite/{token}").text
+    csrf = _CSRF.search(page).group(1)
+    assert (
+        client.post(f"/invite/{token}", data={"decision": "agree", "csrf_token": csrf}).status_code
+        == 302
+    )
+    page = client.post(
+        "/rate/demographics", data={"age": "30", "csrf_token": csrf}, follow_redirects=True
+    ).text
+    start = _START.search(page).group(1)
+    response = client.post(start, data={"csrf_token": csrf}, follow_redirects=True)
+    assert response.status_code == 200
+    return response.request.path.rsplit("/items/", 1)[0], csrf
+
+
+def run(database_url: str, *, raters: int, items: int, profile: bool) -> dict:
+    from sqlalchemy import event
+
+    from annotator.db import get_engine
+
+    folder = Path(tempfile.mkdtemp(prefix="score-post-"))
+    app = _app(folder, database_url)
+    tokens = _study(app, folder, items, raters)
+    statements: list[str] = []
+    event.listen(
+        get_engine(app),
+        "before_cursor_execute",
+        lambda conn, cursor, statement, *rest: statements.append(statement),
+    )
+    cpu: list[float] = []
+    wall: list[float] = []
+    counts: list[int] = []
+    middle: list[str] = []
+    cookies = 0
+    profiler = cProfile.Profile() if profile else None
+    for token in tokens:
+        client = app.test_client()
+        block, csrf = _join(client, token)
+        for position in range(1, items + 1):
+            data = {"score": f"{(position * 37 % 501) / 100:.2f}", "csrf_token": csrf}
+            statements.clear()
+            c0, w0 = time.process_time(), time.perf_counter()
+            if profiler:
+                profiler.enable()
+            response = client.post(
+                f"{block}/items/{position}", data=data, headers={"HX-Request": "true"}
+            )
+            if profiler:
+                profiler.disable()
+            cpu.append(time.process_time() - c0)
+            wall.append(time.perf_counter() - w0)
+            if response.status_code != 200:
+                raise RuntimeError(f"post {position}: {response.status_code} {response.text}")
+            counts.append(len(statements))
+            cookies += "Set-Cookie" in response.headers
+            if position == items // 2:
+                middle = list(statements)
+    get_engine(app).dispose()
+    if profiler:
+        out = io.StringIO()
+        pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(45)
+        print(out.getvalue())
+    return {
+        "posts": len(cpu),
+        "cpu_ms": 1000 * statistics.mean(cpu),
+        "wall_ms": 1000 * statistics.mean(wall),
+        "wall_p95_ms": 1000 * sorted(wall)[int(0.95 * len(wall)) - 1],
+        "statements": statistics.mean(counts),
+        "statements_max": max(counts),
+        "middle": middle,
+        "set_cookie": cookies,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--raters", type=int, default=2)
+    parser.add_argument("--items", type=int, default=100)
+    parser.add_argument("--postgres-url", default=None)
+    parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--show-statements", action="store_true")
+    args = parser.parse_args(argv)
+    databases = [("SQLite", None)]
+    if args.postgres_url:
+        databases.append(("PostgreSQL", args.postgres_url))
+    rows = []
+    for name, url in databases:
+        drop = None
+        if url is None:
+            url = f"sqlite:///{tempfile.mkdtemp(prefix='score-post-db-')}/annotator.sqlite"
+        else:
+            from sqlalchemy import create_engine, text
+
+            from annotator.db import normalise_url
+
+            server = create_engine(normalise_url(url), isolation_level="AUTOCOMMIT")
+            schema = "bench_" + uuid.uuid4().hex[:12]
+            with server.connect() as connection:
+                connection.execute(text(f'CREATE SCHEMA "{schema}"'))
+
+            def drop(server=server, schema=schema):
+                with server.connect() as connection:
+                    connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+                server.dispose()
+
+            url = server.url.update_query_dict({"options": f"-csearch_path={schema}"})
+            url = url.render_as_string(hide_password=False)
+        try:
+            result = run(url, raters=args.raters, items=args.items, profile=args.profile)
+        finally:
+            if drop:
+                drop()
+        rows.append((name, result))
+        if args.show_statements:
+            print(f"{name}: the statements of post {args.items // 2}:")
+            for statement in result["middle"]:
+                print("   ", " ".join(statement.split())[:160])
+    print(
+        f"{'database':<11} {'posts':>5} {'CPU ms/post':>12} {'wall ms/post':>13}"
+        f" {'wall p95 ms':>12} {'statements/post':>16} {'Set-Cookie':>11}"
+    )
+    for name, r in rows:
+        print(
+            f"{name:<11} {r['posts']:>5} {r['cpu_ms']:>12.2f} {r['wall_ms']:>13.2f}"
+            f" {r['wall_p95_ms']:>12.2f} {r['statements']:>9.2f} (max {r['statements_max']})"
+            f" {r['set_cookie']:>11}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
