@@ -12,13 +12,13 @@ import pandas as pd
 
 from ..data.frames import StudyFrames
 from ..metrics import (
-    alt_test,
     bootstrap_icc_difference,
     bootstrap_nmae,
     grouped_agreement,
     human_llm_agreement,
     inter_scale_agreement,
 )
+from ..metrics.alttest._curves import _alt_tests_by_epsilon
 from .columns import (
     ALL_BENCHMARKS,
     ALTTEST_COLUMNS,
@@ -228,16 +228,12 @@ def alttest_rows(
         for model in wide.columns:
             column = wide[model].dropna()
             scores = dict(zip(column.index.tolist(), column.tolist(), strict=True))
-            for epsilon in settings.epsilons:
-                result = notes.attempt(
-                    f"alt-test, scale {scale}, model {model}",
-                    alt_test,
-                    humans=humans,
-                    llm=scores,
-                    scoring=settings.scoring,
-                    epsilon=epsilon,
-                    q=settings.q,
-                )
+            # alt_test at each epsilon, the items scored once (about 6x faster).
+            tests = _alt_tests_by_epsilon(
+                humans, scores, settings.epsilons, {"scoring": settings.scoring, "q": settings.q}
+            )
+            for epsilon, test in zip(settings.epsilons, tests, strict=True):
+                result = notes.attempt(f"alt-test, scale {scale}, model {model}", test)
                 rows.append(
                     {
                         "scale": scale,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -137,3 +138,37 @@ def test_epsilon_curve_on_subsets_equals_alt_test_on_the_same_draws():
         assert p.winning_rate == pytest.approx(np.mean(expected[p.x]), abs=1e-12)
     with pytest.raises(ValueError, match="unknown alt_test option"):
         alt_test_curve(humans=humans, llm=llm, against="epsilon", colour="red")
+
+
+@pytest.mark.parametrize("scoring", ["neg_rmse", "accuracy"])
+def test_alt_tests_by_epsilon_equal_alt_test_at_each_epsilon(scoring):
+    # The report's alt-test table scores the items once for all epsilons; each result
+    # must be the one alt_test gives alone, field for field.
+    from annotator.metrics.alttest._curves import _alt_tests_by_epsilon
+
+    humans, llm = _data(n_items=120, seed=4)
+    if scoring == "accuracy":
+        humans = {h: {i: round(v) for i, v in d.items()} for h, d in humans.items()}
+        llm = {i: round(v) for i, v in llm.items()}
+    epsilons = [0.0, 0.05, 0.1, 0.2, 0.3]
+    options = {"scoring": scoring, "q": 0.05}
+    tests = _alt_tests_by_epsilon(humans, llm, epsilons, options)
+    for epsilon, test in zip(epsilons, tests, strict=True):
+        assert test() == alt_test(humans=humans, llm=llm, epsilon=epsilon, **options)
+
+
+def test_alt_tests_by_epsilon_raise_what_alt_test_raises():
+    from annotator.metrics.alttest._curves import _alt_tests_by_epsilon
+
+    humans, llm = _data(n_items=20)  # under the 30 items an annotator needs
+    tests = _alt_tests_by_epsilon(humans, llm, [0.1, 0.2], {})
+    with pytest.raises(ValueError) as expected:
+        alt_test(humans=humans, llm=llm, epsilon=0.1)
+    for test in tests:
+        with pytest.raises(type(expected.value), match=re.escape(str(expected.value))):
+            test()
+    bad = _alt_tests_by_epsilon(humans, {}, [0.1], {})[0]
+    with pytest.raises(ValueError) as expected:
+        alt_test(humans=humans, llm={}, epsilon=0.1)
+    with pytest.raises(ValueError, match=re.escape(str(expected.value))):
+        bad()

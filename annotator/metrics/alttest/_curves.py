@@ -159,6 +159,43 @@ def _run_epsilons(humans: dict, llm: dict, epsilons: list[float], options: dict)
     return out
 
 
+def _alt_tests_by_epsilon(
+    humans: Any, llm: Any, epsilons: Sequence[float], options: Mapping[str, Any]
+) -> list[Any]:
+    """``alt_test(humans=humans, llm=llm, epsilon=e, **options)`` for each ``e``, as
+    zero-argument callables that score the items once between them.
+
+    The leave-one-out scores and indicators do not depend on epsilon (as in
+    :func:`_run_epsilons`); each callable validates its options, raises what
+    :func:`alt_test` would (the scoring's error each time) and returns the same result,
+    so a caller keeps one ``try`` per epsilon. The report's alt-test table runs 6
+    epsilons on every item: this is its cost divided by about 6.
+    """
+    args = {**_DEFAULTS, **options}
+    shared: dict[str, Any] = {}
+
+    def indicators(opts: Any) -> Any:
+        if not shared:
+            try:
+                shared["value"] = _indicators_of(humans, llm, opts)
+            except Exception as exc:
+                shared["error"] = exc
+        if "error" in shared:
+            raise shared["error"]
+        return shared["value"]
+
+    def one(epsilon: float) -> Any:
+        def run() -> Any:
+            opts = _options({**args, "epsilon": epsilon})
+            threshold = _check_threshold(args["pass_threshold"])
+            part = _tested(indicators(opts), opts)
+            return _assemble(part, _decide([part], opts)[0], opts, threshold)
+
+        return run
+
+    return [one(e) for e in epsilons]
+
+
 def alt_test_curve(
     *,
     humans: Mapping[Hashable, Mapping[Hashable, Any]],
