@@ -1,0 +1,164 @@
+"""``annotator report`` on generated studies of 150 and 5,000 items, against its goals.
+
+Run with ``make bench`` or ``.venv/bin/python benchmarks/report.py``
+(``--folder DIR`` keeps the generated SQLite studies there and reuses them).
+
+Each study: 12 raters x 3 scales x 6 models, one run each
+(:func:`annotator.data.synthetic.build_synthetic_study`, seed 1). The report runs
+through the CLI in its own process under ``/usr/bin/time -v``, bootstrap intervals
+(2,000 resamples), alt-test curves, figures and ``--tables`` included; the command's
+start-up (the same command on an unknown study: imports, app, connection; the fastest of
+three) is subtracted, so the figure includes the report's own scipy and matplotlib
+imports. Then, in this process, the report's phases: reading the study
+(``study_frames``), the tables (``report_tables``) and the HTML with its figures
+(``render_report``). The machine's load average is printed beside the figures: the
+machine is shared, and the goals are for an idle one.
+
+``--baseline DIR``: also time the report of an earlier version of the package, the
+folder holding its ``annotator/`` (for instance ``git archive COMMIT annotator | tar -x
+-C DIR``), run the same way just before it, for a ratio measured side by side.
+
+Goals (issue 16): 5,000 items within 20 s, 150 items (the seed paper's size) within 2 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from import_export import run_cli, startup_time
+from sqlalchemy import create_engine
+from sqlmodel import Session, SQLModel, select
+
+from annotator.db import normalise_url
+
+GOALS = ((150, 2.0), (5000, 20.0))
+MODELS = ("gpt", "gemini", "llama", "qwen", "deepseek", "mistral")
+
+
+def build(path: Path, n_items: int) -> str:
+    """The SQLite URL of the generated study (built once per folder)."""
+    from annotator.data.synthetic import SyntheticSpec, build_synthetic_study
+
+    url = f"sqlite:///{path}"
+    if path.exists():
+        return url
+    engine = create_engine(normalise_url(url))
+    SQLModel.metadata.create_all(engine)
+    spec = SyntheticSpec(
+        slug="bench",
+        n_items=n_items,
+        n_raters=12,
+        models=MODELS,
+        runs=1,
+        extra_temperatures=(),
+        seed=1,
+    )
+    with Session(engine) as session:
+        build_synthetic_study(session, spec)
+        session.commit()
+    engine.dispose()
+    return url
+
+
+def phases(url: str) -> dict[str, float]:
+    """Seconds of each phase of ``build_report``, in this process (imports done first)."""
+    from annotator.analysis.report.html import render_report
+    from annotator.analysis.settings import study_settings
+    from annotator.analysis.tables import report_tables
+    from annotator.data.frames import study_frames
+    from annotator.models import Study
+
+    engine = create_engine(normalise_url(url))
+    out = {}
+    with Session(engine) as session:
+        study = session.exec(select(Study).where(Study.slug == "bench")).one()
+        start = time.perf_counter()
+        frames = study_frames(session, study)
+        out["read"] = time.perf_counter() - start
+        start = time.perf_counter()
+        tables = report_tables(frames, settings=study_settings(study))
+        out["tables"] = time.perf_counter() - start
+        start = time.perf_counter()
+        render_report(tables, title="Report", study="bench")
+        out["html+figures"] = time.perf_counter() - start
+    engine.dispose()
+    return out
+
+
+def identical(a: Path, b: Path) -> bool:
+    """Whether two folders hold the same files, byte for byte."""
+    names = sorted(p.name for p in a.iterdir())
+    if names != sorted(p.name for p in b.iterdir()):
+        return False
+    return all((a / n).read_bytes() == (b / n).read_bytes() for n in names)
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{v:.2f}" for v in os.getloadavg())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--folder", type=Path, help="keep (and reuse) the studies here")
+    parser.add_argument("--baseline", type=Path, help="folder with an earlier annotator/")
+    args = parser.parse_args()
+    tmp = None
+    folder = args.folder
+    if folder is None:
+        tmp = tempfile.mkdtemp()
+        folder = Path(tmp)
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        print(f"annotator report, 12 raters x 3 scales x 6 models ({load()})", flush=True)
+        for n_items, goal in GOALS:
+            url = build(folder / f"report{n_items}.sqlite", n_items)
+            env = dict(os.environ, ANNOTATOR_DATABASE_URL=url, ANNOTATOR_SECRET_KEY="bench")
+            env["ANNOTATOR_INSTANCE_PATH"] = str(folder / "instance")
+            versions = {"this version": env}
+            if args.baseline:
+                before = dict(env, PYTHONPATH=str(args.baseline.resolve()))
+                versions = {"baseline": before, **versions}
+            times = {}
+            for label, version_env in versions.items():
+                startup = startup_time(
+                    ["report", "nosuchstudy", "--out", str(folder / "x.html")], version_env
+                )
+                out = folder / f"report{n_items}.html"
+                tables = folder / f"tables{n_items}-{label.replace(' ', '-')}"
+                wall, memory = run_cli(
+                    ["report", "bench", "--out", str(out), "--tables", str(tables)], version_env
+                )
+                seconds = times[label] = wall - startup
+                verdict = "meets" if seconds <= goal else "MISSES"
+                print(
+                    f"{n_items:>5} items, {label:<12}: {seconds:6.2f} s {memory:6.0f} MiB  "
+                    f"(start-up {startup:.2f} s)  goal {goal:g} s: {verdict}   {load()}",
+                    flush=True,
+                )
+            if args.baseline:
+                same = identical(folder / f"tables{n_items}-baseline", tables)
+                print(
+                    f"             {times['this version'] / times['baseline']:.2f}x the baseline; "
+                    f"--tables CSV files {'identical' if same else 'DIFFERENT'} to the baseline's",
+                    flush=True,
+                )
+            parts = phases(url)
+            print(
+                "             in-process: "
+                + ", ".join(f"{k} {v:.2f} s" for k, v in parts.items())
+                + f"   {load()}",
+                flush=True,
+            )
+    finally:
+        shutil.rmtree(folder / "instance", ignore_errors=True)
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
