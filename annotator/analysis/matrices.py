@@ -8,8 +8,10 @@ items x models at one temperature, a model's runs combined as the settings say.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -35,6 +37,29 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+# The report asks for the same matrix of a scale from several tables (26 human and 31
+# LLM matrices for 3 scales, about 80 ms each on 5,000 items): each is built once per
+# StudyFrames and handed out as a copy, so a caller that changes its copy changes
+# nobody else's. Keyed by id() (StudyFrames holds DataFrames and is not hashable); the
+# entries go when the frames are collected.
+_MATRICES: dict[int, dict[tuple, pd.DataFrame]] = {}
+
+
+def _per_frames(function: Callable[..., pd.DataFrame]) -> Callable[..., pd.DataFrame]:
+    @functools.wraps(function)
+    def cached(frames: StudyFrames, scale: str, **options: Any) -> pd.DataFrame:
+        key = id(frames)
+        entries = _MATRICES.get(key)
+        if entries is None:
+            entries = _MATRICES[key] = {}
+            weakref.finalize(frames, _MATRICES.pop, key, None)
+        call = (function.__name__, scale, *sorted(options.items()))
+        if call not in entries:
+            entries[call] = function(frames, scale, **options)
+        return entries[call].copy()
+
+    return cached
 
 
 class Notes(list):
@@ -107,6 +132,7 @@ def _study_items(frames: StudyFrames, benchmark: str | None) -> pd.Index:
     return pd.Index(items["item"], name="item")
 
 
+@_per_frames
 def human_ratings(frames: StudyFrames, scale: str, *, benchmark: str | None = None) -> pd.DataFrame:
     """Items x raters of first ratings (NaN where missing): attention checks and repeats out.
 
@@ -182,6 +208,7 @@ def main_temperature(frames: StudyFrames, requested: float | None) -> tuple[floa
     )
 
 
+@_per_frames
 def llm_matrix(
     frames: StudyFrames,
     scale: str,
