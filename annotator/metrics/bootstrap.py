@@ -147,7 +147,7 @@ def bootstrap_nmae(
     estimate = nmae(h, m, scale_min=scale_min, scale_max=scale_max)
     errors = np.abs(h - m) / (float(scale_max) - float(scale_min))
     index = np.random.default_rng(seed).integers(0, h.size, size=(n_resamples, h.size))
-    stats = errors[index].mean(axis=1)
+    stats = np.take(errors, index).mean(axis=1)
     return _interval(
         estimate, stats, confidence=confidence, n_resamples=n_resamples, n_items=h.size, seed=seed
     )
@@ -245,7 +245,9 @@ def bootstrap_icc_difference(
     chunk = max(1, 40_000 // n)
     for start in range(0, n_resamples, chunk):
         part = index[start : start + chunk]
-        stats[start : start + chunk] = _icc_a1_batch(a[part]) - _icc_a1_batch(b[part])
+        # np.take gathers the same rows as a[part], several times faster.
+        x_a, x_b = np.take(a, part, axis=0), np.take(b, part, axis=0)
+        stats[start : start + chunk] = _icc_a1_batch(x_a) - _icc_a1_batch(x_b)
     return _interval(
         estimate, stats, confidence=confidence, n_resamples=n_resamples, n_items=n, seed=seed
     )
