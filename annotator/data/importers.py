@@ -30,6 +30,7 @@ from ._bulk import (
 )
 from .rating_import import import_ratings
 from .readers import InputError, Problems, Row, iter_rows, parse_number, read_rows
+from .sql import fetch_rows
 
 __all__ = [
     "ImportReport",
@@ -222,7 +223,7 @@ def import_llm_scores(
             LLMScore.value,
             LLMScore.temperature,
         ).where(LLMScore.item_id.in_(batch))
-        for item, scale_id, model, run, value, temperature in session.exec(query):
+        for item, scale_id, model, run, value, temperature in fetch_rows(session, query):
             existing[(item, scale_id, model, run)] = (value, temperature)
     report = ImportReport(rows=n_rows)
     to_insert = []

@@ -37,6 +37,7 @@ from ._bulk import (
     copy_rows,
 )
 from .readers import Problems, iter_rows
+from .sql import fetch_rows
 
 __all__ = ["import_ratings", "RATING_COLUMNS"]
 
@@ -303,7 +304,8 @@ def _existing_ratings(
     for batch in _batches(rater_ids, 500):
         query = select(Rating.id, Rating.rater_id, Rating.item_id, Rating.scale_id, Rating.value)
         query = query.where(Rating.rater_id.in_(batch), Rating.is_repeat.is_(False))
-        for rid, rater, item, scale, value in session.exec(query):
+        # Plain tuples from the driver: a re-import reads back every rating.
+        for rid, rater, item, scale, value in fetch_rows(session, query):
             existing[(rater, item, scale)] = (rid, value)
     return existing
 
