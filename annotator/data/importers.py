@@ -25,10 +25,12 @@ from ._bulk import (
     _chunks,
     _insert_rows,
     _item_ids,
+    _remember,
     _text,
 )
 from .rating_import import import_ratings
 from .readers import InputError, Problems, Row, iter_rows, parse_number, read_rows
+from .sql import fetch_rows
 
 __all__ = [
     "ImportReport",
@@ -170,10 +172,14 @@ def import_llm_scores(
     rows = iter_rows(path, required=list(LLM_COLUMNS), problems=problems)
     n_rows = 0
     check = RowChecker(_item_ids(session, study), {s.name: s for s in study_scales(session, study)})
-    parsed: dict[tuple[int, int, str, str], dict] = {}
+    # (value, temperature, line) by key: tuples, not a dict per row.
+    parsed: dict[tuple[int, int, str, str], tuple[float, float | None, int]] = {}
+    # Each distinct temperature cell parsed once, as the checker does scores.
+    temperatures: dict[object, tuple[float | None, str]] = {}
     for row in rows:
         n_rows += 1
-        model = _text(row.values["model"])
+        values = row.values
+        model = _text(values["model"])
         if not model:
             problems.add(row.line, "model", "the model name is empty")
         item = check.item(row, problems)
@@ -181,13 +187,17 @@ def import_llm_scores(
         # LLM scores keep any precision (means over samples or token
         # probabilities are not on the scale's step); the bounds still apply.
         value = check.score(row, scale, problems, any_precision=True)
-        run = _text(row.values.get("run"))
+        run = _text(values.get("run"))
         temperature = None
-        if _text(row.values.get("temperature")):
+        raw = values.get("temperature")
+        if raw is not None and raw != "":
             try:
-                temperature = parse_number(row.values["temperature"])
-            except ValueError as exc:
-                problems.add(row.line, "temperature", str(exc))
+                temperature, problem = temperatures[(raw, type(raw))]
+            except (KeyError, TypeError):
+                temperature, problem = _parse_temperature(raw)
+                _remember(temperatures, (raw, type(raw)), (temperature, problem))
+            if problem:
+                problems.add(row.line, "temperature", problem)
         if not model or item is None or scale is None or value is None:
             continue
         key = (item, scale.id, model, run)
@@ -195,12 +205,12 @@ def import_llm_scores(
             problems.add(
                 row.line,
                 None,
-                f"model {model!r} scored item {_text(row.values['item_id'])!r} on scale "
+                f"model {model!r} scored item {_text(values['item_id'])!r} on scale "
                 f"{scale.name}{f' in run {run!r}' if run else ''} already on line "
-                f"{parsed[key]['line']}; give repeated samples a run column",
+                f"{parsed[key][2]}; give repeated samples a run column",
             )
             continue
-        parsed[key] = {"value": value, "temperature": temperature, "line": row.line}
+        parsed[key] = (value, temperature, row.line)
 
     existing: dict[tuple[int, int, str, str], tuple[float, float | None]] = {}
     item_ids = sorted({key[0] for key in parsed})
@@ -213,19 +223,19 @@ def import_llm_scores(
             LLMScore.value,
             LLMScore.temperature,
         ).where(LLMScore.item_id.in_(batch))
-        for item, scale_id, model, run, value, temperature in session.exec(query):
+        for item, scale_id, model, run, value, temperature in fetch_rows(session, query):
             existing[(item, scale_id, model, run)] = (value, temperature)
     report = ImportReport(rows=n_rows)
     to_insert = []
-    for key, new in parsed.items():
+    for key, (value, temperature, line) in parsed.items():
         old = existing.get(key)
         if old is None:
             to_insert.append(key)
-        elif old == (new["value"], new["temperature"]):
+        elif old == (value, temperature):
             report.unchanged += 1
         else:
             problems.add(
-                new["line"],
+                line,
                 "score",
                 f"this score is already stored with value {old[0]:g}"
                 f"{f' (temperature {old[1]:g})' if old[1] is not None else ''}; stored LLM "
@@ -235,20 +245,29 @@ def import_llm_scores(
     created_at = now()
     rows_to_insert = [
         {
-            "item_id": item,
-            "scale_id": scale_id,
-            "model": model,
-            "run": run,
-            "value": parsed[(item, scale_id, model, run)]["value"],
-            "temperature": parsed[(item, scale_id, model, run)]["temperature"],
+            "item_id": key[0],
+            "scale_id": key[1],
+            "model": key[2],
+            "run": key[3],
+            "value": parsed[key][0],
+            "temperature": parsed[key][1],
             "created_at": created_at,
         }
-        for item, scale_id, model, run in to_insert
+        for key in to_insert
     ]
     for chunk in _chunks(rows_to_insert, progress, "LLM scores"):
         _insert_rows(session, LLMScore, chunk)
     report.created = len(rows_to_insert)
     return report
+
+
+def _parse_temperature(raw: object) -> tuple[float | None, str]:
+    if not _text(raw):
+        return None, ""
+    try:
+        return parse_number(raw), ""
+    except ValueError as exc:
+        return None, str(exc)
 
 
 def store_llm_score(

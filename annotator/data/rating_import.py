@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sqlalchemy import bindparam, func, insert, literal, update
+from sqlalchemy import bindparam, func, insert, literal, text, update
 from sqlmodel import Session, select
 
 from ..clock import now
@@ -34,12 +34,26 @@ from ._bulk import (
     _insert_rows,
     _item_ids,
     _text,
+    copy_rows,
 )
 from .readers import Problems, iter_rows
+from .sql import fetch_rows
 
 __all__ = ["import_ratings", "RATING_COLUMNS"]
 
 RATING_COLUMNS = ("item_id", "rater", "scale", "score")
+# The columns an imported rating is given (the keys of its row).
+_NEW_RATING_COLUMNS = (
+    "rater_id",
+    "item_id",
+    "scale_id",
+    "value",
+    "is_repeat",
+    "is_attention_check",
+    "submitted_at",
+    "source",
+    "study_version",
+)
 
 
 def import_ratings(
@@ -162,7 +176,9 @@ def import_ratings(
                     "study_version": study.version,  # the version it was given under
                 }
 
-    if n_new:
+    if n_new and session.connection().dialect.name == "postgresql":
+        _insert_new_ratings_postgresql(session, new_rows(), n_new, created_at, progress)
+    elif n_new:
         before = session.execute(select(func.coalesce(func.max(Rating.id), 0))).scalar_one()
         for chunk in _chunks(new_rows(), progress, "ratings", total=n_new):
             _insert_rows(session, Rating, chunk)
@@ -210,6 +226,51 @@ def import_ratings(
     return report
 
 
+def _insert_new_ratings_postgresql(session: Session, rows, n_new: int, at, progress: bool) -> None:
+    """New ratings and their first history rows, in two statements.
+
+    The rows are copied into a temporary table first, then one statement
+    inserts them into ``rating`` and, from its ``RETURNING``, their first
+    values into ``ratingchange``: no search for the new ids afterwards, no
+    round trip per row. Most of the time is the server's own work, which a
+    bare ``COPY`` does not do: the foreign-key checks (one per row and key:
+    4.7 of the 8.1 s of inserting 180,000 ratings, and 3.1 of the 5.6 s of
+    their history rows) and the five indexes of ``rating``.
+    """
+    columns = list(_NEW_RATING_COLUMNS)
+    connection = session.connection()
+    driver = connection.connection.driver_connection
+    with driver.cursor() as cursor:
+        cursor.execute(
+            "CREATE TEMP TABLE annotator_new_rating ON COMMIT DROP AS "
+            f"SELECT {', '.join(columns)} FROM rating WITH NO DATA"
+        )
+    copy_rows(
+        driver,
+        "annotator_new_rating",
+        columns,
+        (
+            [row[c] for c in columns]
+            for chunk in _chunks(rows, progress, "ratings", total=n_new)
+            for row in chunk
+        ),
+    )
+    connection.execute(
+        text(
+            f"WITH new AS (INSERT INTO rating ({', '.join(columns)}) "
+            f"SELECT {', '.join(columns)} FROM annotator_new_rating RETURNING id, value) "
+            "INSERT INTO ratingchange (rating_id, value, changed_at, reason) "
+            "SELECT id, value, :at, :reason FROM new"
+        ).bindparams(
+            bindparam("at", type_=RatingChange.__table__.c.changed_at.type),
+            bindparam("reason", type_=RatingChange.__table__.c.reason.type),
+        ),
+        {"at": at, "reason": ChangeReason.IMPORT.value},
+    )
+    with driver.cursor() as cursor:
+        cursor.execute("DROP TABLE annotator_new_rating")
+
+
 def _resolve_raters(
     session: Session, study: Study, codes: list[str], problems: Problems
 ) -> dict[str, User | None]:
@@ -243,7 +304,8 @@ def _existing_ratings(
     for batch in _batches(rater_ids, 500):
         query = select(Rating.id, Rating.rater_id, Rating.item_id, Rating.scale_id, Rating.value)
         query = query.where(Rating.rater_id.in_(batch), Rating.is_repeat.is_(False))
-        for rid, rater, item, scale, value in session.exec(query):
+        # Plain tuples from the driver: a re-import reads back every rating.
+        for rid, rater, item, scale, value in fetch_rows(session, query):
             existing[(rater, item, scale)] = (rid, value)
     return existing
 
