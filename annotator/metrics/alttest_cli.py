@@ -8,11 +8,27 @@ load inside the functions, as in the rest of the command line.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import click
 
 __all__ = ["matrix_inputs", "parse_values", "run_by_benchmark", "run_curves"]
+
+
+@contextmanager
+def model_errors(model: str) -> Iterator[None]:
+    """The alt-test's refusals as command-line errors that name the model."""
+    from .alttest import TooFewItemsError
+
+    try:
+        yield
+    except TooFewItemsError as exc:
+        message = exc.describe(option="--min-items-per-human")
+        raise click.ClickException(f"model {model}: {message}") from exc
+    except ValueError as exc:
+        raise click.ClickException(f"model {model}: {exc}") from exc
 
 
 def _rater_dicts(frame) -> dict[str, dict[str, float]]:
@@ -49,7 +65,7 @@ def run_by_benchmark(
     humans: dict, by_model: dict, benchmarks: dict, options: dict[str, Any], as_json: bool
 ) -> None:
     """One Benjamini-Yekutieli correction over every benchmark, per model."""
-    from .alttest import TooFewItemsError, alt_test_domains
+    from .alttest import alt_test_domains
     from .cli import _print_alt_test
 
     names = sorted(set(benchmarks.values()))
@@ -64,13 +80,8 @@ def run_by_benchmark(
                 },
                 "llm": {i: v for i, v in predictions.items() if i in items},
             }
-        try:
+        with model_errors(model):
             results[model] = alt_test_domains(domains, **options)
-        except TooFewItemsError as exc:
-            message = exc.describe(option="--min-items-per-human")
-            raise click.ClickException(f"model {model}: {message}") from exc
-        except ValueError as exc:
-            raise click.ClickException(f"model {model}: {exc}") from exc
     if as_json:
         click.echo(json.dumps({m: r.to_dict() for m, r in results.items()}, indent=2))
         return

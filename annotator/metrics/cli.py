@@ -212,8 +212,14 @@ def alt_test_command(
     With --by benchmark, the verdict per benchmark of the --matrix export; with --curve,
     the winning rate and advantage probability against the number of items or epsilon.
     """
-    from .alttest import TooFewItemsError, alt_test, alt_test_sequential
-    from .alttest_cli import matrix_inputs, parse_values, run_by_benchmark, run_curves
+    from .alttest import alt_test, alt_test_sequential
+    from .alttest_cli import (
+        matrix_inputs,
+        model_errors,
+        parse_values,
+        run_by_benchmark,
+        run_curves,
+    )
 
     if sequential and (ranks or ipw or test != "ttest"):
         raise click.UsageError("--sequential chooses the test itself; drop --test, --ranks, --ipw")
@@ -298,18 +304,13 @@ def alt_test_command(
     }
     results = {}
     for name, predictions in by_model.items():
-        try:
+        with model_errors(name):
             if sequential:
                 results[name] = alt_test_sequential(llm=predictions, **shared)
             else:
                 results[name] = alt_test(
                     llm=predictions, pass_threshold=pass_threshold, **variants, **shared
                 )
-        except TooFewItemsError as exc:
-            message = exc.describe(option="--min-items-per-human")
-            raise click.ClickException(f"model {name}: {message}") from exc
-        except ValueError as exc:
-            raise click.ClickException(f"model {name}: {exc}") from exc
     if as_json:
         click.echo(json.dumps({name: res.to_dict() for name, res in results.items()}, indent=2))
         return
