@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy import func
 from sqlmodel import select
 
-from annotator.data import exporters
+from annotator.data import exporters, long_rows
 from annotator.data.exporters import LONG_COLUMNS, number_text, render_export
 from annotator.models import (
     Benchmark,
@@ -136,7 +136,7 @@ def test_long_export_matches_the_row_by_row_reference(session, make_study, monke
         RatingChange(rating_id=rating.id, value=1.0, previous_value=rating.value, reason="x")
     )
     session.commit()
-    monkeypatch.setattr(exporters, "LONG_CHUNK", chunk)
+    monkeypatch.setattr(long_rows, "LONG_CHUNK", chunk)
     export = render_export(session, study, "long")
     text = "".join(export.parts())
     assert text == _reference_long_csv(session, study)

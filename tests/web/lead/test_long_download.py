@@ -5,13 +5,13 @@ from __future__ import annotations
 import csv
 import io
 
-from annotator.data import exporters
+from annotator.data import long_rows
 from tests.conftest import DATA
 
 
 def test_long_export_streams_the_same_file_as_the_cli(app, lead_client, small_study, monkeypatch):
     # Chunks of two rows: the file is made of several pieces.
-    monkeypatch.setattr(exporters, "LONG_CHUNK", 2)
+    monkeypatch.setattr(long_rows, "LONG_CHUNK", 2)
     response = lead_client.get(f"/lead/studies/{small_study}/export?format=long")
     assert response.status_code == 200
     assert response.headers["Content-Disposition"] == 'attachment; filename="small-long.csv"'
