@@ -228,7 +228,7 @@ def crowd_entry(slug: str):
                 logout_user()
             return _no_store(_ended(study, "declined"))
         error = "Please press “I agree” to take part, or the other button to decline."
-    page = render_template("rate/crowd_consent.html", study=study, action=here, error=error)
+    page = render_template("rate/consent.html", study=study, action=here, error=error)
     return _no_store((page, 400 if error else 200))
 
 
