@@ -15,13 +15,14 @@ from typing import Annotated, Literal
 import jinja2
 import jinja2.meta
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
     ValidationError,
     field_validator,
     model_validator,
 )
+
+from .crowd_spec import PLATFORM_DEFAULTS, CompletionCodes, CrowdSpec, crowd_settings
+from .strict import Strict
 
 __all__ = [
     "StudyFile",
@@ -101,11 +102,7 @@ RESERVED_KEYS = frozenset(
 _TEMPLATE_ENV = jinja2.Environment(autoescape=True)
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
-
-
-class ScaleSpec(_Strict):
+class ScaleSpec(Strict):
     name: Annotated[str, Field(min_length=1, max_length=50)]
     min: float
     max: float
@@ -126,7 +123,7 @@ class ScaleSpec(_Strict):
         return self
 
 
-class BenchmarkSpec(_Strict):
+class BenchmarkSpec(Strict):
     name: Annotated[str, Field(min_length=1, max_length=100)]
     instructions: Annotated[str, Field(min_length=1)]
     template: Annotated[str, Field(min_length=1)]
@@ -173,7 +170,7 @@ class BenchmarkSpec(_Strict):
         return instructions
 
 
-class QuestionSpec(_Strict):
+class QuestionSpec(Strict):
     key: Annotated[str, Field(pattern=_KEY.pattern, max_length=50)]
     label: Annotated[str, Field(min_length=1)]
     type: Literal["choice", "number", "text"] = "choice"
@@ -205,7 +202,7 @@ class QuestionSpec(_Strict):
         return self
 
 
-class AttentionSpec(_Strict):
+class AttentionSpec(Strict):
     # Attention-check items (items with a gold score) placed at random
     # positions in each session.
     per_session: Annotated[int, Field(ge=0)] = 0
@@ -214,77 +211,14 @@ class AttentionSpec(_Strict):
     screen_out_after: Annotated[int, Field(ge=1)] | None = None
 
 
-class RetestSpec(_Strict):
+class RetestSpec(Strict):
     # Share of a session's items shown a second time later in the session.
     share: Annotated[float, Field(ge=0, le=1)] = 0.0
     # Items between the first and the second showing, at least.
     min_distance: Annotated[int, Field(ge=1)] = 10
 
 
-# Per platform: the URL parameters that carry the participant id, the
-# platform's study and its session, and where a finished participant goes.
-PLATFORM_DEFAULTS: dict[str, dict[str, str | None]] = {
-    "prolific": {
-        "id_param": "PROLIFIC_PID",
-        "study_param": "STUDY_ID",
-        "session_param": "SESSION_ID",
-        "completion_url": "https://app.prolific.com/submissions/complete?cc={code}",
-    },
-    # MTurk's ExternalQuestion: the HIT is the wave's platform study, the
-    # assignment its session; completion is a POST back to MTurk.
-    "mturk": {
-        "id_param": "workerId",
-        "study_param": "hitId",
-        "session_param": "assignmentId",
-        "completion_url": None,
-    },
-    "generic": {
-        "id_param": None,
-        "study_param": None,
-        "session_param": None,
-        "completion_url": None,
-    },
-}
-
-_PARAM = r"^[A-Za-z_][A-Za-z0-9_]{0,49}$"
-
-
-class CompletionCodes(_Strict):
-    # One code per block position: the code of wave 1, 2, 3 ...
-    waves: list[Annotated[str, Field(min_length=1, max_length=100)]] = []
-    # Declined consent, or too many failed attention checks.
-    screen_out: Annotated[str, Field(min_length=1, max_length=100)] | None = None
-
-
-class CrowdSpec(_Strict):
-    """The ``[crowd]`` table: a study-level entry link for a crowd platform."""
-
-    platform: Literal["prolific", "mturk", "generic"]
-    id_param: Annotated[str, Field(pattern=_PARAM)] | None = None
-    study_param: Annotated[str, Field(pattern=_PARAM)] | None = None
-    session_param: Annotated[str, Field(pattern=_PARAM)] | None = None
-    max_raters: Annotated[int, Field(ge=1)] | None = None
-    # Where a participant goes after a block, ``{code}`` standing for the
-    # wave's completion code.
-    completion_url: str | None = None
-    completion_codes: CompletionCodes = CompletionCodes()
-
-    @model_validator(mode="after")
-    def _platform_defaults(self) -> CrowdSpec:
-        for key, default in PLATFORM_DEFAULTS[self.platform].items():
-            if getattr(self, key) is None and default is not None:
-                setattr(self, key, default)
-        if self.id_param is None:
-            raise ValueError("id_param is required for platform 'generic'")
-        if self.completion_url is not None:
-            if not self.completion_url.startswith(("https://", "http://")):
-                raise ValueError("completion_url must start with https:// or http://")
-            if "{code}" not in self.completion_url:
-                raise ValueError("completion_url must contain {code}")
-        return self
-
-
-class ValidationSpec(_Strict):
+class ValidationSpec(Strict):
     """The ``[validation]`` table: how the dashboard and the report judge the LLMs.
 
     Kept in the stored study file (``Study.source_toml``) and read back with
@@ -302,7 +236,7 @@ class ValidationSpec(_Strict):
     temperature: Annotated[float, Field(ge=0)] | None = None
 
 
-class StudyFile(_Strict):
+class StudyFile(Strict):
     name: Annotated[str, Field(min_length=1, max_length=200)]
     slug: Annotated[str, Field(pattern=_SLUG.pattern, max_length=100)]
     session_gap_days: Annotated[float, Field(ge=0)] = 7.0
@@ -431,11 +365,6 @@ def attention_settings(stored: dict | None) -> AttentionSpec:
 def retest_settings(stored: dict | None) -> RetestSpec:
     """A study's stored ``test_retest``, with the study file's defaults."""
     return RetestSpec.model_validate(stored or {})
-
-
-def crowd_settings(stored: dict | None) -> CrowdSpec | None:
-    """A study's stored ``[crowd]`` table; ``None`` when it has no entry link."""
-    return CrowdSpec.model_validate(stored) if stored else None
 
 
 def question_specs(stored: list[dict] | None) -> list[QuestionSpec]:
