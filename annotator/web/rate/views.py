@@ -20,9 +20,8 @@ from flask import (
     request,
     url_for,
 )
-from flask_login import current_user, login_user, logout_user
+from flask_login import current_user
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import select
 from werkzeug.security import generate_password_hash
 
 from ...clock import now
@@ -43,18 +42,13 @@ from ...collect.blocks import (
 )
 from ...collect.crowd import screen_out_if_due
 from ...collect.enrolment import (
-    InviteUsed,
-    decline,
-    enrol,
     needs_demographics,
-    rater_by_return_token,
 )
 from ...collect.questionnaire import choice_label, read_answers, self_describe_key
 from ...collect.scores import ScoreError, format_number, parse_score, scale_hint
 from ...db import commit_retrying, get_session
-from ...models import Demographics, Invite, Study
+from ...models import Demographics, Study
 from ..auth.access import rater_required
-from ..confirm import confirmed, render_confirm
 from . import bp
 from .crowd import crowd_block_done, note_entry, screened_out_redirect
 from .display import instructions_for, render_item_text
@@ -115,78 +109,6 @@ def _own_block(block_id: int) -> BlockState:
 
 
 # -------------------------------------------------------- invite and consent
-
-
-@bp.route("/invite/<token>", methods=["GET", "POST"])
-def invite(token: str):
-    session = get_session()
-    the_invite = session.exec(select(Invite).where(Invite.token == token)).first()
-    if the_invite is None:
-        abort(404)
-    study = session.get(Study, the_invite.study_id)
-    if the_invite.used_at is not None:
-        if current_user.is_authenticated and current_user.id == the_invite.user_id:
-            return redirect(url_for("rate.dashboard"))
-        return render_template("rate/invite_used.html", study=study), 410
-    if request.method == "POST":
-        decision = request.form.get("decision")
-        try:
-            if decision == "agree":
-                user = commit_retrying(session, lambda: enrol(session, the_invite))
-                # Remembered, so closing the browser does not end the study.
-                login_user(user, remember=True)
-                return redirect(url_for("rate.dashboard"))
-            if decision == "decline":
-                if not confirmed():
-                    back = url_for("rate.invite", token=token)
-                    return render_confirm(
-                        title="Decline to take part?",
-                        message="If you decline, only your refusal is recorded and this "
-                        "invite link stops working: you cannot join the study later with it.",
-                        action=back,
-                        fields={"decision": "decline"},
-                        confirm_label="Yes, I decline",
-                        cancel_url=back,
-                        cancel_label="Back to the study information",
-                    )
-                decline(session, the_invite)
-                session.commit()
-                if current_user.is_authenticated:
-                    logout_user()
-                return redirect(url_for("rate.declined"))
-        except InviteUsed:
-            session.rollback()
-            return render_template("rate/invite_used.html", study=study), 410
-        return (
-            render_template(
-                "rate/consent.html",
-                study=study,
-                token=token,
-                error="Please press “I agree” to take part, or the other button to decline.",
-            ),
-            400,
-        )
-    return render_template("rate/consent.html", study=study, token=token, error=None)
-
-
-@bp.route("/r/<token>")
-def come_back(token: str):
-    """A rater's personal return link: log them in and show their blocks."""
-    rater = rater_by_return_token(get_session(), token)
-    if rater is None or rater.declined_at is not None:
-        response = make_response(render_template("rate/return_unknown.html"), 404)
-    else:
-        login_user(rater, remember=True)
-        response = redirect(url_for("rate.dashboard"))
-    # The token is as good as a password: keep it out of caches and Referer headers.
-    response.headers["Cache-Control"] = "no-store"
-    response.headers["Referrer-Policy"] = "no-referrer"
-    return response
-
-
-@bp.route("/declined")
-def declined():
-    return render_template("rate/declined.html")
 
 
 # ------------------------------------------------------------- demographics
