@@ -338,7 +338,8 @@ class Rating(SQLModel, table=True):
     )
 
     id: int | None = Field(default=None, primary_key=True)
-    rater_id: int = Field(foreign_key="user.id", index=True)
+    # No index of its own: the unique key above leads with rater_id.
+    rater_id: int = Field(foreign_key="user.id")
     item_id: int = Field(foreign_key="item.id")
     scale_id: int = Field(foreign_key="scale.id")
     block_id: int | None = Field(default=None, foreign_key="block.id", index=True)

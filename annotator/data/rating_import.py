@@ -6,6 +6,7 @@ in its history.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from sqlalchemy import bindparam, func, insert, literal, text, update
@@ -177,7 +178,14 @@ def import_ratings(
                 }
 
     if n_new and session.connection().dialect.name == "postgresql":
-        _insert_new_ratings_postgresql(session, new_rows(), n_new, created_at, progress)
+        # Lists in _NEW_RATING_COLUMNS' order, as COPY takes them: no dict per row.
+        version = study.version
+        copy_rows_ = (
+            [rater_ids[rater], item, scale_id, value, False, False, created_at, source, version]
+            for (rater, item, scale_id), (value, _line) in parsed.items()
+            if (rater_ids[rater], item, scale_id) not in existing
+        )
+        _insert_new_ratings_postgresql(session, copy_rows_, n_new, created_at, progress)
     elif n_new:
         before = session.execute(select(func.coalesce(func.max(Rating.id), 0))).scalar_one()
         for chunk in _chunks(new_rows(), progress, "ratings", total=n_new):
@@ -226,7 +234,9 @@ def import_ratings(
     return report
 
 
-def _insert_new_ratings_postgresql(session: Session, rows, n_new: int, at, progress: bool) -> None:
+def _insert_new_ratings_postgresql(
+    session: Session, rows: Iterator[list], n_new: int, at, progress: bool
+) -> None:
     """New ratings and their first history rows, in two statements.
 
     The rows are copied into a temporary table first, then one statement
@@ -249,11 +259,7 @@ def _insert_new_ratings_postgresql(session: Session, rows, n_new: int, at, progr
         driver,
         "annotator_new_rating",
         columns,
-        (
-            [row[c] for c in columns]
-            for chunk in _chunks(rows, progress, "ratings", total=n_new)
-            for row in chunk
-        ),
+        (row for chunk in _chunks(rows, progress, "ratings", total=n_new) for row in chunk),
     )
     connection.execute(
         text(
