@@ -27,6 +27,7 @@ from ._bulk import (
     _item_ids,
     _remember,
     _text,
+    copy_rows,
 )
 from .rating_import import import_ratings
 from .readers import InputError, Problems, Row, iter_rows, parse_number, read_rows
@@ -255,8 +256,21 @@ def import_llm_scores(
         }
         for key in to_insert
     ]
-    for chunk in _chunks(rows_to_insert, progress, "LLM scores"):
-        _insert_rows(session, LLMScore, chunk)
+    chunks = _chunks(rows_to_insert, progress, "LLM scores")
+    connection = session.connection()
+    if rows_to_insert and connection.dialect.name == "postgresql":
+        # One COPY for the whole file: a COPY per chunk cost a catalogue
+        # query and two round trips each.
+        columns = list(rows_to_insert[0])
+        copy_rows(
+            connection.connection.driver_connection,
+            "llmscore",
+            columns,
+            ([row[c] for c in columns] for chunk in chunks for row in chunk),
+        )
+    else:
+        for chunk in chunks:
+            _insert_rows(session, LLMScore, chunk)
     report.created = len(rows_to_insert)
     return report
 
