@@ -42,6 +42,7 @@ import os
 import random
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -199,7 +200,20 @@ def main() -> None:
     parser.add_argument("--database-url", help="default: a SQLite file in a temporary folder")
     parser.add_argument("--size", choices=sorted(SIZES), default="quick")
     parser.add_argument("--report", action="store_true", help="also time `annotator report`")
-    parser.add_argument("--runs", type=int, default=3, help="runs of each (the fastest counts)")
+    parser.add_argument(
+        "--runs", type=int, default=3, help="runs of each (the fastest counts; matrix: >= 5)"
+    )
+    parser.add_argument(
+        "--exports-only",
+        action="store_true",
+        help="load the study once, untimed, and time the matrix and alt-test exports only",
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="also time the matrix and alt-test exports of an earlier version: the folder "
+        "holding its annotator/ (git archive COMMIT annotator | tar -x -C DIR)",
+    )
     args = parser.parse_args()
     n_items, n_raters, n_scales = SIZES[args.size]
     scales = SCALES[:n_scales]
@@ -253,6 +267,9 @@ def main() -> None:
                     ("DELETE FROM llmscore",),
                 ),
             ):
+                if args.exports_only:
+                    run_cli([group, "import", "bench", str(path)], env)
+                    continue
                 startup = startup_time([group, "import", "nosuchstudy", str(path)], env)
                 ours, references = [], []
                 for run in range(runs):
@@ -268,69 +285,12 @@ def main() -> None:
                 ref = "pandas read_csv+to_sql" if dialect == "sqlite" else "COPY"
                 table.add(kind, ours, startup, min(references), 3, ref + " (unique key)")
 
-            startup = startup_time(["export", "nosuchstudy", "--format", "long", "--out", "-"], env)
-
-            def pandas_long():
-                with engine.connect() as connection:
-                    frame = pd.read_sql(text(LONG_SQL), connection)
-                    frame.to_csv(folder / "ref-long.csv", index=False)
-                    llm = pd.read_sql(text(LLM_SQL), connection)
-                    llm.to_csv(folder / "ref-long.csv", mode="a", index=False, header=False)
-
-            out = folder / "long.csv"
-            ours, references = [], []
-            for _ in range(runs):
-                references.append(timed(pandas_long))
-                ours.append(
-                    run_cli(["export", "bench", "--format", "long", "--out", str(out)], env)
-                )
-            with open(out) as handle:
-                lines = sum(1 for _ in handle) - 1
-            assert lines == n_ratings + len(MODELS) * n_items * n_scales, lines
-            table.add("export --format long", ours, startup, min(references), 2, "read_sql+to_csv")
-
-            scale = scales[0][0]
-
-            def pandas_matrix(write):
-                with engine.connect() as connection:
-                    frame = pd.read_sql(text(MATRIX_SQL), connection, params={"scale": scale})
-                wide = frame.pivot(index="external_id", columns="rater_code", values="value")
-                write(wide)
-
-            def to_json(wide):
-                data = {c: wide[c].dropna().to_dict() for c in wide.columns}
-                (folder / "ref.json").write_text(json.dumps(data))
-
-            for fmt, write in (
-                ("matrix", lambda wide: wide.to_csv(folder / "ref-matrix.csv")),
-                ("alttest", to_json),
-            ):
-                ours, references = [], []
-                for _ in range(runs):
-                    references.append(timed(lambda write=write: pandas_matrix(write)))
-                    ours.append(
-                        run_cli(
-                            [
-                                "export",
-                                "bench",
-                                "--format",
-                                fmt,
-                                "--scale",
-                                scale,
-                                "--out",
-                                str(out),
-                            ],
-                            env,
-                        )
-                    )
-                table.add(
-                    f"export --format {fmt} (1 scale)",
-                    ours,
-                    startup,
-                    min(references),
-                    1,
-                    "read_sql+pivot+" + ("to_csv" if fmt == "matrix" else "json"),
-                )
+            if not args.exports_only:
+                n_rows = n_ratings + len(MODELS) * n_items * n_scales
+                time_long_export(engine, env, folder, table, runs, n_rows)
+            time_matrix_exports(
+                engine, env, folder, scales[0][0], rounds=max(runs, 5), baseline=args.baseline
+            )
         finally:
             engine.dispose()
             if schema:
@@ -338,6 +298,94 @@ def main() -> None:
                     connection.execute(text(f"DROP SCHEMA {schema} CASCADE"))
         if args.report:
             time_report(folder, args.database_url)
+
+
+def time_matrix_exports(
+    engine, env, folder: Path, scale: str, *, rounds: int, baseline: Path | None
+) -> None:
+    """``export --format matrix`` and ``alttest`` of one scale against ``read_sql`` +
+    ``pivot`` + ``to_csv`` / ``json``.
+
+    These exports take well under a second on 180,000 ratings, less than the
+    spread of the command's start-up on a busy machine, so one run says little.
+    Each of ``rounds`` rounds runs, one after another, the start-up (the same
+    command on an unknown study), the export (and with ``baseline`` the older
+    version's start-up and export) and the reference; a run's time is its wall
+    time less the start-up of its own round, and the row gives the medians.
+    """
+    args = ["--format", "matrix", "--scale", scale, "--out"]
+    versions = {"": env}
+    if baseline is not None:
+        versions = {"baseline ": dict(env, PYTHONPATH=str(baseline.resolve())), **versions}
+
+    def pandas_matrix(write):
+        with engine.connect() as connection:
+            frame = pd.read_sql(text(MATRIX_SQL), connection, params={"scale": scale})
+        wide = frame.pivot(index="external_id", columns="rater_code", values="value")
+        write(wide)
+
+    def to_json(wide):
+        data = {c: wide[c].dropna().to_dict() for c in wide.columns}
+        (folder / "ref.json").write_text(json.dumps(data))
+
+    for fmt, write in (
+        ("matrix", lambda wide: wide.to_csv(folder / "ref-matrix.csv")),
+        ("alttest", to_json),
+    ):
+        args[1] = fmt
+        nets = {label: [] for label in versions}
+        peaks = {label: [] for label in versions}
+        references = []
+        loads = [os.getloadavg()[0]]
+        for _ in range(rounds):
+            for label, version_env in versions.items():
+                startup = run_cli(["export", "nosuchstudy", *args, "-"], version_env, fails=True)
+                out = folder / f"{label.strip() or 'this'}.{fmt}"
+                wall, peak = run_cli(["export", "bench", *args, str(out)], version_env)
+                nets[label].append(wall - startup[0])
+                peaks[label].append(peak)
+            references.append(timed(lambda write=write: pandas_matrix(write)))
+        loads.append(os.getloadavg()[0])
+        reference = statistics.median(references)
+        for label in versions:
+            ours = statistics.median(nets[label])
+            verdict = "meets" if ours <= reference else "MISSES"
+            print(
+                f"{label}export --format {fmt} (1 scale){'':<{max(0, 12 - len(label))}} "
+                f"{ours:5.2f} s {max(peaks[label]):6.0f} MiB   "
+                f"read_sql+pivot+{'to_csv' if fmt == 'matrix' else 'json':<6} {reference:5.2f} s   "
+                f"{ours / reference:5.2f}x (goal 1x: {verdict}; peak "
+                f"{'below' if max(peaks[label]) < 1024 else 'ABOVE'} 1 GiB; median of {rounds}, "
+                f"less each round's start-up; load {loads[0]:.1f}-{loads[1]:.1f})",
+                flush=True,
+            )
+        if baseline is not None:
+            same = (folder / f"baseline.{fmt}").read_bytes() == (
+                folder / f"this.{fmt}"
+            ).read_bytes()
+            print(f"    {fmt} file {'identical' if same else 'DIFFERENT'} to the baseline's")
+
+
+def time_long_export(engine, env, folder: Path, table: Table, runs: int, n_rows: int) -> None:
+    """``export --format long`` against ``read_sql`` of the same join + ``to_csv``."""
+    startup = startup_time(["export", "nosuchstudy", "--format", "long", "--out", "-"], env)
+
+    def pandas_long():
+        with engine.connect() as connection:
+            frame = pd.read_sql(text(LONG_SQL), connection)
+            frame.to_csv(folder / "ref-long.csv", index=False)
+            llm = pd.read_sql(text(LLM_SQL), connection)
+            llm.to_csv(folder / "ref-long.csv", mode="a", index=False, header=False)
+
+    out = folder / "long.csv"
+    ours, references = [], []
+    for _ in range(runs):
+        references.append(timed(pandas_long))
+        ours.append(run_cli(["export", "bench", "--format", "long", "--out", str(out)], env))
+    with open(out) as handle:
+        lines = sum(1 for _ in handle) - 1
+    assert lines == n_rows, lines
+    table.add("export --format long", ours, startup, min(references), 2, "read_sql+to_csv")
 
 
 def time_report(folder: Path, database_url: str | None) -> None:
