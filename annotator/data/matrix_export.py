@@ -213,7 +213,6 @@ def _human_matrix(
             Rating.scale_id == scale_id,
             Rating.is_repeat.is_(False),
             Rating.is_attention_check.is_(False),
-            counted_rater(Rating.rater_id),  # whose ratings count
         ),
     )
     data = np.array(rows, dtype=float).reshape(-1, 3)
@@ -222,13 +221,25 @@ def _human_matrix(
     row = np.searchsorted(items, item_of).clip(max=max(len(items) - 1, 0))
     keep = (items[row] == item_of) if len(items) else np.zeros(len(data), bool)
     rater_ids, rater_of = np.unique(data[:, 1].astype(np.int64), return_inverse=True)
+    # Whose ratings count, asked of the few raters rather than of every rating:
+    # SQLite checked the NOT IN for each of 60,000 ratings in 40% of the query's time.
     codes = dict(
-        session.exec(select(User.id, User.rater_code).where(User.id.in_(rater_ids.tolist()))).all()
+        session.exec(
+            select(User.id, User.rater_code).where(
+                User.id.in_(rater_ids.tolist()), counted_rater(User.id)
+            )
+        ).all()
     )
-    rater_codes = [codes[i] for i in rater_ids.tolist()]
+    rater_codes = [codes.get(i) for i in rater_ids.tolist()]
     chosen = raters_where(session, study, where or {})
-    if chosen is not None:
-        keep &= np.isin(rater_of, [i for i, c in enumerate(rater_codes) if c in chosen])
+    keep &= np.isin(
+        rater_of,
+        [
+            i
+            for i, code in enumerate(rater_codes)
+            if code is not None and (chosen is None or code in chosen)
+        ],
+    )
     present = np.unique(rater_of[keep])
     order = sorted(present.tolist(), key=rater_codes.__getitem__)
     column = np.full(len(rater_codes), -1)
