@@ -35,7 +35,8 @@ RULES = {
 @pytest.fixture
 def study(session, make_study):
     """Missing cells, repeats, attention checks, a withdrawn and an excluded rater,
-    three runs at two temperatures, and a second prompt version for one judge."""
+    three runs at two temperatures, a second prompt version for one judge, and
+    item names with commas, quotes, line breaks and accents."""
     made = make_study(n_items=40, n_raters=7, runs=3, missing=0.2, extra_temperatures=(0.0,))
     raters = session.exec(select(User).where(User.study_id == made.id).order_by(User.id)).all()
     raters[0].status = RaterStatus.WITHDRAWN
@@ -61,6 +62,16 @@ def study(session, make_study):
                 value=round(score.value / 3, 4),
                 prompt_hash="new-prompt",
             )
+        )
+    # Item names the CSV must quote and the JSON must escape.
+    for old_name, new_name in (
+        ("item-00001", 'Ünïcode, "quoted" item'),
+        ("item-00002", "carriage\rreturn"),
+        ("item-00004", "line\nbreak"),
+    ):
+        session.execute(
+            text("UPDATE item SET external_id = :new WHERE external_id = :old AND study_id = :s"),
+            {"new": new_name, "old": old_name, "s": made.id},
         )
     session.commit()
     return made
