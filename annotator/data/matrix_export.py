@@ -262,14 +262,15 @@ def _llm_scores(session: Session, scale_id: int) -> pd.DataFrame:
             LLMScore.value,
             LLMScore.temperature,
             LLMScore.prompt_hash,
-            LLMScore.id,
         )
         .where(LLMScore.scale_id == scale_id)
         # Import order: ``runs="first"`` takes each item's earliest score.
         .order_by(LLMScore.id),
     )
-    columns = ["item_pk", "model", "run", "value", "temperature", "prompt", "order"]
-    return pd.DataFrame.from_records(rows, columns=columns)
+    columns = ["item_pk", "model", "run", "value", "temperature", "prompt"]
+    scores = pd.DataFrame.from_records(rows, columns=columns)
+    # The rows come in the order of their ids: their position stands for the id.
+    return scores.assign(order=np.arange(len(scores)))
 
 
 def _temperature_label(value: float) -> str:
