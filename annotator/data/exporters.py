@@ -195,6 +195,10 @@ def _matrix_csv(frame: pd.DataFrame) -> str:
 def _quoted(column: pd.Series) -> np.ndarray:
     """The cells of a text column as the csv module writes them (QUOTE_MINIMAL)."""
     cells = column.to_numpy(dtype=object).copy()
+    # One pass over all the text first: most columns hold no character to quote.
+    text = "".join(cells.tolist())
+    if not any(c in text for c in ',"\r\n'):
+        return cells
     special = np.flatnonzero(column.str.contains(r'[,"\r\n]', regex=True).to_numpy(bool))
     for i in special.tolist():
         out = io.StringIO()
