@@ -36,22 +36,37 @@ def round_significant(value: float, digits: int = MEAN_DIGITS) -> float:
 
 
 def round_significant_array(values: np.ndarray) -> np.ndarray:
-    """:func:`round_significant` (12 digits) of every value, calling it only where it
-    can change something.
+    """:func:`round_significant` (12 digits) of every value, in numpy.
 
-    A value that is the double nearest to n / 10**6 for an integer n of at most 12
-    digits (``rint(v * 1e6) / 1e6 == v``, the division correctly rounded, and
-    ``|v| < 1e6``) is the nearest double to a decimal of at most 12 significant
-    digits, so rounding to 12 digits gives it back: every stored score of up to
-    six decimals. Only the others (means such as 3.9299999999999997) go through
-    Python's correctly rounded formatting; there are few of them.
+    With v's decimal exponent e and k = 11 - e, ``rint(v * 10**k) / 10**k`` is
+    that rounding: the product is off the exact one by at most 1e12 * 2**-53
+    (1e-4), so its rint is the correctly rounded 12-digit integer n unless the
+    product lies within 1e-3 of a half; and n / 10**k, both exact doubles
+    (n < 2**53, k <= 22), is correctly rounded, as ``float()`` of the text is.
+    The values outside those bounds (near a half, below 1e-11 or from 1e12,
+    or where log10 misjudged the exponent) take the Python formatting; so do
+    none of the stored scores, which a first test keeps as they are (the
+    double nearest n / 10**6 with |v| < 1e6 has at most 12 digits already).
+    Checked against :func:`round_significant` in tests/data/test_matrix_bytes.py.
     """
     out = np.array(values, dtype=float)
-    with np.errstate(invalid="ignore", over="ignore"):
-        unchanged = (np.abs(out) < 1e6) & (np.rint(out * 1e6) / 1e6 == out)
-    unchanged |= np.isnan(out)
-    rest = ~unchanged
-    out[rest] = [round_significant(v) for v in out[rest].tolist()]
+    with np.errstate(all="ignore"):
+        unchanged = ~np.isfinite(out) | ((np.abs(out) < 1e6) & (np.rint(out * 1e6) / 1e6 == out))
+        rest = np.flatnonzero(~unchanged)
+        value = out[rest]
+        k = MEAN_DIGITS - 1 - np.floor(np.log10(np.abs(value)))
+        scale = 10.0 ** np.clip(k, 0, 22)
+        product = value * scale
+        n = np.rint(product)
+        safe = (
+            (k >= 0)
+            & (k <= 22)
+            & (np.abs(n) >= 1e11)
+            & (np.abs(n) < 1e12)
+            & (np.abs(np.abs(product - np.trunc(product)) - 0.5) > 1e-3)
+        )
+    out[rest[safe]] = n[safe] / scale[safe]
+    out[rest[~safe]] = [round_significant(v) for v in value[~safe].tolist()]
     return out
 
 

@@ -16,12 +16,14 @@ import json
 import math
 import statistics
 
+import numpy as np
 import pandas as pd
 import pytest
 from sqlalchemy import text
 from sqlmodel import select
 
 from annotator.data.exporters import render_export
+from annotator.data.matrix_export import round_significant_array
 from annotator.models import LLMScore, RaterStatus, User
 
 RULES = {
@@ -225,3 +227,21 @@ def test_no_rater_left_and_no_llm_score_at_the_temperature(session, make_study):
     alttest = render_export(session, made, "alttest", **options)
     assert alttest.text == json.dumps({"humans": {}, "llm": {}}, indent=1, sort_keys=True) + "\n"
     assert alttest.rows == 0
+
+
+def test_means_are_rounded_as_python_formats_them():
+    """The export's 12 significant digits, in numpy, against Python's own
+    formatting (``float(f"{v:.12g}")``) on means of scores and on arbitrary doubles."""
+    rng = np.random.default_rng(3)
+    grids = [rng.integers(0, 501, (40_000, 3)) * 0.01, rng.integers(0, 1001, (40_000, 3)) * 0.1]
+    means = [g.mean(axis=1) for g in grids] + [np.median(grids[0][:, :2], axis=1)]
+    raw = rng.integers(0, 2**64, 40_000, dtype=np.uint64).view(np.float64)
+    spread = rng.random(40_000) * 10.0 ** rng.integers(-15, 20, 40_000)
+    special = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 5e-324, 1e308, 0.5, 2.5e-12, 1e12])
+    values = np.concatenate([*means, raw[np.isfinite(raw)], spread, -spread, special])
+    expected = [float(f"{v:.12g}") for v in values.tolist()]
+    got = round_significant_array(values)
+    np.testing.assert_array_equal(
+        got.view(np.int64)[~np.isnan(got)], np.array(expected).view(np.int64)[~np.isnan(got)]
+    )
+    assert np.isnan(got).sum() == np.isnan(values).sum()
