@@ -121,6 +121,12 @@ def write_files(folder: Path, n_items: int, n_raters: int, scales) -> dict[str, 
 
 def run_cli(args: list[str], env: dict, *, fails: bool = False) -> tuple[float, float]:
     """Wall seconds and peak memory (MiB) of one CLI run, from /usr/bin/time -v."""
+    wall, _, peak = run_cli_times(args, env, fails=fails)
+    return wall, peak
+
+
+def run_cli_times(args: list[str], env: dict, *, fails: bool = False) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system) and peak memory (MiB) of one CLI run."""
     result = subprocess.run(
         ["/usr/bin/time", "-v", CLI, *args], env=env, capture_output=True, text=True
     )
@@ -129,8 +135,12 @@ def run_cli(args: list[str], env: dict, *, fails: bool = False) -> tuple[float, 
     wall = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", result.stderr)
     hours, minutes, seconds = wall.groups()
     elapsed = int(hours or 0) * 3600 + int(minutes) * 60 + float(seconds)
+    cpu = sum(
+        float(re.search(rf"{kind} time \(seconds\): ([\d.]+)", result.stderr).group(1))
+        for kind in ("User", "System")
+    )
     rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", result.stderr).group(1))
-    return elapsed, rss / 1024
+    return elapsed, cpu, rss / 1024
 
 
 def startup_time(args: list[str], env: dict) -> float:
@@ -319,10 +329,15 @@ def time_matrix_exports(
 
     These exports take well under a second on 180,000 ratings, less than the
     spread of the command's start-up on a busy machine, so one run says little.
-    Each of ``rounds`` rounds runs, one after another, the start-up (the same
-    command on an unknown study), the export (and with ``baseline`` the older
-    version's start-up and export) and the reference; a run's time is its wall
-    time less the start-up of its own round, and the row gives the medians.
+    Each of ``rounds`` rounds runs the start-up (the same command on an unknown
+    study) and right after it the export (and with ``baseline`` the older
+    version's start-up and export), and the reference, in an order rotated
+    from round to round; a run counts less the start-up of its own round, and
+    the rows give the medians. Beside the wall times, the CPU times (the CLI's
+    user + system time from ``time -v``, the reference's ``process_time``):
+    with more runnable processes than cores, a wall time is mostly waiting,
+    and the CPU time is the figure that does not depend on the other work. On
+    PostgreSQL neither CPU time holds the server's share.
     """
     args = ["--format", "matrix", "--scale", scale, "--out"]
     versions = {"": env}
@@ -344,30 +359,47 @@ def time_matrix_exports(
         ("alttest", to_json),
     ):
         args[1] = fmt
-        nets = {label: [] for label in versions}
+        walls = {label: [] for label in versions}
+        cpus = {label: [] for label in versions}
         peaks = {label: [] for label in versions}
-        references = []
+        references = {"wall": [], "cpu": []}
+
+        def ours(label, version_env, fmt=fmt, walls=walls, cpus=cpus, peaks=peaks):
+            _, startup_cpu, _ = startup = run_cli_times(
+                ["export", "nosuchstudy", *args, "-"], version_env, fails=True
+            )
+            out = folder / f"{label.strip() or 'this'}.{fmt}"
+            wall, cpu, peak = run_cli_times(["export", "bench", *args, str(out)], version_env)
+            walls[label].append(wall - startup[0])
+            cpus[label].append(cpu - startup_cpu)
+            peaks[label].append(peak)
+
+        def reference(write=write, references=references):
+            wall, cpu = time.perf_counter(), time.process_time()
+            pandas_matrix(write)
+            references["wall"].append(time.perf_counter() - wall)
+            references["cpu"].append(time.process_time() - cpu)
+
+        steps = [lambda item=item: ours(*item) for item in versions.items()] + [reference]
         loads = [os.getloadavg()[0]]
-        for _ in range(rounds):
-            for label, version_env in versions.items():
-                startup = run_cli(["export", "nosuchstudy", *args, "-"], version_env, fails=True)
-                out = folder / f"{label.strip() or 'this'}.{fmt}"
-                wall, peak = run_cli(["export", "bench", *args, str(out)], version_env)
-                nets[label].append(wall - startup[0])
-                peaks[label].append(peak)
-            references.append(timed(lambda write=write: pandas_matrix(write)))
+        for round_ in range(rounds):
+            for step in steps[round_ % len(steps) :] + steps[: round_ % len(steps)]:
+                step()
         loads.append(os.getloadavg()[0])
-        reference = statistics.median(references)
+        ref_wall = statistics.median(references["wall"])
+        ref_cpu = statistics.median(references["cpu"])
         for label in versions:
-            ours = statistics.median(nets[label])
-            verdict = "meets" if ours <= reference else "MISSES"
+            wall, cpu = statistics.median(walls[label]), statistics.median(cpus[label])
+            peak = max(peaks[label])
             print(
-                f"{label}export --format {fmt} (1 scale){'':<{max(0, 12 - len(label))}} "
-                f"{ours:5.2f} s {max(peaks[label]):6.0f} MiB   "
-                f"read_sql+pivot+{'to_csv' if fmt == 'matrix' else 'json':<6} {reference:5.2f} s   "
-                f"{ours / reference:5.2f}x (goal 1x: {verdict}; peak "
-                f"{'below' if max(peaks[label]) < 1024 else 'ABOVE'} 1 GiB; median of {rounds}, "
-                f"less each round's start-up; load {loads[0]:.1f}-{loads[1]:.1f})",
+                f"{label}export --format {fmt} (1 scale): wall {wall:5.2f} s against "
+                f"{ref_wall:5.2f} s = {wall / ref_wall:5.2f}x; CPU {cpu:5.2f} s against "
+                f"{ref_cpu:5.2f} s = {cpu / ref_cpu:5.2f}x (goal 1x: wall "
+                f"{'meets' if wall <= ref_wall else 'MISSES'}, CPU "
+                f"{'meets' if cpu <= ref_cpu else 'MISSES'}); peak {peak:.0f} MiB "
+                f"({'below' if peak < 1024 else 'ABOVE'} 1 GiB); reference read_sql+pivot+"
+                f"{'to_csv' if fmt == 'matrix' else 'json'}; medians of {rounds} rounds, "
+                f"less each round's start-up; load {loads[0]:.1f}-{loads[1]:.1f}",
                 flush=True,
             )
         if baseline is not None:

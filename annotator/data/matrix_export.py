@@ -49,7 +49,8 @@ def round_significant_array(values: np.ndarray) -> np.ndarray:
     double nearest n / 10**6 with |v| < 1e6 has at most 12 digits already).
     Checked against :func:`round_significant` in tests/data/test_matrix_bytes.py.
     """
-    out = np.array(values, dtype=float)
+    values = np.array(values, dtype=float)
+    out = values.reshape(-1)  # a view: any shape
     with np.errstate(all="ignore"):
         unchanged = ~np.isfinite(out) | ((np.abs(out) < 1e6) & (np.rint(out * 1e6) / 1e6 == out))
         rest = np.flatnonzero(~unchanged)
@@ -67,7 +68,7 @@ def round_significant_array(values: np.ndarray) -> np.ndarray:
         )
     out[rest[safe]] = n[safe] / scale[safe]
     out[rest[~safe]] = [round_significant(v) for v in value[~safe].tolist()]
-    return out
+    return values
 
 
 @dataclass
