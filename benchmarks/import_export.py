@@ -14,8 +14,19 @@ Every command runs through the CLI in its own process under
 subtracted. The references run in this process, after their imports, on the
 same database in the same run. The
 start-up is the same command on an unknown study (imports, app, connection).
-The figures are single runs on a machine shared with other work: the ratios,
-measured side by side, are what counts.
+The imports and the long export take the fastest of ``--runs`` runs less the
+fastest of three start-ups. The matrix and alt-test exports take well under a
+second on 180,000 ratings, less than the spread of the start-up on a busy
+machine, so they run in at least five rounds, each round the start-up, the
+export and the reference one after another; a run counts less the start-up of
+its own round, and the rows give the medians. The machine is shared with other
+work: the ratios, measured side by side, are what counts.
+
+``--exports-only`` loads the study once, untimed, and times the matrix and
+alt-test exports alone; ``--baseline DIR`` times beside them, in the same
+rounds, an earlier version (the folder holding its ``annotator/``, e.g.
+``git archive COMMIT annotator | tar -x -C DIR``) and says whether its files
+are byte-identical.
 
 - imports: ``pandas.read_csv`` + ``DataFrame.to_sql`` into a table with the
   same unique key, as the issue names it; on PostgreSQL ``to_sql`` writes
@@ -33,7 +44,7 @@ measured side by side, are what counts.
 - matrix and alt-test exports: ``read_sql`` + ``pivot`` + ``to_csv`` / ``json``.
 
 Goals: imports within 3x, the long export within 2x, matrix and alt-test
-within 1x; at 1,000,000 ratings the import and the long export below 1 GiB.
+within 1x; at 1,000,000 ratings every peak below 1 GiB.
 """
 
 from __future__ import annotations
@@ -46,6 +57,7 @@ import os
 import random
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -113,6 +125,12 @@ def write_files(folder: Path, n_items: int, n_raters: int, scales) -> dict[str, 
 
 def run_cli(args: list[str], env: dict, *, fails: bool = False) -> tuple[float, float]:
     """Wall seconds and peak memory (MiB) of one CLI run, from /usr/bin/time -v."""
+    wall, _, peak = run_cli_times(args, env, fails=fails)
+    return wall, peak
+
+
+def run_cli_times(args: list[str], env: dict, *, fails: bool = False) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system) and peak memory (MiB) of one CLI run."""
     result = subprocess.run(
         ["/usr/bin/time", "-v", CLI, *args], env=env, capture_output=True, text=True
     )
@@ -121,8 +139,12 @@ def run_cli(args: list[str], env: dict, *, fails: bool = False) -> tuple[float, 
     wall = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", result.stderr)
     hours, minutes, seconds = wall.groups()
     elapsed = int(hours or 0) * 3600 + int(minutes) * 60 + float(seconds)
+    cpu = sum(
+        float(re.search(rf"{kind} time \(seconds\): ([\d.]+)", result.stderr).group(1))
+        for kind in ("User", "System")
+    )
     rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", result.stderr).group(1))
-    return elapsed, rss / 1024
+    return elapsed, cpu, rss / 1024
 
 
 def startup_time(args: list[str], env: dict) -> float:
@@ -226,7 +248,20 @@ def main() -> None:
     parser.add_argument("--database-url", help="default: a SQLite file in a temporary folder")
     parser.add_argument("--size", choices=sorted(SIZES), default="quick")
     parser.add_argument("--report", action="store_true", help="also time `annotator report`")
-    parser.add_argument("--runs", type=int, default=3, help="runs of each (the fastest counts)")
+    parser.add_argument(
+        "--runs", type=int, default=3, help="runs of each (the fastest counts; matrix: >= 5)"
+    )
+    parser.add_argument(
+        "--exports-only",
+        action="store_true",
+        help="load the study once, untimed, and time the matrix and alt-test exports only",
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="also time the matrix and alt-test exports of an earlier version: the folder "
+        "holding its annotator/ (git archive COMMIT annotator | tar -x -C DIR)",
+    )
     parser.add_argument("--imports-only", action="store_true", help="skip the exports")
     args = parser.parse_args()
     n_items, n_raters, n_scales = SIZES[args.size]
@@ -281,6 +316,9 @@ def main() -> None:
                     ("DELETE FROM llmscore",),
                 ),
             ):
+                if args.exports_only:
+                    run_cli([group, "import", "bench", str(path)], env)
+                    continue
                 startup = startup_time([group, "import", "nosuchstudy", str(path)], env)
                 ours, references, copies = [], [], []
                 for run in range(runs):
@@ -308,69 +346,12 @@ def main() -> None:
 
             if args.imports_only:
                 return
-            startup = startup_time(["export", "nosuchstudy", "--format", "long", "--out", "-"], env)
-
-            def pandas_long():
-                with engine.connect() as connection:
-                    frame = pd.read_sql(text(LONG_SQL), connection)
-                    frame.to_csv(folder / "ref-long.csv", index=False)
-                    llm = pd.read_sql(text(LLM_SQL), connection)
-                    llm.to_csv(folder / "ref-long.csv", mode="a", index=False, header=False)
-
-            out = folder / "long.csv"
-            ours, references = [], []
-            for _ in range(runs):
-                references.append(timed(pandas_long))
-                ours.append(
-                    run_cli(["export", "bench", "--format", "long", "--out", str(out)], env)
-                )
-            with open(out) as handle:
-                lines = sum(1 for _ in handle) - 1
-            assert lines == n_ratings + len(MODELS) * n_items * n_scales, lines
-            table.add("export --format long", ours, startup, min(references), 2, "read_sql+to_csv")
-
-            scale = scales[0][0]
-
-            def pandas_matrix(write):
-                with engine.connect() as connection:
-                    frame = pd.read_sql(text(MATRIX_SQL), connection, params={"scale": scale})
-                wide = frame.pivot(index="external_id", columns="rater_code", values="value")
-                write(wide)
-
-            def to_json(wide):
-                data = {c: wide[c].dropna().to_dict() for c in wide.columns}
-                (folder / "ref.json").write_text(json.dumps(data))
-
-            for fmt, write in (
-                ("matrix", lambda wide: wide.to_csv(folder / "ref-matrix.csv")),
-                ("alttest", to_json),
-            ):
-                ours, references = [], []
-                for _ in range(runs):
-                    references.append(timed(lambda write=write: pandas_matrix(write)))
-                    ours.append(
-                        run_cli(
-                            [
-                                "export",
-                                "bench",
-                                "--format",
-                                fmt,
-                                "--scale",
-                                scale,
-                                "--out",
-                                str(out),
-                            ],
-                            env,
-                        )
-                    )
-                table.add(
-                    f"export --format {fmt} (1 scale)",
-                    ours,
-                    startup,
-                    min(references),
-                    1,
-                    "read_sql+pivot+" + ("to_csv" if fmt == "matrix" else "json"),
-                )
+            if not args.exports_only:
+                n_rows = n_ratings + len(MODELS) * n_items * n_scales
+                time_long_export(engine, env, folder, table, runs, n_rows)
+            time_matrix_exports(
+                engine, env, folder, scales[0][0], rounds=max(runs, 5), baseline=args.baseline
+            )
         finally:
             engine.dispose()
             if schema:
@@ -378,6 +359,116 @@ def main() -> None:
                     connection.execute(text(f"DROP SCHEMA {schema} CASCADE"))
         if args.report:
             time_report(folder, args.database_url)
+
+
+def time_matrix_exports(
+    engine, env, folder: Path, scale: str, *, rounds: int, baseline: Path | None
+) -> None:
+    """``export --format matrix`` and ``alttest`` of one scale against ``read_sql`` +
+    ``pivot`` + ``to_csv`` / ``json``.
+
+    These exports take well under a second on 180,000 ratings, less than the
+    spread of the command's start-up on a busy machine, so one run says little.
+    Each of ``rounds`` rounds runs the start-up (the same command on an unknown
+    study) and right after it the export (and with ``baseline`` the older
+    version's start-up and export), and the reference, in an order rotated
+    from round to round; a run counts less the start-up of its own round, and
+    the rows give the medians. Beside the wall times, the CPU times (the CLI's
+    user + system time from ``time -v``, the reference's ``process_time``):
+    with more runnable processes than cores, a wall time is mostly waiting,
+    and the CPU time is the figure that does not depend on the other work. On
+    PostgreSQL neither CPU time holds the server's share.
+    """
+    args = ["--format", "matrix", "--scale", scale, "--out"]
+    versions = {"": env}
+    if baseline is not None:
+        versions = {"baseline ": dict(env, PYTHONPATH=str(baseline.resolve())), **versions}
+
+    def pandas_matrix(write):
+        with engine.connect() as connection:
+            frame = pd.read_sql(text(MATRIX_SQL), connection, params={"scale": scale})
+        wide = frame.pivot(index="external_id", columns="rater_code", values="value")
+        write(wide)
+
+    def to_json(wide):
+        data = {c: wide[c].dropna().to_dict() for c in wide.columns}
+        (folder / "ref.json").write_text(json.dumps(data))
+
+    for fmt, write in (
+        ("matrix", lambda wide: wide.to_csv(folder / "ref-matrix.csv")),
+        ("alttest", to_json),
+    ):
+        args[1] = fmt
+        walls = {label: [] for label in versions}
+        cpus = {label: [] for label in versions}
+        peaks = {label: [] for label in versions}
+        references = {"wall": [], "cpu": []}
+
+        def ours(label, version_env, fmt=fmt, walls=walls, cpus=cpus, peaks=peaks):
+            _, startup_cpu, _ = startup = run_cli_times(
+                ["export", "nosuchstudy", *args, "-"], version_env, fails=True
+            )
+            out = folder / f"{label.strip() or 'this'}.{fmt}"
+            wall, cpu, peak = run_cli_times(["export", "bench", *args, str(out)], version_env)
+            walls[label].append(wall - startup[0])
+            cpus[label].append(cpu - startup_cpu)
+            peaks[label].append(peak)
+
+        def reference(write=write, references=references):
+            wall, cpu = time.perf_counter(), time.process_time()
+            pandas_matrix(write)
+            references["wall"].append(time.perf_counter() - wall)
+            references["cpu"].append(time.process_time() - cpu)
+
+        steps = [lambda item=item: ours(*item) for item in versions.items()] + [reference]
+        loads = [os.getloadavg()[0]]
+        for round_ in range(rounds):
+            for step in steps[round_ % len(steps) :] + steps[: round_ % len(steps)]:
+                step()
+        loads.append(os.getloadavg()[0])
+        ref_wall = statistics.median(references["wall"])
+        ref_cpu = statistics.median(references["cpu"])
+        for label in versions:
+            wall, cpu = statistics.median(walls[label]), statistics.median(cpus[label])
+            peak = max(peaks[label])
+            print(
+                f"{label}export --format {fmt} (1 scale): wall {wall:5.2f} s against "
+                f"{ref_wall:5.2f} s = {wall / ref_wall:5.2f}x; CPU {cpu:5.2f} s against "
+                f"{ref_cpu:5.2f} s = {cpu / ref_cpu:5.2f}x (goal 1x: wall "
+                f"{'meets' if wall <= ref_wall else 'MISSES'}, CPU "
+                f"{'meets' if cpu <= ref_cpu else 'MISSES'}); peak {peak:.0f} MiB "
+                f"({'below' if peak < 1024 else 'ABOVE'} 1 GiB); reference read_sql+pivot+"
+                f"{'to_csv' if fmt == 'matrix' else 'json'}; medians of {rounds} rounds, "
+                f"less each round's start-up; load {loads[0]:.1f}-{loads[1]:.1f}",
+                flush=True,
+            )
+        if baseline is not None:
+            same = (folder / f"baseline.{fmt}").read_bytes() == (
+                folder / f"this.{fmt}"
+            ).read_bytes()
+            print(f"    {fmt} file {'identical' if same else 'DIFFERENT'} to the baseline's")
+
+
+def time_long_export(engine, env, folder: Path, table: Table, runs: int, n_rows: int) -> None:
+    """``export --format long`` against ``read_sql`` of the same join + ``to_csv``."""
+    startup = startup_time(["export", "nosuchstudy", "--format", "long", "--out", "-"], env)
+
+    def pandas_long():
+        with engine.connect() as connection:
+            frame = pd.read_sql(text(LONG_SQL), connection)
+            frame.to_csv(folder / "ref-long.csv", index=False)
+            llm = pd.read_sql(text(LLM_SQL), connection)
+            llm.to_csv(folder / "ref-long.csv", mode="a", index=False, header=False)
+
+    out = folder / "long.csv"
+    ours, references = [], []
+    for _ in range(runs):
+        references.append(timed(pandas_long))
+        ours.append(run_cli(["export", "bench", "--format", "long", "--out", str(out)], env))
+    with open(out) as handle:
+        lines = sum(1 for _ in handle) - 1
+    assert lines == n_rows, lines
+    table.add("export --format long", ours, startup, min(references), 2, "read_sql+to_csv")
 
 
 def time_report(folder: Path, database_url: str | None) -> None:

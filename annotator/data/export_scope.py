@@ -82,11 +82,11 @@ def export_scope(
 
 
 def query_frame(session: Session, query, columns: list[str]) -> pd.DataFrame:
-    """A DataFrame from a query of plain columns (see :func:`~annotator.data.sql.fetch_rows`),
-    built column by column."""
+    """A DataFrame from a query of plain columns (see :func:`~annotator.data.sql.fetch_rows`)."""
     rows = fetch_rows(session, query)
-    data = list(zip(*rows, strict=True)) if rows else [()] * len(columns)
-    return pd.DataFrame({name: list(values) for name, values in zip(columns, data, strict=True)})
+    if not rows:
+        return pd.DataFrame({name: [] for name in columns})
+    return pd.DataFrame(rows, columns=columns)
 
 
 def items_frame(session: Session, study: Study, benchmark: Benchmark | None) -> pd.DataFrame:

@@ -6,7 +6,8 @@ alt-test exports are in :mod:`annotator.data.matrix_export`.
 
 from __future__ import annotations
 
-import json
+import csv
+import io
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from ..models import (
     User,
 )
 from ..study.raters import counted_rater
+from .alttest_text import alttest_cells, alttest_json
 from .export_scope import ExportError
 from .long_rows import (
     LONG_COLUMNS,
@@ -120,34 +122,89 @@ def number_text(value: object) -> str:
     return repr(value)
 
 
-def _number_column(column: pd.Series) -> pd.Series:
-    """``number_text`` of every value of a float column, in numpy.
+def _number_texts(values: np.ndarray) -> np.ndarray:
+    """``number_text`` of every value of a float array (any shape), in numpy.
 
-    numpy's ``astype(str)`` writes a float64 as Python's shortest ``repr`` does
-    (checked against ``repr`` in tests/data/test_long_export.py); whole numbers
-    go through int64 as ``str(int(value))``. Values beyond int64 take the
-    Python path.
+    Each distinct value (bit for bit) is written once and the texts are put
+    back in place: scores repeat (a scale in steps of 0.01 has a few hundred
+    values), and writing a float is the costly part. numpy's ``astype(str)``
+    writes a float64 as Python's shortest ``repr`` does (checked against
+    ``repr`` in tests/data/test_long_export.py); whole numbers go through int64
+    as ``str(int(value))``. Values beyond int64 take the Python path.
     """
-    values = column.to_numpy(dtype=float)
-    text = values.astype(str).astype(object)
+    values = np.asarray(values, dtype=float)
+    bits, inverse = np.unique(values.reshape(-1).view(np.int64), return_inverse=True)
+    distinct = bits.view(np.float64)
+    text = distinct.astype(str).astype(object)
     with np.errstate(invalid="ignore"):
-        whole = np.isfinite(values) & (values == np.trunc(values))
-    small = whole & (np.abs(values) < 2**62)
-    text[small] = values[small].astype(np.int64).astype(str)
+        whole = np.isfinite(distinct) & (distinct == np.trunc(distinct))
+    small = whole & (np.abs(distinct) < 2**62)
+    text[small] = distinct[small].astype(np.int64).astype(str)
     large = whole & ~small
-    text[large] = [number_text(float(v)) for v in values[large]]
-    text[np.isnan(values)] = ""
-    return pd.Series(text, index=column.index)
+    text[large] = [number_text(float(v)) for v in distinct[large]]
+    text[np.isnan(distinct)] = ""
+    return text[inverse.reshape(-1)].reshape(values.shape)
+
+
+def _number_column(column: pd.Series) -> pd.Series:
+    """:func:`_number_texts` of a float column."""
+    return pd.Series(_number_texts(column.to_numpy(dtype=float)), index=column.index)
 
 
 def _csv(frame: pd.DataFrame, *, header: bool = True) -> str:
     # pandas writes a float column with ".0" on whole numbers (and an integer
     # column holding a gap becomes float: block_position, revisions), so float
     # columns are written as text by number_text.
-    frame = frame.copy()
-    for column in frame.columns[frame.dtypes == "float64"]:
-        frame[column] = _number_column(frame[column])
+    floats = np.flatnonzero((frame.dtypes == "float64").to_numpy())
+    if len(floats):
+        frame = frame.copy()
+        texts = _number_texts(frame.iloc[:, floats].to_numpy(dtype=float))
+        for j, position in enumerate(floats):
+            frame.isetitem(position, texts[:, j])
     return frame.to_csv(index=False, header=header, lineterminator="\n")
+
+
+def _matrix_csv(frame: pd.DataFrame) -> str:
+    """``_csv(frame)`` of a frame of text and float columns (the matrix export),
+    with the lines joined in numpy.
+
+    pandas' CSV writer took as long as reading the ratings on 50,000 items: it
+    passes every cell through the csv module. Here a float column's cells are
+    :func:`_number_texts` (never quoted), a text cell is quoted by the csv
+    module only when it holds a comma, a quote or a line break, and the columns
+    are concatenated as arrays. Other columns: ``_csv``.
+    """
+    cells = []
+    for _, column in frame.items():
+        if column.dtype == "float64":
+            cells.append(_number_texts(column.to_numpy()))
+        elif pd.api.types.is_string_dtype(column) and not column.isna().any():
+            cells.append(_quoted(column.astype(str)))
+        else:
+            return _csv(frame)
+    header = io.StringIO()
+    csv.writer(header, lineterminator="\n").writerow(frame.columns)
+    if not len(frame):
+        return header.getvalue()
+    lines = cells[0]
+    for column in cells[1:]:
+        lines = lines + "," + column
+    return header.getvalue() + "\n".join(lines.tolist()) + "\n"
+
+
+def _quoted(column: pd.Series) -> np.ndarray:
+    """The cells of a text column as the csv module writes them (QUOTE_MINIMAL)."""
+    cells = column.to_numpy(dtype=object).copy()
+    # One pass over all the text first: most columns hold no character to quote.
+    text = "".join(cells.tolist())
+    if not any(c in text for c in ',"\r\n'):
+        return cells
+    special = np.flatnonzero(column.str.contains(r'[,"\r\n]', regex=True).to_numpy(bool))
+    for i in special.tolist():
+        out = io.StringIO()
+        csv.writer(out, lineterminator="\n").writerow([cells[i]])
+        cells[i] = out.getvalue()[:-1]
+    return cells
 
 
 def _time_text(column: pd.Series) -> pd.Series:
@@ -218,18 +275,18 @@ def render_export(
     if fmt == "matrix":
         matrix = matrix_export(session, study, complete=complete, **llm_options)
         return RenderedExport(
-            _csv(matrix.frame),
+            _matrix_csv(matrix.frame),
             len(matrix.frame),
             "text/csv",
             f"{stem}-{matrix.scale.name}.csv" if scale is None else f"{stem}.csv",
             matrix.missing_summary(),
         )
     if fmt == "alttest":
-        data = alttest_export(session, study, **llm_options)
-        rows = sum(len(v) for v in data["humans"].values())
+        # The text of json.dumps(alttest_export(...), indent=1, sort_keys=True).
+        matrix = matrix_export(session, study, **llm_options)
         return RenderedExport(
-            json.dumps(data, indent=1, sort_keys=True) + "\n",
-            rows,
+            alttest_json(matrix),
+            alttest_cells(matrix),
             "application/json",
             f"{stem}.json",
         )

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 
 __all__ = ["latest_prompt_version"]
@@ -43,9 +44,25 @@ def latest_prompt_version(
     """
     if llm.empty:
         return llm, llm
-    frame = llm.assign(**{version: llm[version].fillna("")})
-    keys = list(keys)
-    last_of_version = frame.groupby([*keys, version], dropna=False)[order].transform("max")
-    last_of_judge = frame.groupby(keys, dropna=False)[order].transform("max")
-    keep = (last_of_version == last_of_judge).to_numpy()
+    judge = _group_codes(llm, list(keys))
+    versions = _group_codes(llm.assign(**{version: llm[version].fillna("")}), [version])
+    version_of_judge = pd.factorize(judge * (versions.max() + 1) + versions)[0]
+    orders = pd.Series(llm[order].to_numpy())
+    last_of_version = orders.groupby(version_of_judge).transform("max").to_numpy()
+    last_of_judge = orders.groupby(judge).transform("max").to_numpy()
+    keep = last_of_version == last_of_judge
     return llm[keep], llm[~keep]
+
+
+def _group_codes(frame: pd.DataFrame, keys: list[str]) -> np.ndarray:
+    """One integer per row, equal where the rows agree on every key (NaN equal to NaN).
+
+    Each key is factorized once and the codes combined as integers: grouping by
+    the text columns themselves, twice over, was most of the time of the
+    rule on 100,000 scores.
+    """
+    codes = np.zeros(len(frame), dtype=np.int64)
+    for key in keys:
+        values = pd.factorize(frame[key], use_na_sentinel=False)[0]
+        codes = pd.factorize(codes * (values.max() + 1) + values)[0]
+    return codes

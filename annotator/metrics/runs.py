@@ -119,8 +119,10 @@ def aggregate_runs(
     if absent:
         raise ValueError(f"scores lacks the column(s) {', '.join(absent)}")
     if temperature and len(scores):
-        labels = scores[temperature].map(_temperature_key)
-        per_model = labels.groupby(scores[model], sort=True).unique()
+        # Labelled once per (model, temperature), not once per score.
+        pairs = scores[[model, temperature]].drop_duplicates()
+        labels = pairs[temperature].map(_temperature_key)
+        per_model = labels.groupby(pairs[model], sort=True).unique()
         for name, found in per_model.items():
             if len(found) > 1:
                 raise ValueError(
