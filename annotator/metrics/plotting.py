@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PNG_SIGNATURE",
+    "TITLE_Y",
     "alt_test_power_figure",
     "data_uri",
     "empty_panel",
@@ -32,6 +33,11 @@ __all__ = [
 ]
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+#: ``ax.set_title(..., y=TITLE_Y)``: where matplotlib puts a title anyway when no
+#: tick labels sit above the panel, but given, so drawing the figure does not measure
+#: every tick label to check (a fifth of the time of drawing a many-panel figure).
+TITLE_Y = 1.0
 
 
 def new_figure(n_panels: int = 1, *, width: float = 6.4, height: float = 3.6) -> Figure:

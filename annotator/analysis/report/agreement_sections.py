@@ -26,7 +26,7 @@ def alt_test_curve_figure(frame: pd.DataFrame, *, against: str) -> MplFigure:
     ``frame`` is ``ReportTables.alttest_curves`` restricted to one ``against``; one row
     of panels per scale, a line per model, the 0.5 pass line dotted.
     """
-    from ...metrics.plotting import empty_panel, panel_grid
+    from ...metrics.plotting import TITLE_Y, empty_panel, panel_grid
     from ...metrics.plotting import new_figure as new
 
     scales = list(dict.fromkeys(frame["scale"]))
@@ -62,7 +62,7 @@ def alt_test_curve_figure(frame: pd.DataFrame, *, against: str) -> MplFigure:
             ax.set_ylim(-0.02, 1.02)
             ax.set_xlabel(label)
             ax.set_ylabel(name)
-            ax.set_title(f"{scale}: {name}")
+            ax.set_title(f"{scale}: {name}", y=TITLE_Y)
         axes[row][1].legend(fontsize="small", loc="lower right")
     return fig
 
