@@ -9,9 +9,10 @@ through the CLI in its own process under ``/usr/bin/time -v``, bootstrap interva
 (2,000 resamples), alt-test curves, figures and ``--tables`` included; the command's
 start-up (the same command on an unknown study: imports, app, connection; the fastest of
 three) is subtracted, so the figure includes the report's own scipy and matplotlib
-imports. Then, in this process, the report's phases: reading the study
-(``study_frames``), the tables (``report_tables``) and the HTML with its figures
-(``render_report``). The machine's load average is printed beside the figures: the
+imports. The CPU seconds (user + system, less the start-up's) are printed beside: on a
+shared machine they move much less with the others' load than the wall time. Then, in
+this process, the report's phases: reading the study (``study_frames``), the tables
+(``report_tables``) and the HTML with its figures (``render_report``). The machine's load average is printed beside the figures: the
 machine is shared, and the goals are for an idle one.
 
 ``--baseline DIR``: also time the report of an earlier version of the package, the
@@ -25,12 +26,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
+import subprocess
 import tempfile
 import time
 from pathlib import Path
 
-from import_export import run_cli, startup_time
+from import_export import CLI
 from sqlalchemy import create_engine
 from sqlmodel import Session, SQLModel, select
 
@@ -90,6 +93,36 @@ def phases(url: str) -> dict[str, float]:
     return out
 
 
+def run_cli(args: list[str], env: dict, *, fails: bool = False) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system) and peak MiB of one CLI run.
+
+    The CPU time is printed beside the wall time: on a shared machine the wall time
+    of one process grows with the others' load, its CPU time much less.
+    """
+    result = subprocess.run(
+        ["/usr/bin/time", "-v", CLI, *args], env=env, capture_output=True, text=True
+    )
+    if (result.returncode != 0) != fails:
+        raise SystemExit(f"annotator {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
+    err = result.stderr
+    wall = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", err)
+    hours, minutes, seconds = wall.groups()
+    elapsed = int(hours or 0) * 3600 + int(minutes) * 60 + float(seconds)
+    cpu = sum(
+        float(re.search(rf"{kind} time \(seconds\): ([\d.]+)", err).group(1))
+        for kind in ("User", "System")
+    )
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", err).group(1))
+    return elapsed, cpu, rss / 1024
+
+
+def startup_time(args: list[str], env: dict) -> tuple[float, float]:
+    """The command's start-up, wall and CPU: the same command on an unknown study (the
+    fastest of three)."""
+    runs = [run_cli(args, env, fails=True) for _ in range(3)]
+    return min(r[0] for r in runs), min(r[1] for r in runs)
+
+
 def identical(a: Path, b: Path) -> bool:
     """Whether two folders hold the same files, byte for byte."""
     names = sorted(p.name for p in a.iterdir())
@@ -123,27 +156,30 @@ def main() -> None:
             if args.baseline:
                 before = dict(env, PYTHONPATH=str(args.baseline.resolve()))
                 versions = {"baseline": before, **versions}
-            times = {}
+            times, cpus = {}, {}
             for label, version_env in versions.items():
-                startup = startup_time(
+                startup, startup_cpu = startup_time(
                     ["report", "nosuchstudy", "--out", str(folder / "x.html")], version_env
                 )
                 out = folder / f"report{n_items}.html"
                 tables = folder / f"tables{n_items}-{label.replace(' ', '-')}"
-                wall, memory = run_cli(
+                wall, cpu, memory = run_cli(
                     ["report", "bench", "--out", str(out), "--tables", str(tables)], version_env
                 )
                 seconds = times[label] = wall - startup
+                cpus[label] = cpu - startup_cpu
                 verdict = "meets" if seconds <= goal else "MISSES"
                 print(
-                    f"{n_items:>5} items, {label:<12}: {seconds:6.2f} s {memory:6.0f} MiB  "
-                    f"(start-up {startup:.2f} s)  goal {goal:g} s: {verdict}   {load()}",
+                    f"{n_items:>5} items, {label:<12}: {seconds:6.2f} s (CPU {cpus[label]:6.2f} s) "
+                    f"{memory:6.0f} MiB  (start-up {startup:.2f} s, CPU {startup_cpu:.2f} s)  "
+                    f"goal {goal:g} s: {verdict}   {load()}",
                     flush=True,
                 )
             if args.baseline:
                 same = identical(folder / f"tables{n_items}-baseline", tables)
                 print(
-                    f"             {times['this version'] / times['baseline']:.2f}x the baseline; "
+                    f"             {times['this version'] / times['baseline']:.2f}x the baseline "
+                    f"(CPU {cpus['this version'] / cpus['baseline']:.2f}x); "
                     f"--tables CSV files {'identical' if same else 'DIFFERENT'} to the baseline's",
                     flush=True,
                 )

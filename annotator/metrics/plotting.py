@@ -22,15 +22,22 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PNG_SIGNATURE",
+    "TITLE_Y",
     "alt_test_power_figure",
     "data_uri",
     "empty_panel",
     "new_figure",
+    "panel_grid",
     "plan_figure",
     "png_bytes",
 ]
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+#: ``ax.set_title(..., y=TITLE_Y)``: where matplotlib puts a title anyway when no
+#: tick labels sit above the panel, but given, so drawing the figure does not measure
+#: every tick label to check (a fifth of the time of drawing a many-panel figure).
+TITLE_Y = 1.0
 
 
 def new_figure(n_panels: int = 1, *, width: float = 6.4, height: float = 3.6) -> Figure:
@@ -42,6 +49,52 @@ def new_figure(n_panels: int = 1, *, width: float = 6.4, height: float = 3.6) ->
     FigureCanvasAgg(fig)
     fig.subplots(1, n_panels, squeeze=False)
     return fig
+
+
+def panel_grid(
+    rows: int,
+    cols: int,
+    *,
+    width: float,
+    row_height: float,
+    left: float = 0.67,
+    right: float = 0.15,
+    bottom: float = 0.59,
+    top: float = 0.37,
+    col_gap: float = 0.67,
+    row_gap: float = 0.8,
+) -> tuple[Figure, Any]:
+    """A figure of ``rows`` x ``cols`` panels with margins and gaps fixed in inches.
+
+    For panels whose labels are known in advance (a y-axis fixed to [0, 1], one-line
+    titles and axis labels), in place of ``tight_layout``: that measures every tick
+    label's text to find the same margins, and costs as much as drawing the figure
+    again (a third of the report's figure time). The defaults are what
+    ``tight_layout`` gives a 0-1 y-axis with 10-point labels and a one-line title.
+    Returns the figure and its 2-D array of axes.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    height = row_height * rows
+    fig = Figure(figsize=(width, height), dpi=100)
+    FigureCanvasAgg(fig)
+    panel_w = (width - left - right - col_gap * (cols - 1)) / cols
+    panel_h = (height - bottom - top - row_gap * (rows - 1)) / rows
+    axes = fig.subplots(
+        rows,
+        cols,
+        squeeze=False,
+        gridspec_kw={
+            "left": left / width,
+            "right": 1.0 - right / width,
+            "bottom": bottom / height,
+            "top": 1.0 - top / height,
+            "wspace": col_gap / panel_w,
+            "hspace": row_gap / panel_h,
+        },
+    )
+    return fig, axes
 
 
 def png_bytes(fig: Figure) -> bytes:

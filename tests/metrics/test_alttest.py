@@ -219,6 +219,20 @@ def test_by_correction_uses_scipy():
     assert [row.rejected for row in res.annotators] == list(expected)
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_by_adjusted_p_values_equal_scipys(seed):
+    from annotator.metrics.alttest._inference import by_adjusted
+
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 40))
+    p = rng.uniform(0.0, 0.2, m) ** 2
+    # Ties, zeros and ones, as the t-tests give them (a NaN p-value enters as 1).
+    p[rng.integers(0, m, m // 3)] = p[0]
+    p[rng.integers(0, m, m // 5)] = rng.choice([0.0, 1.0])
+    expected = stats.false_discovery_control(p, method="by")
+    assert np.array_equal(by_adjusted(p), expected)
+
+
 def _agreeing_humans_and_an_llm_that_differs_on_three_items():
     # Issue 9's example: 20 items, 3 humans who always agree, an LLM that differs on 3.
     scores = [1, 2, 3, 4, 5] * 4

@@ -108,7 +108,8 @@ def test_pass_threshold():
         alt_test(humans=humans, llm=llm, pass_threshold=0)
 
 
-def test_epsilon_curve_on_subsets_equals_alt_test_on_the_same_draws():
+@pytest.mark.parametrize("test", ["ttest", "betting"])
+def test_epsilon_curve_on_subsets_equals_alt_test_on_the_same_draws(test):
     # The epsilon curve scores each subset once and reruns only the tests; redo the
     # draws by hand and call alt_test at every epsilon.
     humans, llm = _data(n_items=60)
@@ -122,20 +123,27 @@ def test_epsilon_curve_on_subsets_equals_alt_test_on_the_same_draws():
         n_annotators=3,
         n_items=40,
         random_state=2,
-        test="betting",
+        test=test,
     )
     rng = np.random.default_rng(2)
     names, items = list(humans), list(llm)
     expected = {v: [] for v in values}
+    advantage = {v: [] for v in values}
+    passed = {v: [] for v in values}
     for _ in range(4):
         chosen = [names[j] for j in sorted(rng.choice(5, 3, replace=False))]
         picked = [items[j] for j in sorted(rng.choice(60, 40, replace=False))]
         sub = {h: {i: humans[h][i] for i in picked} for h in chosen}
         for v in values:
-            res = alt_test(humans=sub, llm={i: llm[i] for i in picked}, epsilon=v, test="betting")
+            res = alt_test(humans=sub, llm={i: llm[i] for i in picked}, epsilon=v, test=test)
             expected[v].append(res.winning_rate)
+            advantage[v].append(res.advantage_probability)
+            passed[v].append(res.passed)
     for p in curve.points:
         assert p.winning_rate == pytest.approx(np.mean(expected[p.x]), abs=1e-12)
+        assert p.advantage_probability == pytest.approx(np.mean(advantage[p.x]), abs=1e-12)
+        assert p.pass_share == pytest.approx(np.mean(passed[p.x]), abs=1e-12)
+        assert p.winning_rate_low == pytest.approx(np.quantile(expected[p.x], 0.05), abs=1e-12)
     with pytest.raises(ValueError, match="unknown alt_test option"):
         alt_test_curve(humans=humans, llm=llm, against="epsilon", colour="red")
 

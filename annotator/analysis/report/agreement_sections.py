@@ -26,7 +26,7 @@ def alt_test_curve_figure(frame: pd.DataFrame, *, against: str) -> MplFigure:
     ``frame`` is ``ReportTables.alttest_curves`` restricted to one ``against``; one row
     of panels per scale, a line per model, the 0.5 pass line dotted.
     """
-    from ...metrics.plotting import empty_panel
+    from ...metrics.plotting import TITLE_Y, empty_panel, panel_grid
     from ...metrics.plotting import new_figure as new
 
     scales = list(dict.fromkeys(frame["scale"]))
@@ -34,12 +34,8 @@ def alt_test_curve_figure(frame: pd.DataFrame, *, against: str) -> MplFigure:
         fig = new(1)
         empty_panel(fig.axes[0], "no alt-test curve")
         return fig
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure as MplFigure
-
-    fig = MplFigure(figsize=(10.0, 3.2 * len(scales)), dpi=100)
-    FigureCanvasAgg(fig)
-    axes = fig.subplots(len(scales), 2, squeeze=False)
+    # The y-axes are fixed to [0, 1]: the margins are known without measuring.
+    fig, axes = panel_grid(len(scales), 2, width=10.0, row_height=3.2)
     label = "number of items" if against == "items" else "epsilon"
     for row, scale in enumerate(scales):
         part = frame[frame["scale"] == scale]
@@ -66,9 +62,8 @@ def alt_test_curve_figure(frame: pd.DataFrame, *, against: str) -> MplFigure:
             ax.set_ylim(-0.02, 1.02)
             ax.set_xlabel(label)
             ax.set_ylabel(name)
-            ax.set_title(f"{scale}: {name}")
+            ax.set_title(f"{scale}: {name}", y=TITLE_Y)
         axes[row][1].legend(fontsize="small", loc="lower right")
-    fig.tight_layout()
     return fig
 
 

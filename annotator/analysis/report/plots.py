@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ...metrics.plotting import data_uri, new_figure, png_bytes
+from ...metrics.plotting import TITLE_Y, data_uri, new_figure, panel_grid, png_bytes
 from ...metrics.plotting import empty_panel as _empty
 
 if TYPE_CHECKING:
@@ -48,12 +48,8 @@ def alt_test_epsilon_figure(frame: pd.DataFrame) -> Figure:
         fig = new_figure(1)
         _empty(fig.axes[0], "no alt-test results")
         return fig
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(10.0, 3.2 * len(scales)), dpi=100)
-    FigureCanvasAgg(fig)
-    axes = fig.subplots(len(scales), 2, squeeze=False)
+    # The y-axes are fixed to [0, 1]: the margins are known without measuring.
+    fig, axes = panel_grid(len(scales), 2, width=10.0, row_height=3.2)
     for row, scale in enumerate(scales):
         part = frame[frame["scale"] == scale]
         for model, lines in part.groupby("model", sort=False):
@@ -68,9 +64,8 @@ def alt_test_epsilon_figure(frame: pd.DataFrame) -> Figure:
             ax.set_ylim(-0.02, 1.02)
             ax.set_xlabel("epsilon")
             ax.set_ylabel(label)
-            ax.set_title(f"{scale}: {label}")
+            ax.set_title(f"{scale}: {label}", y=TITLE_Y)
         axes[row][1].legend(fontsize="small", loc="lower right")
-    fig.tight_layout()
     return fig
 
 
@@ -106,7 +101,7 @@ def score_distribution_figure(frame: pd.DataFrame, *, group_by: str | None = Non
                 )
         ax.set_xlabel(f"score as a share of the range ({scale})")
         ax.set_ylabel("density")
-        ax.set_title(scale)
+        ax.set_title(scale, y=TITLE_Y)
         ax.legend(fontsize="x-small")
     fig.tight_layout()
     return fig
@@ -134,7 +129,7 @@ def icc_interval_figure(frame: pd.DataFrame, *, columns: Sequence[tuple[str, str
     ax.set_xticks(range(len(scales)), scales)
     ax.set_xlabel("scale")
     ax.set_ylabel("ICC (95% CI)")
-    ax.set_title("ICC with 95% intervals per scale")
+    ax.set_title("ICC with 95% intervals per scale", y=TITLE_Y)
     ax.legend(fontsize="small", loc="lower left")
     fig.tight_layout()
     return fig
@@ -158,15 +153,26 @@ def icc_nmae_figure(frame: pd.DataFrame) -> Figure:
     colours = {m: f"C{i % 10}" for i, m in enumerate(models)}
     for ax, bench in zip(fig.axes, benchmarks, strict=True):
         part = frame[frame["benchmark"] == bench]
-        for row in part.itertuples(index=False):
-            marker, colour = markers.get(row.scale, "o"), colours[row.model]
-            ax.scatter(row.nmae, row.icc_human_llm, marker=marker, color=colour, s=36)
+        # One collection per scale and fill (not one per point): the same marks, with a
+        # fraction of the artists to lay out and draw.
+        for scale, points in part.groupby("scale", sort=False):
+            marker = markers.get(scale, "o")
+            colour = [colours[m] for m in points["model"]]
+            x = points["nmae"].to_numpy(dtype=float)
             ax.scatter(
-                row.nmae, row.pearson_r, marker=marker, facecolors="none", edgecolors=colour, s=36
+                x, points["icc_human_llm"].to_numpy(dtype=float), marker=marker, c=colour, s=36
+            )
+            ax.scatter(
+                x,
+                points["pearson_r"].to_numpy(dtype=float),
+                marker=marker,
+                facecolors="none",
+                edgecolors=colour,
+                s=36,
             )
         ax.set_xlabel("nMAE (lower is better)")
         ax.set_ylabel("ICC(A,1) filled, Pearson r hollow")
-        ax.set_title(bench)
+        ax.set_title(bench, y=TITLE_Y)
     from matplotlib.lines import Line2D
 
     handles = [Line2D([], [], color=colours[m], marker="o", linestyle="", label=m) for m in models]
@@ -195,7 +201,7 @@ def item_disagreement_figure(frame: pd.DataFrame, *, threshold: float = NMAE_THR
     ax.axhline(threshold, color="firebrick", linewidth=1, linestyle="--", label=f"{threshold:g}")
     ax.set_xlabel("items, worst first")
     ax.set_ylabel("nMAE (human mean vs LLM mean)")
-    ax.set_title("Per-item disagreement")
+    ax.set_title("Per-item disagreement", y=TITLE_Y)
     ax.legend(fontsize="small")
     fig.tight_layout()
     return fig
@@ -229,6 +235,6 @@ def bootstrap_figure(frame: pd.DataFrame) -> Figure:
     ax.axvline(0.0, color="grey", linewidth=1, linestyle=":")
     ax.set_yticks(ys, [bootstrap_label(row) for _, row in frame.iterrows()])
     ax.set_xlabel("estimate with its bootstrap interval")
-    ax.set_title("Bootstrap intervals (resampling items)")
+    ax.set_title("Bootstrap intervals (resampling items)", y=TITLE_Y)
     fig.tight_layout()
     return fig

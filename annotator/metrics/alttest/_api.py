@@ -58,6 +58,13 @@ def _check_threshold(pass_threshold: Any) -> float:
     return value
 
 
+def _rates(part: _Tested, rejected: np.ndarray) -> tuple[float, float]:
+    """The winning rate and advantage probability of a part with a tested annotator."""
+    tested = part.tested
+    w = part.weights[tested]
+    return float(np.sum(w * rejected[tested]) / np.sum(w)), float(np.mean(part.rho_f[tested]))
+
+
 def _assemble(
     part: _Tested,
     decided: tuple[np.ndarray, np.ndarray],
@@ -72,9 +79,7 @@ def _assemble(
             most_items=int(part.n_items.max(initial=0)),
             n_kept=part.n_kept,
         )
-    w = part.weights[tested]
-    winning_rate = float(np.sum(w * rejected[tested]) / np.sum(w))
-    advantage = float(np.mean(part.rho_f[tested]))
+    winning_rate, advantage = _rates(part, rejected)
     rows = tuple(
         AnnotatorResult(
             annotator=h,

@@ -19,7 +19,7 @@ import numpy as np
 
 from .._names import CURVES
 from .._validation import check_integer, check_probability, json_float
-from ._api import _assemble, _check_threshold, _decide, _options, alt_test
+from ._api import _assemble, _check_threshold, _decide, _options, _rates, alt_test
 from ._core import _indicators_of, _tested
 from ._inputs import _as_mapping, _is_missing
 from ._results import TooFewItemsError
@@ -149,14 +149,25 @@ def _run_epsilons(humans: dict, llm: dict, epsilons: list[float], options: dict)
     threshold = _check_threshold(args["pass_threshold"])
     opts = [_options({**args, "epsilon": e}) for e in epsilons]
     indicators = _indicators_of(humans, llm, opts[0])
-    out = []
+    out: list[Any] = []
     for o in opts:
         part = _tested(indicators, o)
-        try:
-            out.append(_assemble(part, _decide([part], o)[0], o, threshold))
-        except TooFewItemsError:
+        if not part.tested.any():  # where alt_test raises TooFewItemsError
             out.append(None)
+            continue
+        # Only the rates enter a curve's point: not the per-annotator rows of a result.
+        winning_rate, advantage = _rates(part, _decide([part], o)[0][0])
+        out.append(_Rates(winning_rate, advantage, winning_rate >= threshold))
     return out
+
+
+@dataclass(frozen=True)
+class _Rates:
+    """What :func:`_summary` reads of an :class:`AltTestResult`."""
+
+    winning_rate: float
+    advantage_probability: float
+    passed: bool
 
 
 def _alt_tests_by_epsilon(
