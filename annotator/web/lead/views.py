@@ -79,6 +79,21 @@ def _analysis(the_study: Study) -> dict:
     return out
 
 
+def _instructions_by_scale(benchmarks, scales) -> list[tuple]:
+    """Each benchmark with its instructions as raters read them, {min} and {max}
+    filled from the scale; scales whose text reads the same are listed together."""
+    # The rater's page's own function: the lead sees exactly what raters see.
+    from ..rate.display import instructions_for
+
+    out = []
+    for bench in benchmarks:
+        texts: dict[str, list[str]] = {}
+        for scale in scales:
+            texts.setdefault(instructions_for(bench, scale), []).append(scale.name)
+        out.append((bench, [(names, text) for text, names in texts.items()]))
+    return out
+
+
 def _study_page(the_study: Study, *, chosen: dict | None = None, export_error=None):
     # The exporters (and with them pandas) are imported by the pages that use
     # them, not with the app: the CLI builds the app for every command.
@@ -91,11 +106,14 @@ def _study_page(the_study: Study, *, chosen: dict | None = None, export_error=No
         message = str(export_error)
         label = EXPORT_FIELD_LABELS[export_error.field]
         error_message = f"{message[:1].upper()}{message[1:]}: choose one under “{label}”."
+    scales = study_scales(session, the_study)
+    benchmarks = study_benchmarks(session, the_study)
     return render_template(
         "lead/study.html",
         study=the_study,
-        scales=study_scales(session, the_study),
-        benchmarks=study_benchmarks(session, the_study),
+        scales=scales,
+        benchmarks=benchmarks,
+        instructions=_instructions_by_scale(benchmarks, scales),
         formats=FORMATS,
         chosen=chosen or {},
         export_error=error_message,
