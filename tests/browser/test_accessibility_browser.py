@@ -22,7 +22,7 @@ from werkzeug.exceptions import MethodNotAllowed, NotFound
 
 from annotator.data.synthetic import SyntheticSpec, build_synthetic_study
 from annotator.db import session_scope
-from annotator.models import Block, Invite, User
+from annotator.models import Block, Invite, Item, JudgeFailure, Scale, User
 from annotator.study.studies import create_invites, create_lead, get_study
 from tests.data.studies import FINE_SCALES_TOML, STS_B_TOML, study_toml
 
@@ -58,6 +58,7 @@ PAGES: dict[str, str] = {
     "lead.report": "the downloaded report",
     "lead.invites": "invite links",
     "lead.raters": "raters, with a gap to lift and return links",
+    "lead.judge_failures_page": "LLM judge failures, a long reply opened; an unknown scale",
     "lead.lift_rater_gap": "the confirmation before lifting a gap",
     "lead.rotate_rater_link": "the confirmation before replacing a return link",
     "lead.exclude_rater_view": "the confirmation before excluding a rater",
@@ -399,8 +400,11 @@ def test_every_page_has_no_serious_axe_violation(a11y_app, browser, tmp_path):
     page.get_by_role("button", name=re.compile(r"^Withdraw")).first.click()
     sweep.check(page, "lead.withdraw_rater_view", "withdraw confirmation", method="POST")
 
+    with session_scope(app) as session:
+        _add_judge_failures(session, "full")
     page.goto(f"{base}/lead/studies/full")
     expect(page.locator("#dashboard").get_by_role("heading", name="Scale 0-5")).to_be_visible()
+    expect(page.locator("table.judge-runs")).to_contain_text("judge-x")
     sweep.check(page, "lead.study", "study with a full dashboard")
     # Built in the request: on a busy machine this takes longer than a click.
     with page.expect_download(timeout=120_000) as download_info:
@@ -409,10 +413,39 @@ def test_every_page_has_no_serious_axe_violation(a11y_app, browser, tmp_path):
     download_info.value.save_as(report)
     page.goto(report.as_uri())
     sweep.check(page, "lead.report", "report", path="/lead/studies/full/report")
+    page.goto(f"{base}/lead/studies/full")
+    page.get_by_role("link", name="All LLM judge failures").click()
+    page.locator("table.judge-failures summary").first.click()
+    expect(page.locator("pre.reply").first).to_be_visible()
+    sweep.check(page, "lead.judge_failures_page", "LLM judge failures, a long reply opened")
+    assert page.goto(f"{base}/lead/studies/full/judge-failures?scale=nope").status == 422
+    expect(page.get_by_role("alert")).to_contain_text("Unknown scale")
+    sweep.check(page, "lead.judge_failures_page", "LLM judge failures, an unknown scale")
     page.context.close()
 
     assert errors == []
     assert set(sweep.checked) == set(PAGES), set(PAGES) ^ set(sweep.checked)
+
+
+def _add_judge_failures(session, slug: str) -> None:
+    """Two failures of a judge: a long reply of several lines, and no reply at all."""
+    study = get_study(session, slug)
+    item = session.exec(select(Item).where(Item.study_id == study.id)).first()
+    scale = session.exec(select(Scale).where(Scale.study_id == study.id)).first()
+    reply = "I cannot rate this one without more context about the task.\n" * 4
+    for raw, error in ((reply, "the reply holds no number"), (None, "APIStatusError: 500")):
+        session.add(
+            JudgeFailure(
+                item_id=item.id,
+                scale_id=scale.id,
+                model="judge-x",
+                temperature=1.0,
+                run="t1-1-0123456789ab",
+                prompt_hash="0123456789ab" * 5 + "cdef",
+                raw_reply=raw,
+                error=error,
+            )
+        )
 
 
 def test_every_route_is_checked_or_excused(app):
