@@ -85,7 +85,15 @@ def test_unknown_study_is_404(lead_client, small_study):
 
 @pytest.mark.parametrize(
     "path",
-    ["/lead/", "/lead/studies/small", "/lead/studies/small/invites", "/lead/studies/small/export"],
+    [
+        "/lead/",
+        "/lead/studies/small",
+        "/lead/studies/small/invites",
+        "/lead/studies/small/export",
+        "/lead/studies/small/versions",
+        "/lead/studies/small/versions/1.toml",
+        "/lead/studies/small/judge-failures",
+    ],
 )
 def test_lead_pages_refuse_raters_and_anonymous_users(app, client, runner, path):
     runner.invoke(args=["study", "create", str(DATA / "small-study.toml")])
