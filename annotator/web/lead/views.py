@@ -227,6 +227,7 @@ def _temperature(text: str) -> float | None:
 def export(slug: str):
     from ...data.exporters import ExportError, render_export
     from ...data.selection import parse_where
+    from .long_download import long_export_response
 
     the_study = get_study_or_404(slug)
     chosen = {
@@ -240,16 +241,22 @@ def export(slug: str):
     }
     try:
         temperature = _temperature(chosen["temperature"])
+        scope = {
+            "scale": chosen["scale"] or None,
+            "benchmark": chosen["benchmark"] or None,
+            "where": parse_where(chosen["where"]),
+        }
+        if chosen["format"] == "long":
+            # Streamed, with a session of its own (see long_download).
+            return long_export_response(the_study, **scope)
         rendered = render_export(
             get_session(),
             the_study,
             chosen["format"],
-            scale=chosen["scale"] or None,
-            benchmark=chosen["benchmark"] or None,
             complete=chosen["complete"],
             temperature=temperature,
             runs=chosen["runs"],
-            where=parse_where(chosen["where"]),
+            **scope,
         )
     except ExportError as exc:
         # The form again, with the lead's choices and the problem beside it.
