@@ -25,7 +25,7 @@ from sqlmodel import SQLModel
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from import_export import SCALES, STUDY, write_files  # noqa: E402
+from import_export import SCALES, SIZES, study_toml, write_files  # noqa: E402
 
 from annotator import create_app  # noqa: E402
 from annotator.data import frames, matrix_export  # noqa: E402
@@ -36,11 +36,15 @@ from annotator.study.raters import counted_rater, exclude_rater  # noqa: E402
 from annotator.study.studies import create_study, study_raters  # noqa: E402
 from annotator.study.studyfile import parse_study_file  # noqa: E402
 
+# The import benchmark's quick size: 5,000 items x 12 raters x 3 scales.
+N_ITEMS, N_RATERS, N_SCALES = SIZES["quick"]
+STUDY_SCALES = SCALES[:N_SCALES]
+
 
 def _work(study_id: int) -> None:
     with session_scope() as session:
         study = session.get(Study, study_id)
-        for scale in SCALES:
+        for scale, _, _ in STUDY_SCALES:
             matrix_export.matrix_export(session, study, scale=scale, temperature=None)
         frames.study_frames(session, study)
 
@@ -68,11 +72,11 @@ def main() -> None:
         try:
             with app.app_context():
                 SQLModel.metadata.create_all(get_engine())
-                items, ratings, _ = write_files(folder)
+                paths = write_files(folder, N_ITEMS, N_RATERS, STUDY_SCALES)
                 with session_scope() as session:
-                    study = create_study(session, parse_study_file(STUDY))
-                    import_items(session, study, items)
-                    import_ratings(session, study, ratings)
+                    study = create_study(session, parse_study_file(study_toml(STUDY_SCALES)))
+                    import_items(session, study, paths["items"])
+                    import_ratings(session, study, paths["ratings"])
                     rater = study_raters(session, study)[0]
                     exclude_rater(session, rater, actor=None, via="cli", reason="benchmark")
                     study_id = study.id
@@ -87,7 +91,8 @@ def main() -> None:
                         _work(study_id)
                         times[label].append(time.perf_counter() - start)
                 matrix_export.counted_rater = frames.counted_rater = counted_rater
-                print(f"database: {get_engine().dialect.name}; 180,000 ratings, one rater excluded")
+                n = N_ITEMS * N_RATERS * N_SCALES
+                print(f"database: {get_engine().dialect.name}; {n:,} ratings, one rater excluded")
                 medians = {label: statistics.median(t) for label, t in times.items()}
                 for label, seconds in medians.items():
                     print(f"3 matrix exports + study_frames, {label:<14} {seconds:6.2f} s")

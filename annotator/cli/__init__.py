@@ -21,7 +21,7 @@ from ..analysis.cli import report_command
 from .agreement import agreement_command, consistency_command
 from .export import export_command
 from .imports import items_group, llm_group, ratings_group
-from .judge import judge_command
+from .judge import judge_group
 from .raters import raters_group
 from .serve import serve_command
 from .setup import db_group, init_command, lead_group
@@ -88,7 +88,7 @@ COMMANDS: tuple[click.Command, ...] = (
     items_group,
     ratings_group,
     llm_group,
-    judge_command,
+    judge_group,
     raters_group,
     export_command,
     serve_command,

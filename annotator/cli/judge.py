@@ -1,7 +1,9 @@
-"""``annotator judge``: an LLM judge scores the study's items (see annotator.judge)."""
+"""``annotator judge``: an LLM judge scores the study's items (see annotator.judge),
+and ``annotator judge failures`` lists the requests that gave no valid score."""
 
 from __future__ import annotations
 
+import json
 import os
 
 import click
@@ -9,13 +11,41 @@ from flask.cli import with_appcontext
 
 from ._common import fail, progress, study_or_fail
 
-__all__ = ["judge_command"]
+__all__ = ["judge_group", "judge_command", "failures_command"]
 
 SHORT_HELP = "Score the study's items with an LLM judge (any OpenAI-compatible endpoint)."
 
 
-@click.command(
+class _DefaultRunGroup(click.Group):
+    """A group whose first argument, when it names no subcommand, is the study
+    of ``run``: ``annotator judge STUDY --model M`` stays what it always was.
+
+    Click has no default subcommand; click-default-group adds one, but for this
+    one group a dependency is more than the four lines below.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(
     "judge",
+    cls=_DefaultRunGroup,
+    short_help=SHORT_HELP,
+    help=SHORT_HELP
+    + "\n\n`annotator judge STUDY --model M ...` is `annotator judge run STUDY ...` "
+    "(see `annotator judge run --help`); `annotator judge failures STUDY` lists the "
+    "replies that held no valid score. (A study whose slug is a subcommand's name is "
+    "judged with `annotator judge run SLUG`.)",
+)
+def judge_group() -> None:
+    pass
+
+
+@judge_group.command(
+    "run",
     short_help=SHORT_HELP,
     help=SHORT_HELP
     + "\n\nScores land as stored LLM scores (as `llm-scores import` stores them) with "
@@ -125,3 +155,61 @@ def judge_command(
     click.echo(f"{model} on {study} at temperature {settings.temperature:g}: {report.summary()}.")
     if report.failed:
         click.echo("Failed scores are kept with their replies; run again to ask for them anew.")
+
+
+def _clip(text: str | None, width: int) -> str:
+    if text is None:
+        return "(no reply)"
+    # One line per failure: the reply's line breaks shown, as in a Python string.
+    flat = text.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t")
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+@judge_group.command(
+    "failures",
+    short_help="List the judge requests whose replies held no valid score.",
+    help="List the judge requests of STUDY whose replies held no valid score (stored by "
+    "`annotator judge`, never as scores): item, scale, model, run, temperature, prompt "
+    "version, time (UTC), the reply (cut to one line) and why it was refused. "
+    "'scored' marks a failure a later run asked again and got a score for. "
+    "--json prints every field, the whole reply included.",
+)
+@click.argument("study")
+@click.option("--model", help="Only this model's failures.")
+@click.option("--scale", help="Only this scale's failures.")
+@click.option("--open", "only_open", is_flag=True, help="Only failures still without a score.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON list, whole replies.")
+@with_appcontext
+def failures_command(
+    study: str, model: str | None, scale: str | None, only_open: bool, as_json: bool
+) -> None:
+    from ..db import session_scope
+    from ..judge.history import judge_failures
+
+    with session_scope() as session:
+        the_study = study_or_fail(session, study)
+        try:
+            rows = judge_failures(session, the_study, model=model, scale=scale)
+        except ValueError as exc:
+            fail(str(exc).removeprefix("scale: "))
+    if only_open:
+        rows = [row for row in rows if not row.scored_since]
+    if as_json:
+        click.echo(json.dumps([row.as_json() for row in rows], indent=2, ensure_ascii=False))
+        return
+    if not rows:
+        click.echo(f"No judge failures stored for {study}.")
+        return
+    click.echo(
+        f"{'item':<12} {'scale':<8} {'model':<20} {'run':<22} {'temp':>5} {'prompt':<12} "
+        f"{'time (UTC)':<16} {'state':<6} reply | error"
+    )
+    for row in rows:
+        click.echo(
+            f"{row.item:<12} {row.scale:<8} {row.model:<20} {row.run:<22} "
+            f"{row.temperature:>5g} {row.prompt_hash[:12]:<12} "
+            f"{row.created_at:%Y-%m-%d %H:%M} {'scored' if row.scored_since else 'open':<6} "
+            f"{_clip(row.raw_reply, 40)} | {_clip(row.error, 60)}"
+        )
+    still = sum(not row.scored_since for row in rows)
+    click.echo(f"{len(rows)} failure(s), {still} still without a score.")

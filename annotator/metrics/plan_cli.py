@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from ._names import SCORINGS, TESTS
-from .cli import (
+from .cli_options import (
     _benchmark_option,
     _fmt,
     _load_json,

@@ -18,15 +18,37 @@ Data-access functions take the session and leave the commit to the caller.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
+from datetime import datetime
 
+from sqlalchemy import func
 from sqlmodel import Session, select
 
-from ..models import AuditAction, AuditEvent, Benchmark, Item, Study, StudyVersion, User
+from ..models import (
+    AuditAction,
+    AuditEvent,
+    Benchmark,
+    Item,
+    Rating,
+    Scale,
+    Study,
+    StudyVersion,
+    User,
+)
+from .raters import counted_rater
 from .studies import study_benchmarks, study_scales
 from .studyfile import StudyFile, template_fields, validation_settings
 
-__all__ = ["StudyUpdateError", "StudyUpdate", "update_study", "study_versions"]
+__all__ = [
+    "StudyUpdateError",
+    "StudyUpdate",
+    "update_study",
+    "study_versions",
+    "VersionRow",
+    "version_rows",
+    "get_version",
+]
 
 # Study columns a new file may change, compared as stored.
 _PLAIN_FIELDS = (
@@ -193,3 +215,71 @@ def study_versions(session: Session, study: Study) -> list[StudyVersion]:
             .order_by(StudyVersion.version)
         )
     )
+
+
+@dataclass(frozen=True)
+class VersionRow:
+    """A study version as the lead's versions page shows it."""
+
+    version: int
+    created_at: datetime
+    # The key paths that changed from the previous version (empty for version 1).
+    changes: list[str]
+    # Ratings given under this version: all of them, and those of raters who count
+    # (withdrawn and excluded raters' are kept but enter no export or statistic).
+    ratings: int
+    counted_ratings: int
+    # The study file's lines changed from the previous version (unified diff; "" for
+    # version 1 and for versions made before the file was stored).
+    diff: str
+
+
+def _ratings_per_version(session: Session, study: Study, *, counted: bool) -> dict[int, int]:
+    query = (
+        select(Rating.study_version, func.count(Rating.id))
+        .join(Scale, Scale.id == Rating.scale_id)
+        .where(Scale.study_id == study.id)
+        .group_by(Rating.study_version)
+    )
+    if counted:
+        query = query.where(counted_rater(Rating.rater_id))
+    return dict(session.exec(query).all())
+
+
+def version_rows(session: Session, study: Study) -> list[VersionRow]:
+    """The study's versions, newest first, with the ratings given under each."""
+    given = _ratings_per_version(session, study, counted=False)
+    counted = _ratings_per_version(session, study, counted=True)
+    rows = []
+    previous = None
+    for version in study_versions(session, study):
+        diff = ""
+        if previous is not None and previous.source_toml and version.source_toml:
+            diff = "".join(
+                difflib.unified_diff(
+                    previous.source_toml.splitlines(keepends=True),
+                    version.source_toml.splitlines(keepends=True),
+                    fromfile=f"version {previous.version}",
+                    tofile=f"version {version.version}",
+                )
+            )
+        rows.append(
+            VersionRow(
+                version=version.version,
+                created_at=version.created_at,
+                changes=list(version.changes or []),
+                ratings=given.get(version.version, 0),
+                counted_ratings=counted.get(version.version, 0),
+                diff=diff,
+            )
+        )
+        previous = version
+    return rows[::-1]
+
+
+def get_version(session: Session, study: Study, version: int) -> StudyVersion | None:
+    return session.exec(
+        select(StudyVersion).where(
+            StudyVersion.study_id == study.id, StudyVersion.version == version
+        )
+    ).first()

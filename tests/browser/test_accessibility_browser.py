@@ -22,8 +22,10 @@ from werkzeug.exceptions import MethodNotAllowed, NotFound
 
 from annotator.data.synthetic import SyntheticSpec, build_synthetic_study
 from annotator.db import session_scope
-from annotator.models import Block, Invite, User
+from annotator.models import Block, Invite, Item, JudgeFailure, Scale, User
 from annotator.study.studies import create_invites, create_lead, get_study
+from annotator.study.studyfile import parse_study_file
+from annotator.study.versions import update_study
 from tests.data.studies import FINE_SCALES_TOML, STS_B_TOML, study_toml
 
 from .axe import assert_no_serious_violations
@@ -58,6 +60,8 @@ PAGES: dict[str, str] = {
     "lead.report": "the downloaded report",
     "lead.invites": "invite links",
     "lead.raters": "raters, with a gap to lift and return links",
+    "lead.study_versions": "a study's versions, the changed lines of one opened",
+    "lead.judge_failures_page": "LLM judge failures, a long reply opened; an unknown scale",
     "lead.lift_rater_gap": "the confirmation before lifting a gap",
     "lead.rotate_rater_link": "the confirmation before replacing a return link",
     "lead.exclude_rater_view": "the confirmation before excluding a rater",
@@ -73,6 +77,7 @@ NOT_CHECKED: dict[str, str] = {
     "auth.index": "only redirects (to the login page or the user's home)",
     "rate.start": "only redirects (to the block, the dashboard or the block-locked page)",
     "lead.eligible_download": "a text file of platform ids, not a page",
+    "lead.study_version_file": "a study file (TOML) as it was, not a page",
 }
 
 # A study of 14 items, one of which comes back (test-retest): 15 entries a block.
@@ -371,6 +376,13 @@ def test_every_page_has_no_serious_axe_violation(a11y_app, browser, tmp_path):
     page.get_by_role("button", name="Download", exact=True).click()
     expect(page.locator("#export-error")).to_be_visible()
     sweep.check(page, "lead.export", "export error")
+    with session_scope(app) as session:
+        _update_twice(session, "solo")
+    page.goto(f"{base}/lead/studies/solo")
+    page.get_by_role("link", name="Versions and what changed").click()
+    page.get_by_text("Lines changed in the study file").first.click()
+    expect(page.locator("pre.diff").first).to_be_visible()
+    sweep.check(page, "lead.study_versions", "study versions, a change opened")
     page.goto(f"{base}/lead/studies/a11y/invites")
     page.get_by_label("Number of new links").fill("3")
     page.get_by_role("button", name="Create links").click()
@@ -399,8 +411,11 @@ def test_every_page_has_no_serious_axe_violation(a11y_app, browser, tmp_path):
     page.get_by_role("button", name=re.compile(r"^Withdraw")).first.click()
     sweep.check(page, "lead.withdraw_rater_view", "withdraw confirmation", method="POST")
 
+    with session_scope(app) as session:
+        _add_judge_failures(session, "full")
     page.goto(f"{base}/lead/studies/full")
     expect(page.locator("#dashboard").get_by_role("heading", name="Scale 0-5")).to_be_visible()
+    expect(page.locator("table.judge-runs")).to_contain_text("judge-x")
     sweep.check(page, "lead.study", "study with a full dashboard")
     # Built in the request: on a busy machine this takes longer than a click.
     with page.expect_download(timeout=120_000) as download_info:
@@ -409,10 +424,48 @@ def test_every_page_has_no_serious_axe_violation(a11y_app, browser, tmp_path):
     download_info.value.save_as(report)
     page.goto(report.as_uri())
     sweep.check(page, "lead.report", "report", path="/lead/studies/full/report")
+    page.goto(f"{base}/lead/studies/full")
+    page.get_by_role("link", name="All LLM judge failures").click()
+    page.locator("table.judge-failures summary").first.click()
+    expect(page.locator("pre.reply").first).to_be_visible()
+    sweep.check(page, "lead.judge_failures_page", "LLM judge failures, a long reply opened")
+    assert page.goto(f"{base}/lead/studies/full/judge-failures?scale=nope").status == 422
+    expect(page.get_by_role("alert")).to_contain_text("Unknown scale")
+    sweep.check(page, "lead.judge_failures_page", "LLM judge failures, an unknown scale")
     page.context.close()
 
     assert errors == []
     assert set(sweep.checked) == set(PAGES), set(PAGES) ^ set(sweep.checked)
+
+
+def _update_twice(session, slug: str) -> None:
+    """Versions 2 and 3 of the solo study (a new consent, then a new completion code)."""
+    study = get_study(session, slug)
+    second = SOLO_STUDY.replace("ten short texts", "ten short texts, twice over")
+    third = second.replace("A11Y-2026", "A11Y-2027")
+    for text in (second, third):
+        update_study(session, study, parse_study_file(text), source_toml=text, actor=None)
+
+
+def _add_judge_failures(session, slug: str) -> None:
+    """Two failures of a judge: a long reply of several lines, and no reply at all."""
+    study = get_study(session, slug)
+    item = session.exec(select(Item).where(Item.study_id == study.id)).first()
+    scale = session.exec(select(Scale).where(Scale.study_id == study.id)).first()
+    reply = "I cannot rate this one without more context about the task.\n" * 4
+    for raw, error in ((reply, "the reply holds no number"), (None, "APIStatusError: 500")):
+        session.add(
+            JudgeFailure(
+                item_id=item.id,
+                scale_id=scale.id,
+                model="judge-x",
+                temperature=1.0,
+                run="t1-1-0123456789ab",
+                prompt_hash="0123456789ab" * 5 + "cdef",
+                raw_reply=raw,
+                error=error,
+            )
+        )
 
 
 def test_every_route_is_checked_or_excused(app):

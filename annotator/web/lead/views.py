@@ -15,6 +15,7 @@ from flask import (
 from sqlmodel import select
 
 from ...db import get_session
+from ...judge.history import judge_run_summaries
 from ...models import Invite, Study
 from ...study.overview import study_overviews
 from ...study.studies import (
@@ -79,6 +80,21 @@ def _analysis(the_study: Study) -> dict:
     return out
 
 
+def _instructions_by_scale(benchmarks, scales) -> list[tuple]:
+    """Each benchmark with its instructions as raters read them, {min} and {max}
+    filled from the scale; scales whose text reads the same are listed together."""
+    # The rater's page's own function: the lead sees exactly what raters see.
+    from ..rate.display import instructions_for
+
+    out = []
+    for bench in benchmarks:
+        texts: dict[str, list[str]] = {}
+        for scale in scales:
+            texts.setdefault(instructions_for(bench, scale), []).append(scale.name)
+        out.append((bench, [(names, text) for text, names in texts.items()]))
+    return out
+
+
 def _study_page(the_study: Study, *, chosen: dict | None = None, export_error=None):
     # The exporters (and with them pandas) are imported by the pages that use
     # them, not with the app: the CLI builds the app for every command.
@@ -91,11 +107,15 @@ def _study_page(the_study: Study, *, chosen: dict | None = None, export_error=No
         message = str(export_error)
         label = EXPORT_FIELD_LABELS[export_error.field]
         error_message = f"{message[:1].upper()}{message[1:]}: choose one under “{label}”."
+    scales = study_scales(session, the_study)
+    benchmarks = study_benchmarks(session, the_study)
     return render_template(
         "lead/study.html",
         study=the_study,
-        scales=study_scales(session, the_study),
-        benchmarks=study_benchmarks(session, the_study),
+        scales=scales,
+        benchmarks=benchmarks,
+        instructions=_instructions_by_scale(benchmarks, scales),
+        judge_runs=judge_run_summaries(session, the_study),
         formats=FORMATS,
         chosen=chosen or {},
         export_error=error_message,
@@ -207,6 +227,7 @@ def _temperature(text: str) -> float | None:
 def export(slug: str):
     from ...data.exporters import ExportError, render_export
     from ...data.selection import parse_where
+    from .long_download import long_export_response
 
     the_study = get_study_or_404(slug)
     chosen = {
@@ -220,16 +241,22 @@ def export(slug: str):
     }
     try:
         temperature = _temperature(chosen["temperature"])
+        scope = {
+            "scale": chosen["scale"] or None,
+            "benchmark": chosen["benchmark"] or None,
+            "where": parse_where(chosen["where"]),
+        }
+        if chosen["format"] == "long":
+            # Streamed, with a session of its own (see long_download).
+            return long_export_response(the_study, **scope)
         rendered = render_export(
             get_session(),
             the_study,
             chosen["format"],
-            scale=chosen["scale"] or None,
-            benchmark=chosen["benchmark"] or None,
             complete=chosen["complete"],
             temperature=temperature,
             runs=chosen["runs"],
-            where=parse_where(chosen["where"]),
+            **scope,
         )
     except ExportError as exc:
         # The form again, with the lead's choices and the problem beside it.

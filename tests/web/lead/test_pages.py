@@ -85,7 +85,15 @@ def test_unknown_study_is_404(lead_client, small_study):
 
 @pytest.mark.parametrize(
     "path",
-    ["/lead/", "/lead/studies/small", "/lead/studies/small/invites", "/lead/studies/small/export"],
+    [
+        "/lead/",
+        "/lead/studies/small",
+        "/lead/studies/small/invites",
+        "/lead/studies/small/export",
+        "/lead/studies/small/versions",
+        "/lead/studies/small/versions/1.toml",
+        "/lead/studies/small/judge-failures",
+    ],
 )
 def test_lead_pages_refuse_raters_and_anonymous_users(app, client, runner, path):
     runner.invoke(args=["study", "create", str(DATA / "small-study.toml")])
@@ -149,3 +157,14 @@ def test_invite_form_carries_its_limits_to_the_browser(lead_client, small_study)
     field = page[page.index('<input id="count"') :].split(">", 1)[0]
     assert 'min="1"' in field and 'max="500"' in field and "required" in field
     assert 'type="number"' in field and 'value="1"' in field
+
+
+def test_study_page_fills_the_instructions_range_per_scale(lead_client, small_study):
+    # The lead reads the instructions as raters do: {min} and {max} filled from
+    # each scale (small-study.toml has 0-5 and 0-100), never the raw placeholders.
+    page = lead_client.get("/lead/studies/small").get_data(as_text=True)
+    section = page[page.index("<h2>Benchmarks</h2>") :].split("<h2", 2)[1]
+    assert "{min}" not in section and "{max}" not in section
+    assert "Rate the semantic similarity of the two sentences from 0 to 5." in section
+    assert "Rate the semantic similarity of the two sentences from 0 to 100." in section
+    assert "Rate how truthful the answer is from 0 to 100." in section

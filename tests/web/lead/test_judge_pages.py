@@ -1,0 +1,143 @@
+"""The lead's view of the LLM judge runs: the study page's summary and the failures page."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from sqlalchemy import func
+from sqlmodel import select
+
+from annotator.models import Benchmark, Item, LLMScore, Scale
+from tests.conftest import DATA
+from tests.judge.judged import LONG_REPLY, SHORT_REPLY, judge_with_failures
+
+
+def _section(page: str, heading_id: str) -> str:
+    start = page.index(f'id="{heading_id}"')
+    return page[start : page.index("<h2", start)]
+
+
+def _rows(section: str) -> dict[tuple[str, str], list[str]]:
+    """The summary table's rows by (model, scale): the text of each cell."""
+    out = {}
+    for row in re.findall(r"<tr>(.*?)</tr>", section, re.S)[1:]:
+        cells = [
+            " ".join(re.sub(r"<[^>]+>", "", c).split())
+            for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)
+        ]
+        out[cells[0], cells[1]] = cells[2:]
+    return out
+
+
+def test_study_page_summarises_each_model_and_scale(
+    lead_client, runner, small_study, fake_endpoint, db_session
+):
+    empty = lead_client.get("/lead/studies/small").get_data(as_text=True)
+    assert "No scores from <code>annotator judge</code> yet" in _section(empty, "judge-runs")
+
+    judge_with_failures(runner, fake_endpoint)
+    page = lead_client.get("/lead/studies/small").get_data(as_text=True)
+    rows = _rows(_section(page, "judge-runs"))
+    counted = dict(
+        ((model, scale), n)
+        for model, scale, n in db_session.exec(
+            select(LLMScore.model, Scale.name, func.count(LLMScore.id))
+            .join(Scale, Scale.id == LLMScore.scale_id)
+            .group_by(LLMScore.model, Scale.name)
+        ).all()
+    )
+    assert counted == {("m", "0-5"): 4}
+    # scores, temperatures, prompt versions, failures
+    assert rows[("m", "0-5")] == ["4", "1", "one per benchmark", "1 (0 still without a score)"]
+    assert rows[("m2", "0-100")] == ["0", "–", "–", "1"]
+    assert 'href="/lead/studies/small/judge-failures?model=m2&amp;scale=0-100"' in page
+    assert 'href="/lead/studies/small/judge-failures"' in page
+
+
+def test_a_changed_prompt_shows_as_a_second_version(
+    lead_client, runner, small_study, fake_endpoint, db_session, tmp_path
+):
+    endpoint = fake_endpoint()
+    judge = ["judge", "small", "--model", "m", "--base-url", endpoint.url, "--scale", "0-5"]
+    assert runner.invoke(args=judge).exit_code == 0
+    changed = tmp_path / "study.toml"
+    changed.write_text(
+        (DATA / "small-study.toml")
+        .read_text()
+        .replace("semantic similarity of the two sentences", "similarity in meaning")
+    )
+    assert runner.invoke(args=["study", "update", str(changed)]).exit_code == 0
+    assert runner.invoke(args=judge).exit_code == 0
+    # The newest version of each benchmark's prompt: that of its last stored score.
+    newest = {
+        bench: db_session.exec(
+            select(LLMScore.prompt_hash)
+            .join(Item, Item.id == LLMScore.item_id)
+            .join(Benchmark, Benchmark.id == Item.benchmark_id)
+            .where(Benchmark.name == bench)
+            .order_by(LLMScore.id.desc())
+        ).first()
+        for bench in ("sts-b", "truthfulqa")
+    }
+    page = lead_client.get("/lead/studies/small").get_data(as_text=True)
+    scores, _, versions, _ = _rows(_section(page, "judge-runs"))[("m", "0-5")]
+    # 3 sts-b items asked twice, the truthfulqa item once (its prompt did not change).
+    assert scores == "7"
+    assert versions == (
+        f"sts-b: 2 (newest {newest['sts-b'][:12]}) truthfulqa: 1 (newest {newest['truthfulqa'][:12]})"
+    )
+
+
+def test_failures_page_lists_and_filters(lead_client, runner, small_study, fake_endpoint):
+    judge_with_failures(runner, fake_endpoint)
+    page = lead_client.get("/lead/studies/small/judge-failures").get_data(as_text=True)
+    assert "2 failure(s), 1 scored later." in page
+    body = page[page.index("<tbody>") : page.index("</tbody>")]
+    # Newest first: m2's failure, then m's.
+    assert body.index("<code>s1</code>") < body.index("<code>s2</code>")
+    # The long reply: cut in the summary, whole when opened (no JavaScript needed).
+    assert f'<pre class="reply">{html.escape(LONG_REPLY)}</pre>' in body
+    assert "<details>" in body
+    assert f'<code class="reply">{html.escape(SHORT_REPLY)}</code>' in body
+    assert "scored later" in body and "open" in body
+
+    only_m2 = lead_client.get("/lead/studies/small/judge-failures?model=m2").get_data(as_text=True)
+    assert "<code>s1</code>" in only_m2 and "<code>s2</code>" not in only_m2
+    assert '<option value="m2" selected>' in only_m2
+    still_open = lead_client.get("/lead/studies/small/judge-failures?open=1")
+    text = still_open.get_data(as_text=True)
+    assert "<code>s1</code>" in text and "<code>s2</code>" not in text
+    assert "1 still without a score" in text
+
+
+def test_failures_page_with_an_unknown_scale_says_so(lead_client, small_study):
+    response = lead_client.get("/lead/studies/small/judge-failures?scale=1-7")
+    assert response.status_code == 422
+    page = response.get_data(as_text=True)
+    assert "Unknown scale &#39;1-7&#39; (the study has: 0-5, 0-100); showing every scale." in page
+    assert "0 failure(s), 0 scored later." in page
+
+
+def test_failures_page_of_an_unknown_study_is_404(lead_client, small_study):
+    assert lead_client.get("/lead/studies/nope/judge-failures").status_code == 404
+
+
+@pytest.mark.parametrize("path", ["/lead/studies/small/judge-failures"])
+def test_failures_page_is_for_leads_only(app, client, runner, path):
+    from annotator.db import session_scope
+    from annotator.models import Role, User
+
+    runner.invoke(args=["study", "create", str(DATA / "small-study.toml")])
+    anonymous = client.get(path)
+    assert anonymous.status_code == 302 and "/login" in anonymous.headers["Location"]
+    with session_scope(app) as session:
+        rater = User(role=Role.RATER, rater_code="R-TEST01")
+        session.add(rater)
+        session.flush()
+        rater_id = rater.id
+    with client.session_transaction() as flask_session:
+        flask_session["_user_id"] = str(rater_id)
+        flask_session["_fresh"] = True
+    assert client.get(path).status_code == 403
