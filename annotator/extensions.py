@@ -24,10 +24,11 @@ limiter = Limiter(key_func=get_remote_address, default_limits=[])
 @login_manager.user_loader
 def _load_user(user_id: str):
     from flask import g
+    from sqlalchemy import exists
     from sqlmodel import select
 
     from .db import get_session
-    from .models import Study, User
+    from .models import Demographics, Study, User
 
     try:
         key = int(user_id.split(":", 1)[0])
@@ -38,14 +39,24 @@ def _load_user(user_id: str):
     # for the request, which also keeps it in the session's identity map
     # (held weakly there), so later ``session.get(Study, ...)`` calls of the
     # request find it without a query.
+    # Whether the rater has answered the questionnaire, too: every rater page
+    # checks it first (annotator.web.rate.views.questionnaire_first), one
+    # statement less per score post for an EXISTS on an indexed column.
+    answered = exists().where(Demographics.user_id == User.id)
     row = (
         get_session()
-        .exec(select(User, Study).outerjoin(Study, Study.id == User.study_id).where(User.id == key))
+        .exec(
+            select(User, Study, answered)
+            .outerjoin(Study, Study.id == User.study_id)
+            .where(User.id == key)
+        )
         .first()
     )
     if row is None:
         return None
-    user, g.user_study = row
+    user, g.user_study, answered = row
+    # Keyed by the user: a request that logs another user in must not use it.
+    g.user_answered_demographics = (user.id, answered)
     # A cookie from before the rater's return link was replaced no longer
     # matches (see User.get_id): that session is over.
     if user.get_id() != user_id:
