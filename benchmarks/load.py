@@ -151,11 +151,15 @@ class Instance:
     port: int = field(default_factory=_free_port)
     # "Worker ready" lines already in the server's log (earlier starts).
     ready: int = 0
+    # A source tree of the code before (--baseline), imported first.
+    pythonpath: str | None = None
 
     @property
     def env(self) -> dict[str, str]:
+        extra = {"PYTHONPATH": self.pythonpath} if self.pythonpath else {}
         return {
             **os.environ,
+            **extra,
             "ANNOTATOR_INSTANCE_PATH": str(self.folder),
             "ANNOTATOR_DATABASE_URL": self.database_url,
             "ANNOTATOR_BASE_URL": f"http://127.0.0.1:{self.port}",
@@ -674,6 +678,7 @@ def _database(kind: str, folder: Path, postgres_url: str):
 
 def _hello_rate(results: list[Result], mode: str) -> float | None:
     # Saturation: the mean of the hello-world runs before and after the app's.
+    mode = "saturation" if mode == "dev" else mode
     rates = [r.per_second for r in results if r.mode == mode and r.name.startswith("hello")]
     return sum(rates) / len(rates) if rates else None
 
@@ -761,6 +766,12 @@ def main(argv: list[str] | None = None) -> int:
         default=2,
         help="processes the simulated clients are dealt to (default 2)",
     )
+    parser.add_argument(
+        "--baseline",
+        default=None,
+        help="a source tree of the code before (e.g. from git archive): its app runs "
+        "follow each of this code's, interleaved",
+    )
     parser.add_argument("--postgres-url", default="postgresql://postgres@127.0.0.1:5432/test")
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--no-faults", action="store_true")
@@ -787,8 +798,12 @@ def main(argv: list[str] | None = None) -> int:
     plan: list[tuple] = [("hello", "hello-world", "saturation", 0.0)]
     for index, kind in enumerate(kinds):
         plan.append((kind, "load", "saturation", 0.0))
+        if args.baseline:
+            plan.append((kind, "load, before", "saturation", 0.0))
         if args.think:
             plan.append((kind, "load, paced", "paced", args.think))
+            if args.baseline:
+                plan.append((kind, "load, paced, before", "paced", args.think))
             if index == 0:
                 plan.append(("hello", "hello-world, paced", "paced", args.think))
     plan.append(("hello", "hello-world, again", "saturation", 0.0))
@@ -813,7 +828,9 @@ def main(argv: list[str] | None = None) -> int:
                     result = _app_run(
                         f"{kind}: {name}",
                         mode,
-                        Instance(folder, url),
+                        Instance(
+                            folder, url, pythonpath=args.baseline if "before" in name else None
+                        ),
                         args,
                         raters,
                         think=think,

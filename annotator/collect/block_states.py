@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import func
+from sqlalchemy import bindparam, func
 from sqlmodel import Session, select
 
 from ..clock import now
@@ -131,6 +131,22 @@ def block_states(
     return states
 
 
+# Built once, with the ids as parameters: building the statement (SQLModel's
+# column comparisons, the join) cost more CPU than running it, on every score
+# post; the compiled form is cached by SQLAlchemy either way.
+_BLOCK_STATE = (
+    select(
+        Block,
+        Scale,
+        select(func.count(Block.id))
+        .where(Block.rater_id == bindparam("rater_key"))
+        .scalar_subquery(),
+    )
+    .join(Scale, Scale.id == Block.scale_id)
+    .where(Block.id == bindparam("block_key"), Block.rater_id == bindparam("rater_key"))
+)
+
+
 def block_state(session: Session, user: User, block_id: int) -> BlockState | None:
     """The rater's own block ``block_id`` (``rated`` not counted); ``None`` for anyone else's.
 
@@ -139,12 +155,7 @@ def block_state(session: Session, user: User, block_id: int) -> BlockState | Non
     block, its scale and the rater's number of blocks. A block not started
     yet depends on the one before it and goes through :func:`block_states`.
     """
-    blocks_total = select(func.count(Block.id)).where(Block.rater_id == user.id).scalar_subquery()
-    row = session.exec(
-        select(Block, Scale, blocks_total)
-        .join(Scale, Scale.id == Block.scale_id)
-        .where(Block.id == block_id, Block.rater_id == user.id)
-    ).first()
+    row = session.exec(_BLOCK_STATE, params={"block_key": block_id, "rater_key": user.id}).first()
     if row is None:
         return None
     block, scale, total = row

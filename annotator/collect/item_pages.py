@@ -64,6 +64,14 @@ class ItemPage:
         return len(self.block.item_order)
 
 
+# Built once (see annotator.collect.block_states._BLOCK_STATE).
+_ITEM_PAGE = (
+    select(Item, Benchmark)
+    .join(Benchmark, Benchmark.id == Item.benchmark_id)
+    .where(Item.id == bindparam("item_key"))
+)
+
+
 def item_page(
     session: Session,
     block: Block,
@@ -75,9 +83,7 @@ def item_page(
     """The page for ``position`` from the block's ratings already loaded."""
     # The item and its benchmark in one query.
     item, benchmark = session.exec(
-        select(Item, Benchmark)
-        .join(Benchmark, Benchmark.id == Item.benchmark_id)
-        .where(Item.id == block.item_order[position - 1]["item"])
+        _ITEM_PAGE, params={"item_key": block.item_order[position - 1]["item"]}
     ).one()
     existing = rated.get(position)
     done_before = position - 1

@@ -7,11 +7,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
+from sqlalchemy import bindparam
 from sqlmodel import Session, select
 
 from ..models import Block, Rating
 
 __all__ = ["RatedPlaces", "ratings_by_position", "next_position"]
+
+
+# Built once (see annotator.collect.block_states._BLOCK_STATE).
+_POSITIONS = select(Rating.position).where(Rating.block_id == bindparam("block_key"))
 
 
 class RatedPlaces(Mapping[int, Rating]):
@@ -29,9 +34,7 @@ class RatedPlaces(Mapping[int, Rating]):
     def __init__(self, session: Session, block: Block) -> None:
         self._session = session
         self._block_id = block.id
-        self._positions = set(
-            session.exec(select(Rating.position).where(Rating.block_id == block.id)).all()
-        )
+        self._positions = set(session.exec(_POSITIONS, params={"block_key": block.id}).all())
         self._loaded: dict[int, Rating] = {}
 
     def __contains__(self, position: object) -> bool:
