@@ -45,6 +45,7 @@ import argparse
 import csv
 import http.client
 import json
+import multiprocessing
 import os
 import random
 import re
@@ -150,11 +151,15 @@ class Instance:
     port: int = field(default_factory=_free_port)
     # "Worker ready" lines already in the server's log (earlier starts).
     ready: int = 0
+    # A source tree of the code before (--baseline), imported first.
+    pythonpath: str | None = None
 
     @property
     def env(self) -> dict[str, str]:
+        extra = {"PYTHONPATH": self.pythonpath} if self.pythonpath else {}
         return {
             **os.environ,
+            **extra,
             "ANNOTATOR_INSTANCE_PATH": str(self.folder),
             "ANNOTATOR_DATABASE_URL": self.database_url,
             "ANNOTATOR_BASE_URL": f"http://127.0.0.1:{self.port}",
@@ -313,44 +318,75 @@ class Browser:
 
 
 class Stats:
-    def __init__(self, total_scores: int, time_limit: float = float("inf")) -> None:
+    """What one client process saw; the parent merges them (:meth:`merge`)."""
+
+    def __init__(self, deadline: float = float("inf"), counter=None) -> None:
         self.lock = threading.Lock()
-        # Raters stop scoring then (what they stored is still checked).
-        self.deadline = time.monotonic() + time_limit
+        # Raters stop scoring then (time.monotonic(), the same clock in every
+        # process on Linux; what they stored is still checked).
+        self.deadline = deadline
         self.latencies: list[float] = []
         self.counts: dict[str, int] = {}
-        self.total_scores = total_scores
-        self.scored = 0
-        # The fault runs wait on these (made before any client starts).
-        self.milestones = {share: threading.Event() for share in (1 / 3, 1 / 2)}
+        # Scores posted, shared by the client processes (the fault runs wait
+        # on it); None in the parent's merged copy.
+        self.counter = counter
+        self.first = float("inf")
+        self.last = float("-inf")
 
     def latency(self, seconds: float) -> None:
         ended = time.perf_counter()
         with self.lock:
             self.latencies.append(seconds)
-            # The timed window: from the first timed request to the last.
-            self.first = min(getattr(self, "first", ended), ended - seconds)
+            # The timed window: from the first timed request to the last
+            # (perf_counter is CLOCK_MONOTONIC, comparable across processes).
+            self.first = min(self.first, ended - seconds)
             self.last = ended
 
-    def count(self, name: str) -> None:
+    def count(self, name: str, n: int = 1) -> None:
         with self.lock:
-            self.counts[name] = self.counts.get(name, 0) + 1
+            self.counts[name] = self.counts.get(name, 0) + n
 
     def scored_one(self) -> None:
-        with self.lock:
-            self.scored += 1
-            for share, event in self.milestones.items():
-                if self.scored >= share * self.total_scores:
-                    event.set()
+        if self.counter is not None:
+            with self.counter.get_lock():
+                self.counter.value += 1
 
-    def at(self, share: float) -> threading.Event:
-        return self.milestones[share]
+    def merge(self, part: dict) -> None:
+        self.latencies += part["latencies"]
+        self.first = min(self.first, part["first"])
+        self.last = max(self.last, part["last"])
+        for name, n in part["counts"].items():
+            self.count(name, n)
 
 
-def _rate(port: int, invite: str, items: int, stats: Stats, acked: list, seed: int) -> None:
+@dataclass(frozen=True)
+class Job:
+    """One simulated client, picklable for a client process.
+
+    ``invite`` None: a hello-world client posting ``items`` forms to /hello.
+    ``think``: mean seconds between a response and the next post (0: none).
+    """
+
+    port: int
+    invite: str | None
+    items: int
+    seed: int
+    think: float = 0.0
+
+
+def _pause(rng: random.Random, think: float) -> None:
+    # Uniform on 0.5-1.5 x the mean, so that raters who started together do
+    # not post in step (a burst of all of them every second would measure
+    # the bursts); below gunicorn's 2 s keep-alive at the 1 s default.
+    if think:
+        time.sleep(rng.uniform(0.5 * think, 1.5 * think))
+
+
+def _rate(job: Job, stats: Stats, acked: list) -> None:
     """One rater: invite, consent, demographics, start, every score of the block."""
-    rng = random.Random(seed)
-    browser = Browser(port, stats)
+    rng = random.Random(job.seed)
+    browser = Browser(job.port, stats)
+    invite = job.invite
     _, page = browser.get(invite)
     csrf = _CSRF.search(page).group(1)
     browser.post(invite, {"decision": "agree", "csrf_token": csrf})
@@ -360,10 +396,11 @@ def _rate(port: int, invite: str, items: int, stats: Stats, acked: list, seed: i
     path, page = browser.post(start, {"csrf_token": csrf})
     block = path.rsplit("/items/", 1)[0]
     htmx = {"HX-Request": "true"}
-    for position in range(1, items + 1):
+    for position in range(1, job.items + 1):
         if time.monotonic() > stats.deadline:
             stats.count("stopped at the time limit")
             break
+        _pause(rng, job.think)
         value = f"{rng.randrange(0, 501) / 100:.2f}"
         status, _, _ = browser.request(
             "POST",
@@ -379,9 +416,18 @@ def _rate(port: int, invite: str, items: int, stats: Stats, acked: list, seed: i
     browser.close()
 
 
-def _hello(port: int, posts: int, stats: Stats) -> None:
-    browser = Browser(port, stats)
-    for _ in range(posts):
+def _hello(job: Job, stats: Stats, acked: list) -> None:
+    rng = random.Random(job.seed)
+    browser = Browser(job.port, stats)
+    # The same requests before the timed posts as a rater's enrolment (so
+    # that a paced run's clients are as spread out when they start posting).
+    for _ in range(5):
+        browser.request("GET", "/hello")
+    for _ in range(job.items):
+        if time.monotonic() > stats.deadline:
+            stats.count("stopped at the time limit")
+            break
+        _pause(rng, job.think)
         status, _, _ = browser.request(
             "POST", "/hello", {"score": "3.14", "csrf_token": "x" * 40}, timed=True
         )
@@ -391,22 +437,67 @@ def _hello(port: int, posts: int, stats: Stats) -> None:
     browser.close()
 
 
-def _run_clients(targets, stats: Stats) -> tuple[float, list[BaseException]]:
-    errors: list[BaseException] = []
+def _client_process(jobs: list[Job], deadline: float, counter, results) -> None:
+    """Run ``jobs`` in threads of this process; put what they saw on ``results``."""
+    stats = Stats(deadline, counter)
+    acked: list = []
+    errors: list[str] = []
 
-    def guarded(target):
+    def guarded(job: Job) -> None:
         try:
-            target()
+            (_hello if job.invite is None else _rate)(job, stats, acked)
         except BaseException as exc:  # reported after the run
-            errors.append(exc)
+            errors.append(f"{type(exc).__name__}: {exc}")
 
-    threads = [threading.Thread(target=guarded, args=(t,), daemon=True) for t in targets]
-    started = time.perf_counter()
+    threads = [threading.Thread(target=guarded, args=(job,), daemon=True) for job in jobs]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    return time.perf_counter() - started, errors
+    results.put(
+        {
+            "latencies": stats.latencies,
+            "first": stats.first,
+            "last": stats.last,
+            "counts": stats.counts,
+            "acked": acked,
+            "errors": errors,
+        }
+    )
+
+
+def _run_clients(
+    jobs: list[Job], processes: int, deadline: float, counter
+) -> tuple[float, Stats, list, list[str]]:
+    """Run the clients, dealt round-robin to ``processes`` client processes.
+
+    Several processes, so that the load generator is not one interpreter's
+    GIL: a Python client costs about as much CPU per request as the
+    hello-world's server does. Spawned, not forked: the parent may have
+    threads (a fault injector) and a database engine.
+    """
+    context = multiprocessing.get_context("spawn")
+    results = context.Queue()
+    workers = [
+        context.Process(
+            target=_client_process, args=(jobs[i::processes], deadline, counter, results)
+        )
+        for i in range(min(processes, len(jobs)))
+    ]
+    started = time.perf_counter()
+    for worker in workers:
+        worker.start()
+    stats = Stats(deadline)
+    acked: list = []
+    errors: list[str] = []
+    for _ in workers:
+        part = results.get()
+        stats.merge(part)
+        acked += part["acked"]
+        errors += part["errors"]
+    for worker in workers:
+        worker.join()
+    return time.perf_counter() - started, stats, acked, errors
 
 
 # ------------------------------------------------------------------ checks
@@ -484,67 +575,84 @@ def _percentile(values: list[float], share: float) -> float:
 @dataclass
 class Result:
     name: str
-    count: int
+    # "saturation", "paced" or "fault": which hello-world row it is compared with.
+    mode: str
     seconds: float
     stats: Stats
     checks: dict[str, int] = field(default_factory=dict)
-    errors: list[BaseException] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        return len(self.stats.latencies)
 
     @property
     def per_second(self) -> float:
         # Over the scoring itself: the raters' enrolment before it is left out.
         return self.count / (self.stats.last - self.stats.first)
 
+    def p(self, share: float) -> float:
+        return _percentile(self.stats.latencies, share)
 
-def _app_run(name, instance, args, raters, fault=None, dev=False) -> Result:
+
+def _wait_for(counter, scores: float) -> None:
+    while counter.value < scores:
+        time.sleep(0.05)
+
+
+def _app_run(name, mode, instance, args, raters, *, think=0.0, fault=None, dev=False) -> Result:
     invites = _prepare(instance, raters, args.items)
     server = [instance.serve(args.workers, args.threads, dev)]
-    stats = Stats(raters * args.items, args.time_limit)
-    acked: list = []
-    targets = [
-        (lambda i=i, invite=invite: _rate(instance.port, invite, args.items, stats, acked, i))
-        for i, invite in enumerate(invites)
-    ]
+    counter = multiprocessing.get_context("spawn").Value("i", 0)
+    jobs = [Job(instance.port, invite, args.items, i, think) for i, invite in enumerate(invites)]
     injector = None
     if fault is not None:
-        injector = threading.Thread(target=fault, args=(stats, server, instance, args), daemon=True)
+        total = raters * args.items
+        injector = threading.Thread(
+            target=fault, args=(counter, total, server, instance, args), daemon=True
+        )
         injector.start()
     try:
-        seconds, errors = _run_clients(targets, stats)
+        seconds, stats, acked, errors = _run_clients(
+            jobs, args.client_processes, time.monotonic() + args.time_limit, counter
+        )
         if injector is not None:
             injector.join(timeout=120)
+            stats.counts.update(getattr(injector, "counts", {}))
     finally:
         _stop(server[-1])
-    result = Result(name, len(stats.latencies), seconds, stats, errors=errors)
+    result = Result(name, mode, seconds, stats, errors=errors)
     result.checks = _check_stored(instance, acked)
     return result
 
 
-def _kill_a_worker(stats: Stats, server: list, instance: Instance, args) -> None:
-    stats.at(1 / 3).wait()
+def _kill_a_worker(counter, total: int, server: list, instance: Instance, args) -> None:
+    _wait_for(counter, total / 3)
     master = server[-1].pid
     children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
     os.kill(int(children[0]), signal.SIGKILL)
-    stats.count("workers killed")
+    threading.current_thread().counts = {"workers killed": 1}
 
 
-def _restart(stats: Stats, server: list, instance: Instance, args) -> None:
-    stats.at(1 / 2).wait()
+def _restart(counter, total: int, server: list, instance: Instance, args) -> None:
+    _wait_for(counter, total / 2)
     _stop(server[-1], signal.SIGKILL)
-    stats.count("server restarts")
     server.append(instance.serve(args.workers, args.threads))
+    threading.current_thread().counts = {"server restarts": 1}
 
 
-def _hello_run(args) -> Result:
+def _hello_run(name: str, mode: str, args, think: float = 0.0) -> Result:
     port = _free_port()
     server = _hello_server(port, args.workers, args.threads)
-    stats = Stats(args.raters * args.items)
-    targets = [(lambda: _hello(port, args.items, stats)) for _ in range(args.raters)]
+    counter = multiprocessing.get_context("spawn").Value("i", 0)
+    jobs = [Job(port, None, args.items, i, think) for i in range(args.raters)]
     try:
-        seconds, errors = _run_clients(targets, stats)
+        seconds, stats, _, errors = _run_clients(
+            jobs, args.client_processes, time.monotonic() + args.time_limit, counter
+        )
     finally:
         _stop(server)
-    return Result("hello-world", len(stats.latencies), seconds, stats, errors=errors)
+    return Result(name, mode, seconds, stats, errors=errors)
 
 
 def _database(kind: str, folder: Path, postgres_url: str):
@@ -568,23 +676,30 @@ def _database(kind: str, folder: Path, postgres_url: str):
     return url.render_as_string(hide_password=False), drop
 
 
-def _print(results: list[Result], hello: Result) -> bool:
+def _hello_rate(results: list[Result], mode: str) -> float | None:
+    # Saturation: the mean of the hello-world runs before and after the app's.
+    mode = "saturation" if mode == "dev" else mode
+    rates = [r.per_second for r in results if r.mode == mode and r.name.startswith("hello")]
+    return sum(rates) / len(rates) if rates else None
+
+
+def _print(results: list[Result]) -> bool:
     header = (
-        f"{'run':<28}{'requests':>9}{'per s':>8}{'share':>7}{'p50 ms':>8}{'p95 ms':>8}"
+        f"{'run':<34}{'requests':>9}{'per s':>8}{'share':>7}{'p50 ms':>8}{'p95 ms':>8}"
         f"{'p99 ms':>8}{'5xx':>5}{'retry':>6}{'lost':>5}{'dup':>5}{'extra':>6}{'half':>5}"
     )
     print(header)
     print("-" * len(header))
     ok = True
-    for result in [*results, hello]:
-        lat = result.stats.latencies
+    for result in results:
         c = result.stats.counts
-        share = result.per_second / hello.per_second
+        hello = _hello_rate(results, result.mode)
+        share = f"{result.per_second / hello:>7.0%}" if hello else f"{'-':>7}"
         checks = result.checks
         cells = [
-            f"{result.name:<28}{result.count:>9}{result.per_second:>8.0f}{share:>7.0%}",
-            f"{_percentile(lat, 0.5):>8.1f}{_percentile(lat, 0.95):>8.1f}",
-            f"{_percentile(lat, 0.99):>8.1f}{c.get('5xx', 0):>5}{c.get('retries', 0):>6}",
+            f"{result.name:<34}{result.count:>9}{result.per_second:>8.0f}{share}",
+            f"{result.p(0.5):>8.1f}{result.p(0.95):>8.1f}{result.p(0.99):>8.1f}",
+            f"{c.get('5xx', 0):>5}{c.get('retries', 0):>6}",
             "".join(
                 f"{checks[k]:>{w}}" if k in checks else f"{'-':>{w}}"
                 for k, w in (("lost", 5), ("duplicated", 5), ("unexpected", 6), ("half-written", 5))
@@ -600,6 +715,38 @@ def _print(results: list[Result], hello: Result) -> bool:
     return ok
 
 
+def _goals(results: list[Result], args) -> None:
+    print(
+        f"\nGoals (issue 10): >= {SHARE_GOAL:.0%} of the hello-world's requests/s at "
+        f"saturation, p95 < {P95_GOAL_MS:.0f} ms at the paced load, 0 5xx; 0 lost, "
+        "duplicated, unexpected or half-written in every row. 'share' is of the "
+        "hello-world of the same mode (saturation: the mean of its two runs); 'retry' "
+        "counts posts sent again after a broken connection or a 5xx (the fault rows)."
+    )
+    hello_paced = next(
+        (r for r in results if r.mode == "paced" and r.name.startswith("hello")), None
+    )
+    for result in results:
+        if result.name.startswith("hello") or result.mode == "fault":
+            continue
+        fivexx = result.stats.counts.get("5xx", 0)
+        if result.mode == "saturation":
+            share = result.per_second / _hello_rate(results, "saturation")
+            verdict = "met" if share >= SHARE_GOAL else "NOT met"
+            print(
+                f"  {result.name}: {share:.0%} of the hello-world's requests/s "
+                f"(goal {SHARE_GOAL:.0%}: {verdict}); p95 {result.p(0.95):.0f} ms "
+                f"(queueing: {args.raters} clients without pauses); {fivexx} 5xx"
+            )
+        elif result.mode == "paced":
+            verdict = "met" if result.p(0.95) < P95_GOAL_MS else "NOT met"
+            hello = f", hello-world {hello_paced.p(0.95):.1f} ms" if hello_paced else ""
+            print(
+                f"  {result.name}: p95 {result.p(0.95):.1f} ms at {result.per_second:.0f} "
+                f"ratings/s (goal < {P95_GOAL_MS:.0f} ms: {verdict}{hello}); {fivexx} 5xx"
+            )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--raters", type=int, default=50)
@@ -607,6 +754,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fault-raters", type=int, default=5)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=1.0,
+        help="paced runs: mean seconds a rater waits between posts (default 1; 0 skips them)",
+    )
+    parser.add_argument(
+        "--client-processes",
+        type=int,
+        default=2,
+        help="processes the simulated clients are dealt to (default 2)",
+    )
+    parser.add_argument(
+        "--baseline",
+        default=None,
+        help="a source tree of the code before (e.g. from git archive): its app runs "
+        "follow each of this code's, interleaved",
+    )
     parser.add_argument("--postgres-url", default="postgresql://postgres@127.0.0.1:5432/test")
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--no-faults", action="store_true")
@@ -620,58 +785,71 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     print(
-        f"{args.raters} raters x {args.items} scores at once (faults: {args.fault_raters} "
-        f"raters); annotator serve --workers {args.workers} --threads {args.threads}; "
-        f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start"
+        f"{args.raters} raters x {args.items} scores at once, without pauses (saturation) "
+        f"and with a mean {args.think:g} s between a rater's posts (paced); faults: "
+        f"{args.fault_raters} raters; annotator serve --workers {args.workers} --threads "
+        f"{args.threads}; clients in {args.client_processes} processes; {os.cpu_count()} "
+        f"cores, load average {os.getloadavg()[0]:.1f} at the start",
+        flush=True,
     )
     kinds = ["SQLite"] if args.no_postgres else ["SQLite", "PostgreSQL"]
-    all_ok = True
+    # Interleaved: the hello-world before and after the app's saturation
+    # runs, and its paced run between the databases' paced runs.
+    plan: list[tuple] = [("hello", "hello-world", "saturation", 0.0)]
+    for index, kind in enumerate(kinds):
+        plan.append((kind, "load", "saturation", 0.0))
+        if args.baseline:
+            plan.append((kind, "load, before", "saturation", 0.0))
+        if args.think:
+            plan.append((kind, "load, paced", "paced", args.think))
+            if args.baseline:
+                plan.append((kind, "load, paced, before", "paced", args.think))
+            if index == 0:
+                plan.append(("hello", "hello-world, paced", "paced", args.think))
+    plan.append(("hello", "hello-world, again", "saturation", 0.0))
+    for kind in kinds:
+        if kind == "SQLite" and not args.no_dev:
+            # The server `annotator serve` ran before: werkzeug's, one process.
+            plan.append((kind, "load, --dev", "dev", 0.0))
+        if not args.no_faults:
+            plan.append((kind, "kill a worker", "fault", 0.0))
+            plan.append((kind, "restart the server", "fault", 0.0))
+    faults = {"kill a worker": _kill_a_worker, "restart the server": _restart}
     with tempfile.TemporaryDirectory(prefix="annotator-load-") as tmp:
         results: list[Result] = []
-        for kind in kinds:
-            runs = [("load", args.raters, None)]
-            if kind == "SQLite" and not args.no_dev:
-                # The server `annotator serve` ran before: werkzeug's, one process.
-                runs.append(("load, --dev", args.raters, None))
-            if not args.no_faults:
-                runs += [
-                    ("kill a worker", args.fault_raters, _kill_a_worker),
-                    ("restart the server", args.fault_raters, _restart),
-                ]
-            for name, raters, fault in runs:
+        for kind, name, mode, think in plan:
+            if kind == "hello":
+                result = _hello_run(name, mode, args, think)
+            else:
                 folder = Path(tmp) / f"{kind}-{re.sub(r'[^a-z]+', '-', name)}"
                 url, drop = _database(kind, folder, args.postgres_url)
+                raters = args.fault_raters if mode == "fault" else args.raters
                 try:
                     result = _app_run(
                         f"{kind}: {name}",
-                        Instance(folder, url),
+                        mode,
+                        Instance(
+                            folder, url, pythonpath=args.baseline if "before" in name else None
+                        ),
                         args,
                         raters,
-                        fault,
-                        dev=name.endswith("--dev"),
+                        think=think,
+                        fault=faults.get(name),
+                        dev=mode == "dev",
                     )
                 finally:
                     if drop is not None:
                         drop()
-                results.append(result)
-                print(
-                    f"  done: {result.name} ({result.seconds:.1f} s) {result.checks} "
-                    f"{result.stats.counts}",
-                    flush=True,
-                )
-        hello = _hello_run(args)
+            results.append(result)
+            print(
+                f"  done: {result.name} ({result.seconds:.1f} s, load average "
+                f"{os.getloadavg()[0]:.1f}) {result.checks} {result.stats.counts}",
+                flush=True,
+            )
         print()
-        all_ok = _print(results, hello)
-    p95 = {r.name: _percentile(r.stats.latencies, 0.95) for r in results}
-    print(
-        f"\nGoals: p95 < {P95_GOAL_MS:.0f} ms and >= {SHARE_GOAL:.0%} of the hello-world's "
-        "requests/s under load (the 'load' rows); 0 5xx; 0 lost, duplicated, unexpected or "
-        "half-written in every row. 'retry' counts posts sent again after a broken "
-        "connection or a 5xx (the fault rows)."
-    )
-    for name, value in p95.items():
-        if ": load" in name:
-            print(f"  {name}: p95 {value:.0f} ms (goal {P95_GOAL_MS:.0f})")
+        all_ok = _print(results)
+    _goals(results, args)
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
     print("stored checks:", "all passed" if all_ok else "FAILED")
     return 0 if all_ok else 1
 

@@ -65,11 +65,19 @@ def questionnaire_first(view):
     def wrapped(*args, **kwargs):
         if current_user.screened_out_at is not None:
             return screened_out_redirect(_study())
-        if needs_demographics(get_session(), current_user, _study()):
+        if _needs_demographics():
             return redirect(url_for("rate.demographics"))
         return view(*args, **kwargs)
 
     return wrapped
+
+
+def _needs_demographics() -> bool:
+    # The user loader found out whether the rater answered (in its query).
+    user_id, answered = g.get("user_answered_demographics", (None, None))
+    if user_id != current_user.id:
+        return needs_demographics(get_session(), current_user, _study())
+    return bool(_study().demographics) and not answered
 
 
 def _study() -> Study:

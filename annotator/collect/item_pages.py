@@ -1,0 +1,119 @@
+"""What the rater sees: the entry at a place of their block, with where they are.
+
+Data-access functions take the session and leave the commit to the caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from sqlalchemy import bindparam, update
+from sqlalchemy.orm.attributes import set_committed_value
+from sqlmodel import Session, select
+
+from ..clock import now
+from ..models import Benchmark, Block, Item, Rating
+from .rated_places import next_position, ratings_by_position
+
+__all__ = ["ItemPage", "item_page", "open_item", "serve", "update_block"]
+
+
+# Built once; the SET clause comes from the parameters' names.
+_UPDATE_BLOCK = update(Block.__table__).where(Block.__table__.c.id == bindparam("block_key"))
+
+
+def update_block(session: Session, block: Block, **values) -> None:
+    """Set columns of ``block`` with one UPDATE, in this transaction.
+
+    A Core UPDATE instead of the ORM's unit of work: on every score post the
+    flush of a changed block (change tracking, then the UPDATE built for it)
+    cost more than the statement. The loaded object gets the same values as
+    committed ones, so the session has nothing left to flush for it; a
+    rollback expires it and the next access reads the database again.
+    """
+    session.execute(_UPDATE_BLOCK, {"block_key": block.id, **values})
+    for name, value in values.items():
+        set_committed_value(block, name, value)
+
+
+def serve(session: Session, block: Block, position: int) -> None:
+    """Note when the entry at ``position`` was first shown."""
+    if block.current_position != position:
+        update_block(session, block, current_position=position, current_served_at=now())
+
+
+@dataclass
+class ItemPage:
+    """One entry of a block as the rater sees it, with where they are."""
+
+    block: Block
+    position: int
+    item: Item
+    benchmark: Benchmark
+    # The rater's rating of this entry, if any: the page then revises it.
+    existing: Rating | None
+    rated: int
+    # The first unrated place (None when all are rated).
+    frontier: int | None
+    # A break reminder is due before this new entry.
+    break_due: bool
+
+    @property
+    def total(self) -> int:
+        return len(self.block.item_order)
+
+
+# Built once (see annotator.collect.block_states._BLOCK_STATE).
+_ITEM_PAGE = (
+    select(Item, Benchmark)
+    .join(Benchmark, Benchmark.id == Item.benchmark_id)
+    .where(Item.id == bindparam("item_key"))
+)
+
+
+def item_page(
+    session: Session,
+    block: Block,
+    position: int,
+    rated: Mapping[int, Rating],
+    *,
+    break_every: int | None,
+) -> ItemPage:
+    """The page for ``position`` from the block's ratings already loaded."""
+    # The item and its benchmark in one query.
+    item, benchmark = session.exec(
+        _ITEM_PAGE, params={"item_key": block.item_order[position - 1]["item"]}
+    ).one()
+    existing = rated.get(position)
+    done_before = position - 1
+    break_due = bool(
+        existing is None and break_every and done_before > 0 and done_before % break_every == 0
+    )
+    return ItemPage(
+        block=block,
+        position=position,
+        item=item,
+        benchmark=benchmark,
+        existing=existing,
+        rated=len(rated),
+        frontier=next_position(block, rated),
+        break_due=break_due,
+    )
+
+
+def open_item(
+    session: Session, block: Block, position: int, *, break_every: int | None
+) -> ItemPage | int:
+    """What a rater asking for ``position`` sees; the caller commits.
+
+    A place beyond the first unrated one returns that place (an ``int``) to
+    go to instead; the first unrated place is marked as served from now.
+    """
+    rated = ratings_by_position(session, block)
+    frontier = next_position(block, rated)
+    if frontier is not None and position > frontier:
+        return frontier
+    if position == frontier:
+        serve(session, block, position)
+    return item_page(session, block, position, rated, break_every=break_every)

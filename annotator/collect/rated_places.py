@@ -1,0 +1,75 @@
+"""A block's rated places: which places of its order are rated, and which comes next.
+
+Data-access functions take the session and leave the commit to the caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+from sqlalchemy import bindparam
+from sqlmodel import Session, select
+
+from ..models import Block, Rating
+
+__all__ = ["RatedPlaces", "ratings_by_position", "next_position"]
+
+
+# Built once (see annotator.collect.block_states._BLOCK_STATE).
+_POSITIONS = select(Rating.position).where(Rating.block_id == bindparam("block_key"))
+
+
+class RatedPlaces(Mapping[int, Rating]):
+    """A block's ratings by position, loading a rating only when it is asked for.
+
+    A score post needs every rated place (which place comes next, how many
+    are done) but at most two ratings themselves (the place scored and the
+    one after it), which mostly do not exist yet. The places are one cheap
+    column query; building a full ORM object for each of up to a block's
+    hundred-odd ratings on every post cost more than the rest of the query.
+    A rating added in this transaction is kept (``rated[position] = rating``).
+    Iterating over the values loads each rating: the callers here do not.
+    """
+
+    def __init__(self, session: Session, block: Block) -> None:
+        self._session = session
+        self._block_id = block.id
+        self._positions = set(session.exec(_POSITIONS, params={"block_key": block.id}).all())
+        self._loaded: dict[int, Rating] = {}
+
+    def __contains__(self, position: object) -> bool:
+        return position in self._positions
+
+    def __len__(self) -> int:
+        return len(self._positions)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(sorted(p for p in self._positions if p is not None))
+
+    def __getitem__(self, position: int) -> Rating:
+        if position not in self._positions:
+            raise KeyError(position)
+        if position not in self._loaded:
+            self._loaded[position] = self._session.exec(
+                select(Rating)
+                .where(Rating.block_id == self._block_id, Rating.position == position)
+                .order_by(Rating.id.desc())
+            ).first()
+        return self._loaded[position]
+
+    def __setitem__(self, position: int, rating: Rating) -> None:
+        self._positions.add(position)
+        self._loaded[position] = rating
+
+
+def ratings_by_position(session: Session, block: Block) -> RatedPlaces:
+    """The block's ratings by position (loaded one by one when asked for, see RatedPlaces)."""
+    return RatedPlaces(session, block)
+
+
+def next_position(block: Block, rated: Mapping[int, Rating]) -> int | None:
+    """The first unrated place of the order (1-based); ``None`` when all are rated."""
+    for position in range(1, len(block.item_order) + 1):
+        if position not in rated:
+            return position
+    return None
