@@ -2,23 +2,47 @@
 
 Run with ``.venv/bin/python benchmarks/load.py`` (part of ``make bench``). For
 SQLite and then PostgreSQL (``--postgres-url``, in a throw-away schema;
-``--no-postgres`` to skip), in one run:
+``--no-postgres`` to skip), in one run, interleaved:
 
-1. **load**: ``annotator serve --workers 2`` on a fresh study (one 0-5 scale,
-   100 items). ``--raters`` (50) simulated raters at once each open their
-   invite, consent, answer the demographics, start their block and post its
-   100 scores as htmx does (one request per score), without pauses. Then the
-   same number of clients post 100 forms each to a bare Flask hello-world
-   served the same way (same workers, threads, worker class). Printed side by
-   side: ratings/s, p50/p95/p99 of the score posts, 5xx count, and the
-   app's throughput as a share of the hello-world's. On SQLite the same load
-   runs once more against ``annotator serve --dev`` (werkzeug's development
-   server, what ``annotator serve`` was before; ``--no-dev`` skips it).
-2. **kill a worker**: the same flow (``--fault-raters`` raters); once a third
+1. **saturation** (throughput): ``annotator serve --workers 2 --threads 4``
+   on a fresh study (one 0-5 scale, 100 items). ``--raters`` (50) simulated
+   raters at once each open their invite, consent, answer the demographics,
+   start their block and post its 100 scores as htmx does (one request per
+   score), without pauses. The same number of clients post 100 forms each to
+   a bare Flask hello-world served the same way (gunicorn, same workers,
+   threads and worker class, no access log either), once before the app's
+   runs and once after; the app's ratings/s is given as a share of the mean
+   of the two.
+2. **paced** (latency at that load): the same 50 raters, each waiting a
+   mean ``--think`` seconds (1; drawn uniformly from 0.5-1.5x so that they
+   do not post in step) between a response and their next post, still far
+   faster than anyone reads an item; the hello-world's clients the same.
+   p50/p95/p99 of the posts, for both.
+
+   Why two runs: with 50 clients posting without pauses every request waits
+   behind the others (Little's law: mean latency = 50 / throughput), so the
+   saturation run's latency is queueing, set by throughput alone; p95 < 30 ms
+   there would need about 1,700 posts/s, beyond even the hello-world's on
+   this machine (its saturation p95 is printed too). The saturation run is
+   read for the throughput share, the paced one for latency.
+3. **kill a worker**: the same flow (``--fault-raters`` raters); once a third
    of the scores are in, one gunicorn worker gets SIGKILL (the master
    starts another).
-3. **restart**: the same again; half-way the whole server (master and
+4. **restart**: the same again; half-way the whole server (master and
    workers) gets SIGKILL and is started again on the same port.
+5. ``--dev`` (SQLite, saturation; ``--no-dev`` skips it): werkzeug's
+   development server, what ``annotator serve`` was before.
+
+The clients are Python threads using http.client, dealt to
+``--client-processes`` (2) spawned processes so that one interpreter's GIL
+is not the limit; the app's runs and the hello-world's use the same client.
+On the 2-core machine the client processes share the cores with the
+server: with 1, 2 or 4 client processes the hello-world's requests/s moved
+less than between two runs of the same setting (see README, Benchmarks).
+
+``--baseline DIR``: a source tree of the code before (``git archive OLD | tar
+-x -C DIR``); each app run (saturation and paced) is followed by the same run
+of that code (``PYTHONPATH``), so before and after come from one sitting.
 
 Raters retry as a browser would: a post whose connection broke or that got a
 5xx is sent again, same value, until it gets an answer (at most 60 s).
@@ -29,14 +53,16 @@ database every rating has exactly one creation record, each block's rated
 places are 1..k without a gap and a completed block is complete (nothing
 half-written). A failed check makes the script exit non-zero.
 
-Goals (issue 10): p95 < 30 ms, ratings/s >= 50% of the hello-world's, 0 5xx,
-0 lost, 0 duplicated. Each run scores for at most ``--time-limit`` seconds
-(150; a rater still scoring then stops, and the row says how many scores were
-posted), so the whole script is bounded: about 3-4 minutes on an idle 2-core
-machine, up to about 15 on a heavily shared one.
+Goals (issue 10): at saturation >= 50% of the hello-world's ratings/s; at
+the paced load p95 < 30 ms; 0 5xx; 0 lost, 0 duplicated. Each run scores
+for at most ``--time-limit`` seconds (150; a rater still scoring then
+stops, and the row says how many scores were posted), so the whole script
+is bounded: about 10 minutes on an idle 2-core machine (the paced runs
+take 100 s each), up to about 25 on a heavily shared one.
 
 The module imports only the standard library at the top: gunicorn imports it
-in the hello-world's workers (``load:hello_app()``).
+in the hello-world's workers (``load:hello_app()``), and the spawned client
+processes import it too.
 """
 
 from __future__ import annotations

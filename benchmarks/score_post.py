@@ -2,11 +2,13 @@
 
 Run with ``.venv/bin/python benchmarks/score_post.py`` (``--postgres-url``
 to run on PostgreSQL too, in a throw-away schema; ``--profile`` prints the
-top of a cProfile of the posts). On the study of benchmarks/load.py (one
+top of a cProfile of the posts and the Python function calls per post,
+``--profile-out FILE`` writes it for pstats or snakeviz). On the study of benchmarks/load.py (one
 0-5 scale, 100 items) ``--raters`` raters (2) join through the Flask test
 client with CSRF and the rate limiter on as in production, start their
 block and post its 100 scores as htmx does. Printed: ms of CPU (process
-time) and wall time per post, SQL statements per post (SQLAlchemy's
+time; mean and median, the median being steadier on a shared machine) and
+wall time per post, SQL statements per post (SQLAlchemy's
 ``before_cursor_execute``), and the statements of one post in the middle
 of the block.
 
@@ -147,6 +149,10 @@ def run(
             if position == items // 2:
                 middle = list(statements)
     get_engine(app).dispose()
+    if profiler:
+        # Python function calls per post: unlike time, the same on a busy machine.
+        calls = pstats.Stats(profiler).total_calls / len(cpu)
+        print(f"{calls:.0f} Python function calls per post (cProfile)")
     if profiler and profile_out:
         profiler.dump_stats(profile_out)
     if profiler and profile:
