@@ -220,17 +220,22 @@ def test_by_correction_uses_scipy():
 
 
 @pytest.mark.parametrize("seed", range(20))
-def test_by_adjusted_p_values_equal_scipys(seed):
-    from annotator.metrics.alttest._inference import by_adjusted
+def test_by_rejections_by_row_equal_scipys_one_family_at_a_time(seed):
+    # The curves correct every epsilon's family in one call: each row must get the
+    # rejections scipy gives that row alone.
+    from annotator.metrics.alttest import _by_rejections
 
     rng = np.random.default_rng(seed)
-    m = int(rng.integers(1, 40))
-    p = rng.uniform(0.0, 0.2, m) ** 2
-    # Ties, zeros and ones, as the t-tests give them (a NaN p-value enters as 1).
-    p[rng.integers(0, m, m // 3)] = p[0]
-    p[rng.integers(0, m, m // 5)] = rng.choice([0.0, 1.0])
-    expected = stats.false_discovery_control(p, method="by")
-    assert np.array_equal(by_adjusted(p), expected)
+    rows, m = int(rng.integers(1, 8)), int(rng.integers(1, 40))
+    p = rng.uniform(0.0, 0.2, (rows, m)) ** 2
+    # Ties, zeros, ones and NaNs, as the t-tests give them (a NaN is never rejected).
+    p[:, rng.integers(0, m, m // 3)] = p[:, :1]
+    p[:, rng.integers(0, m, m // 5)] = rng.choice([0.0, 1.0, np.nan])
+    got = _by_rejections(p, 0.05)
+    for row, rejected in zip(p, got, strict=True):
+        finite = ~np.isnan(row)
+        adjusted = stats.false_discovery_control(np.where(finite, row, 1.0), method="by")
+        assert list(rejected) == list(finite & (adjusted <= 0.05))
 
 
 def _agreeing_humans_and_an_llm_that_differs_on_three_items():

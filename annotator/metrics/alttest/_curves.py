@@ -21,6 +21,7 @@ from .._names import CURVES
 from .._validation import check_integer, check_probability, json_float
 from ._api import _assemble, _check_threshold, _decide, _options, _rates, alt_test
 from ._core import _indicators_of, _tested
+from ._inference import _by_rejections
 from ._inputs import _as_mapping, _is_missing
 from ._results import TooFewItemsError
 
@@ -149,14 +150,23 @@ def _run_epsilons(humans: dict, llm: dict, epsilons: list[float], options: dict)
     threshold = _check_threshold(args["pass_threshold"])
     opts = [_options({**args, "epsilon": e}) for e in epsilons]
     indicators = _indicators_of(humans, llm, opts[0])
+    parts = [_tested(indicators, o) for o in opts]
+    # Where alt_test raises TooFewItemsError, the point has no result.
+    live = [k for k, part in enumerate(parts) if part.tested.any()]
+    if opts[0].test == "ttest" and live:
+        # One BY correction per epsilon (row), all in one call: same rejections as
+        # _decide's, which makes one call per epsilon.
+        rows = _by_rejections(np.stack([parts[k].p_value for k in live]), opts[0].q)
+        rejected = dict(zip(live, rows, strict=True))
+    else:
+        rejected = {k: _decide([parts[k]], opts[k])[0][0] for k in live}
     out: list[Any] = []
-    for o in opts:
-        part = _tested(indicators, o)
-        if not part.tested.any():  # where alt_test raises TooFewItemsError
+    for k, part in enumerate(parts):
+        if k not in rejected:
             out.append(None)
             continue
         # Only the rates enter a curve's point: not the per-annotator rows of a result.
-        winning_rate, advantage = _rates(part, _decide([part], o)[0][0])
+        winning_rate, advantage = _rates(part, rejected[k])
         out.append(_Rates(winning_rate, advantage, winning_rate >= threshold))
     return out
 
