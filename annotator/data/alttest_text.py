@@ -78,8 +78,11 @@ def alttest_json(matrix: MatrixExport) -> str:
 
 
 def _float_texts(values: np.ndarray) -> np.ndarray:
-    """``json.dumps(v)`` of every value, each distinct one (bit for bit: -0.0 is not
-    0.0) formatted once."""
+    """Each value as ``json`` writes a float (``float.__repr__``; NaN and the
+    infinities by name), each distinct one (bit for bit: -0.0 is not 0.0) once."""
     bits, inverse = np.unique(values.view(np.int64), return_inverse=True)
-    texts = np.array([json.dumps(v) for v in bits.view(np.float64).tolist()], dtype=object)
+    distinct = bits.view(np.float64)
+    texts = np.array(list(map(float.__repr__, distinct.tolist())), dtype=object)
+    odd = ~np.isfinite(distinct)
+    texts[odd] = [json.dumps(v) for v in distinct[odd].tolist()]
     return texts[inverse.reshape(-1)]
