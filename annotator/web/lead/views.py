@@ -15,7 +15,7 @@ from flask import (
 from sqlmodel import select
 
 from ...db import get_session
-from ...judge.history import judge_run_summaries
+from ...judge.history import cached_judge_run_summaries
 from ...models import Invite, Study
 from ...study.overview import study_overviews
 from ...study.studies import (
@@ -115,7 +115,7 @@ def _study_page(the_study: Study, *, chosen: dict | None = None, export_error=No
         scales=scales,
         benchmarks=benchmarks,
         instructions=_instructions_by_scale(benchmarks, scales),
-        judge_runs=judge_run_summaries(session, the_study),
+        judge_runs=cached_judge_run_summaries(session, the_study),
         formats=FORMATS,
         chosen=chosen or {},
         export_error=error_message,

@@ -141,3 +141,37 @@ def test_failures_page_is_for_leads_only(app, client, runner, path):
         flask_session["_user_id"] = str(rater_id)
         flask_session["_fresh"] = True
     assert client.get(path).status_code == 403
+
+
+def test_the_summary_is_kept_until_a_score_or_a_failure_is_stored(
+    lead_client, runner, small_study, fake_endpoint, db_session
+):
+    from annotator.models import JudgeFailure
+
+    endpoint = fake_endpoint()
+    judge = ["judge", "small", "--model", "m", "--base-url", endpoint.url, "--scale", "0-5"]
+    assert runner.invoke(args=[*judge, "--limit", "2"]).exit_code == 0
+
+    def row():
+        page = lead_client.get("/lead/studies/small").get_data(as_text=True)
+        return _rows(_section(page, "judge-runs"))[("m", "0-5")]
+
+    assert row()[0] == "2" and row()[0] == "2"  # the second view from the cache
+    assert runner.invoke(args=judge).exit_code == 0
+    assert row()[0] == "4"
+    # A failure alone (no new score) is seen too.
+    scored = db_session.exec(select(LLMScore).where(LLMScore.model == "m")).first()
+    db_session.add(
+        JudgeFailure(
+            item_id=scored.item_id,
+            scale_id=scored.scale_id,
+            model="m",
+            temperature=1.0,
+            run=scored.run,
+            prompt_hash=scored.prompt_hash,
+            raw_reply="no idea",
+            error="the reply holds no number",
+        )
+    )
+    db_session.commit()
+    assert row()[3] == "1 (0 still without a score)"
