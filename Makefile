@@ -48,6 +48,7 @@ bench: install-test
 	$(BIN)/python benchmarks/load.py
 	$(BIN)/python benchmarks/rating_keyboard.py
 	$(BIN)/python benchmarks/rater_quality.py
+	$(BIN)/python benchmarks/agreement_tables.py
 	$(BIN)/python benchmarks/rater_status.py
 	$(BIN)/python benchmarks/report.py
 
