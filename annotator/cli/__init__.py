@@ -126,6 +126,43 @@ class _AnnotatorGroup(FlaskGroup):
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         return self.commands.get(name) or super().get_command(ctx, name)
 
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:
+            message = _schema_problem(exc)
+            if message is None:
+                raise
+            raise click.ClickException(message) from exc
+
+
+# SQLSTATEs of PostgreSQL's "relation does not exist" and "column does not exist".
+_MISSING_SCHEMA_STATES = {"42P01", "42703"}
+
+
+def _schema_problem(exc: BaseException) -> str | None:
+    """What to tell someone whose database lacks this version's tables or columns.
+
+    A command run before ``annotator db upgrade`` (or ``serve``, which upgrades)
+    met a driver error and a traceback; this names the cause and the fix instead.
+    """
+    import sys
+
+    # Without SQLAlchemy loaded the error cannot be a database error; importing it
+    # here would cost every failing command its start-up.
+    sa_exc = sys.modules.get("sqlalchemy.exc")
+    if sa_exc is None or not isinstance(exc, sa_exc.DBAPIError):
+        return None
+    original = exc.orig
+    state = getattr(original, "sqlstate", None) or getattr(original, "pgcode", None)
+    detail = str(original).strip().splitlines()[0] if str(original).strip() else ""
+    if state in _MISSING_SCHEMA_STATES or detail.startswith(("no such table", "no such column")):
+        return (
+            f"the database does not have this version's tables ({detail}). "
+            "Run `annotator db upgrade` first (`annotator serve` also does it)."
+        )
+    return None
+
 
 main = _AnnotatorGroup(
     name="annotator",
