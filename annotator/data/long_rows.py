@@ -29,6 +29,7 @@ from ..models import (
 from ..study.raters import counted_rater
 from .export_scope import export_scope
 from .frames import _raw_time, _utc
+from .long_columns import LONG_COLUMNS
 from .selection import Where, raters_where
 from .sql import stream_rows
 
@@ -40,36 +41,6 @@ def demographic_keys(study: Study, answers: list[dict]) -> list[str]:
     keys = [q["key"] for q in study.demographics]
     extra = sorted({k for a in answers for k in a} - set(keys))
     return keys + extra
-
-
-LONG_COLUMNS = [
-    "kind",
-    "study",
-    "item_id",
-    "benchmark",
-    "scale",
-    "rater",
-    "model",
-    "run",
-    "temperature",
-    "prompt_hash",
-    "score",
-    "block_position",
-    "presentation_position",
-    "served_at",
-    "submitted_at",
-    "duration_seconds",
-    "is_repeat",
-    "is_attention_check",
-    "attention_passed",
-    "revisions",
-    "source",
-    "study_version",
-    # The crowd platform's study and session the block was done under
-    # (Prolific STUDY_ID and SESSION_ID, MTurk hitId and assignmentId).
-    "platform_study_id",
-    "platform_session_id",
-]
 
 
 # Rows per chunk of the long export: each chunk is read, converted and written

@@ -21,6 +21,7 @@ from pydantic import (
     model_validator,
 )
 
+from ..data.long_columns import LONG_COLUMNS
 from .crowd_spec import PLATFORM_DEFAULTS, CompletionCodes, CrowdSpec, crowd_settings
 from .strict import Strict
 
@@ -84,21 +85,8 @@ DEFAULT_DEMOGRAPHICS: list[dict] = [
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _KEY = re.compile(r"^[a-z][a-z0-9_]*$")
 # Column names the long export already uses; a demographic question may not
-# take one of them.
-RESERVED_KEYS = frozenset(
-    {
-        "kind",
-        "study",
-        "item_id",
-        "benchmark",
-        "scale",
-        "rater",
-        "model",
-        "run",
-        "prompt_hash",
-        "score",
-    }
-)
+# take one of them (its answers become a column of that export).
+RESERVED_KEYS = frozenset(LONG_COLUMNS)
 _TEMPLATE_ENV = jinja2.Environment(autoescape=True)
 
 

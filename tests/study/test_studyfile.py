@@ -96,6 +96,15 @@ def test_duplicate_benchmark_names_are_refused():
     assert "benchmarks: the name 'b' appears twice" in str(caught.value)
 
 
+@pytest.mark.parametrize("key", ["temperature", "source", "served_at", "study_version"])
+def test_a_demographic_key_may_not_be_a_long_export_column(key):
+    # The answers become columns of the long export beside its own.
+    text = VALID + f'[[demographics]]\nkey = "{key}"\nlabel = "x"\ntype = "text"\n'
+    with pytest.raises(StudyFileError) as caught:
+        parse_study_file(text)
+    assert f"demographics[0]: key {key!r} is reserved" in str(caught.value)
+
+
 def test_demographic_questions_are_checked():
     text = VALID + '[[demographics]]\nkey = "rater"\nlabel = "x"\ntype = "text"\n'
     text += '[[demographics]]\nkey = "g"\nlabel = "G"\nchoices = ["a"]\n'
