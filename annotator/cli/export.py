@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import click
@@ -54,6 +55,11 @@ def export_command(
     from ..data.selection import parse_where
     from ..db import session_scope
 
+    # The start-up's objects (modules, classes: about 140,000) live until the
+    # process ends: out of the collector's way, the first full collection,
+    # which the export's rows trigger, is not 80 ms of a 180 ms export on
+    # 60,000 ratings.
+    gc.freeze()
     try:
         with session_scope() as session:
             export = render_export(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import click
@@ -16,6 +17,9 @@ def _import(kind: str, importer, study_slug: str, file: Path) -> None:
     from ..data.readers import InputError
     from ..db import session_scope
 
+    # The start-up's objects live until the process ends: frozen, the full
+    # collections the file's rows trigger do not walk them again and again.
+    gc.freeze()
     try:
         with session_scope() as session:
             study = study_or_fail(session, study_slug)

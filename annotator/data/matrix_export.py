@@ -17,7 +17,7 @@ from .alttest_text import alttest_data
 from .export_scope import ExportError, export_scope, items_frame
 from .prompt_versions import latest_prompt_version
 from .selection import Where, describe_where, raters_where
-from .sql import fetch_rows
+from .sql import fetch_columns, fetch_rows
 
 __all__ = [
     "MatrixExport",
@@ -224,7 +224,7 @@ def _human_matrix(
     arithmetic: the pandas pivot of a frame built from the rows, with the
     codes mapped row by row, took most of the export's time.
     """
-    rows = fetch_rows(
+    item_of, rater_id, value = fetch_columns(
         session,
         # The scale belongs to the study, so its ratings need no join.
         select(Rating.item_id, Rating.rater_id, Rating.value).where(
@@ -232,13 +232,12 @@ def _human_matrix(
             Rating.is_repeat.is_(False),
             Rating.is_attention_check.is_(False),
         ),
+        ["int32", "int32", "float64"],
     )
-    data = np.array(rows, dtype=float).reshape(-1, 3)
     items = item_pks.to_numpy(dtype=np.int64)  # ascending: items_frame orders by id
-    item_of = data[:, 0].astype(np.int64)
     row = np.searchsorted(items, item_of).clip(max=max(len(items) - 1, 0))
-    keep = (items[row] == item_of) if len(items) else np.zeros(len(data), bool)
-    rater_ids, rater_of = np.unique(data[:, 1].astype(np.int64), return_inverse=True)
+    keep = (items[row] == item_of) if len(items) else np.zeros(len(item_of), bool)
+    rater_ids, rater_of = np.unique(rater_id, return_inverse=True)
     # Whose ratings count, asked of the few raters rather than of every rating:
     # SQLite checked the NOT IN for each of 60,000 ratings in 40% of the query's time.
     codes = dict(
@@ -263,7 +262,7 @@ def _human_matrix(
     column = np.full(len(rater_codes), -1)
     column[order] = np.arange(len(order))
     matrix = np.full((len(items), len(order)), np.nan)
-    matrix[row[keep], column[rater_of[keep]]] = data[keep, 2]
+    matrix[row[keep], column[rater_of[keep]]] = value[keep]
     return matrix, [rater_codes[i] for i in order]
 
 

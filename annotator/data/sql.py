@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from itertools import count
 
+import numpy as np
 from sqlmodel import Session
 
-__all__ = ["fetch_rows", "stream_rows"]
+__all__ = ["fetch_columns", "fetch_rows", "stream_rows"]
 
 # Names of PostgreSQL's server-side cursors, unique within the process.
 _cursor_numbers = count(1)
@@ -29,6 +30,63 @@ def fetch_rows(session: Session, query) -> list[tuple]:
         return cursor.fetchall()
     finally:
         cursor.close()
+
+
+# PostgreSQL's binary form of each numpy type (big-endian) and the function
+# that writes it (the type's send function, as COPY BINARY does).
+_BINARY = {
+    "int32": (">i4", "int4send"),
+    "int64": (">i8", "int8send"),
+    "float64": (">f8", "float8send"),
+}
+
+
+def fetch_columns(session: Session, query, dtypes: Sequence[str]) -> list[np.ndarray]:
+    """The columns of ``query`` as numpy arrays of ``dtypes`` (``int32``, ``int64``,
+    ``float64``), one per selected column; no column may be NULL.
+
+    On PostgreSQL the rows come as one ``bytea``: each row's values in their
+    binary form (what ``COPY ... (FORMAT binary)`` sends), concatenated by
+    ``string_agg`` on the server, read by ``numpy.frombuffer``. Neither a
+    Python object per value nor a message per row: 60,000 ratings' ids and
+    values took 35-70 ms through ``fetchall`` and 45 ms through a binary COPY
+    (psycopg reads COPY data one row per call), 14 ms so. A column the type
+    cannot hold exactly fails loudly (PostgreSQL has no implicit cast from
+    ``bigint`` to ``integer`` or from a float to an integer). Elsewhere
+    (SQLite) :func:`fetch_rows` and ``numpy.array`` of a record type. Literal binds as in
+    :func:`fetch_rows`.
+    """
+    connection = session.connection()
+    dialect = connection.dialect
+    sql = str(query.compile(dialect=dialect, compile_kwargs={"literal_binds": True}))
+    names = [f"c{i}" for i in range(len(dtypes))]
+    if dialect.name != "postgresql":
+        cursor = connection.connection.cursor()
+        try:
+            cursor.execute(sql)
+            rows = cursor.fetchall()
+        finally:
+            cursor.close()
+        values = np.array(rows, dtype=list(zip(names, dtypes, strict=True)))
+        return [values[name] for name in names]
+    packed = " || ".join(
+        f"{_BINARY[t][1]}(q.{name})" for name, t in zip(names, dtypes, strict=True)
+    )
+    statement = (
+        f"SELECT string_agg({packed}, ''::bytea), count(*) FROM ({sql}) AS q({', '.join(names)})"
+    )
+    cursor = connection.connection.driver_connection.cursor(binary=True)
+    try:
+        cursor.execute(statement)
+        data, rows = cursor.fetchone()
+    finally:
+        cursor.close()
+    record = np.dtype([(name, _BINARY[t][0]) for name, t in zip(names, dtypes, strict=True)])
+    values = np.frombuffer(data or b"", dtype=record)
+    if len(values) != rows:
+        # A NULL makes its row's bytes NULL, and string_agg leaves them out.
+        raise ValueError(f"{rows - len(values)} row(s) with a NULL value in a numeric column")
+    return [values[name].astype(t) for name, t in zip(names, dtypes, strict=True)]
 
 
 def stream_rows(session: Session, query, *, size: int = 50_000) -> Iterator[list[tuple]]:
