@@ -26,7 +26,10 @@ work: the ratios, measured side by side, are what counts.
 alt-test exports alone; ``--baseline DIR`` times beside them, in the same
 rounds, an earlier version (the folder holding its ``annotator/``, e.g.
 ``git archive COMMIT annotator | tar -x -C DIR``) and says whether its files
-are byte-identical.
+are byte-identical; it also runs the earlier version's imports in turn with
+this one's (``--imports-only`` to time the imports alone). Before each import
+its tables are emptied and vacuumed, so that every run, this version's or the
+earlier one's, starts from the same state.
 
 - imports: ``pandas.read_csv`` + ``DataFrame.to_sql`` into a table with the
   same unique key, as the issue names it; on PostgreSQL ``to_sql`` writes
@@ -225,6 +228,20 @@ def reference_import(
     return timed(load)
 
 
+def clear_tables(engine, statements) -> None:
+    """Empty the tables an import fills, then VACUUM them, so that no import
+    meets another's dead rows (PostgreSQL checks a unique index's dead entries)."""
+    with engine.begin() as connection:
+        for statement in statements:
+            connection.execute(text(statement))
+    tables = [re.match(r"DELETE FROM (\S+)", s).group(1) for s in statements]
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        if engine.dialect.name == "postgresql":
+            connection.execute(text(f"VACUUM {', '.join(tables)}"))
+        else:
+            connection.execute(text("VACUUM"))
+
+
 LONG_SQL = """
 SELECT i.external_id, s.name AS scale, u.rater_code, r.value, b.position AS block_position,
        r.position, r.served_at, r.submitted_at, r.is_repeat, r.is_attention_check, r.source
@@ -259,8 +276,8 @@ def main() -> None:
     parser.add_argument(
         "--baseline",
         type=Path,
-        help="also time the matrix and alt-test exports of an earlier version: the folder "
-        "holding its annotator/ (git archive COMMIT annotator | tar -x -C DIR)",
+        help="also time the imports and the matrix and alt-test exports of an earlier "
+        "version: the folder holding its annotator/ (git archive COMMIT annotator | tar -x -C DIR)",
     )
     parser.add_argument("--imports-only", action="store_true", help="skip the exports")
     args = parser.parse_args()
@@ -319,14 +336,16 @@ def main() -> None:
                 if args.exports_only:
                     run_cli([group, "import", "bench", str(path)], env)
                     continue
-                startup = startup_time([group, "import", "nosuchstudy", str(path)], env)
-                ours, references, copies = [], [], []
+                versions = {"": env}
+                if args.baseline is not None:
+                    versions["baseline "] = dict(env, PYTHONPATH=str(args.baseline.resolve()))
+                startups = {
+                    label: startup_time([group, "import", "nosuchstudy", str(path)], version_env)
+                    for label, version_env in versions.items()
+                }
+                ours = {label: [] for label in versions}
+                references, copies = [], []
                 for run in range(runs):
-                    if run:
-                        # The same import into the same state again.
-                        with engine.begin() as connection:
-                            for statement in clear:
-                                connection.execute(text(statement))
                     references.append(
                         reference_import(engine, path, f"ref_{group[:3]}", key, dialect)
                     )
@@ -336,13 +355,33 @@ def main() -> None:
                                 engine, path, f"ref_{group[:3]}", key, dialect, bare_copy=True
                             )
                         )
-                    ours.append(run_cli([group, "import", "bench", str(path)], env))
-                ref = "pandas read_csv+to_sql" + (" (COPY)" if dialect == "postgresql" else "")
-                table.add(kind, ours, startup, min(references), 3, ref + ", unique key")
-                if copies:
-                    table.add(
-                        kind, ours, startup, min(copies), 3, "bare COPY of the file, unique key"
+                    # The versions take turns going first.
+                    labels = (
+                        list(versions)[run % len(versions) :]
+                        + list(versions)[: run % len(versions)]
                     )
+                    for label in labels:
+                        # Every import into the same state: the tables emptied and
+                        # vacuumed (the reference's table is made anew each time).
+                        clear_tables(engine, clear)
+                        ours[label].append(
+                            run_cli([group, "import", "bench", str(path)], versions[label])
+                        )
+                ref = "pandas read_csv+to_sql" + (" (COPY)" if dialect == "postgresql" else "")
+                for label in versions:
+                    name = label + kind
+                    table.add(
+                        name, ours[label], startups[label], min(references), 3, ref + ", unique key"
+                    )
+                    if copies:
+                        table.add(
+                            name,
+                            ours[label],
+                            startups[label],
+                            min(copies),
+                            3,
+                            "bare COPY of the file, unique key",
+                        )
 
             if args.imports_only:
                 return
