@@ -344,7 +344,9 @@ def main() -> None:
                     for label, version_env in versions.items()
                 }
                 ours = {label: [] for label in versions}
+                cpus = {label: [] for label in versions}
                 references, copies = [], []
+                loads = [os.getloadavg()[0]]
                 for run in range(runs):
                     references.append(
                         reference_import(engine, path, f"ref_{group[:3]}", key, dialect)
@@ -364,9 +366,12 @@ def main() -> None:
                         # Every import into the same state: the tables emptied and
                         # vacuumed (the reference's table is made anew each time).
                         clear_tables(engine, clear)
-                        ours[label].append(
-                            run_cli([group, "import", "bench", str(path)], versions[label])
+                        wall, cpu, peak = run_cli_times(
+                            [group, "import", "bench", str(path)], versions[label]
                         )
+                        ours[label].append((wall, peak))
+                        cpus[label].append(cpu)
+                loads.append(os.getloadavg()[0])
                 ref = "pandas read_csv+to_sql" + (" (COPY)" if dialect == "postgresql" else "")
                 for label in versions:
                     name = label + kind
@@ -382,6 +387,21 @@ def main() -> None:
                             3,
                             "bare COPY of the file, unique key",
                         )
+                if len(versions) > 1:
+                    # The fastest run says little on a busy machine: the medians,
+                    # and the CPU time, which the other work does not lengthen
+                    # (the server's share is not in it).
+                    print(
+                        f"    {kind}, medians of {runs} alternated runs (start-up included): "
+                        + "; ".join(
+                            f"{label.strip() or 'this'} wall "
+                            f"{statistics.median(w for w, _ in ours[label]):.2f} s, CPU "
+                            f"{statistics.median(cpus[label]):.2f} s"
+                            for label in versions
+                        )
+                        + f"; load {loads[0]:.1f}-{loads[1]:.1f}",
+                        flush=True,
+                    )
 
             if args.imports_only:
                 return
