@@ -220,9 +220,10 @@ def _human_matrix(
 ) -> tuple[np.ndarray, list[str]]:
     """Items (the rows of ``item_pks``) x raters (sorted codes) of one scale's ratings.
 
-    Read straight from the driver into one float array and placed by index
-    arithmetic: the pandas pivot of a frame built from the rows, with the
-    codes mapped row by row, took most of the export's time.
+    Read straight into numpy arrays (:func:`~annotator.data.sql.fetch_columns`:
+    on PostgreSQL one packed ``bytea``, no Python object per value) and placed
+    by index arithmetic: the pandas pivot of a frame built from the rows, with
+    the codes mapped row by row, took most of the export's time.
     """
     item_of, rater_id, value = fetch_columns(
         session,
