@@ -17,8 +17,10 @@ def _import(kind: str, importer, study_slug: str, file: Path) -> None:
     from ..data.readers import InputError
     from ..db import session_scope
 
-    # The start-up's objects live until the process ends: frozen, the full
-    # collections the file's rows trigger do not walk them again and again.
+    # The objects alive now (the start-up's) outlive the import: frozen, the
+    # full collections that the file's rows set off do not walk them again and
+    # again. Unfrozen afterwards, for a process that runs the command and goes
+    # on (the tests' CLI runner).
     gc.freeze()
     try:
         with session_scope() as session:
@@ -26,6 +28,8 @@ def _import(kind: str, importer, study_slug: str, file: Path) -> None:
             report = importer(session, study, file, progress=progress())
     except InputError as exc:
         fail(str(exc))
+    finally:
+        gc.unfreeze()
     click.echo(f"{file}: {report.summary(kind)}.")
 
 
