@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 from pathlib import Path
 
 import click
@@ -17,19 +16,12 @@ def _import(kind: str, importer, study_slug: str, file: Path) -> None:
     from ..data.readers import InputError
     from ..db import session_scope
 
-    # The objects alive now (the start-up's) outlive the import: frozen, the
-    # full collections that the file's rows set off do not walk them again and
-    # again. Unfrozen afterwards, for a process that runs the command and goes
-    # on (the tests' CLI runner).
-    gc.freeze()
     try:
         with session_scope() as session:
             study = study_or_fail(session, study_slug)
             report = importer(session, study, file, progress=progress())
     except InputError as exc:
         fail(str(exc))
-    finally:
-        gc.unfreeze()
     click.echo(f"{file}: {report.summary(kind)}.")
 
 
