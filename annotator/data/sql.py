@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from itertools import count
+from typing import TYPE_CHECKING
 
-import numpy as np
 from sqlmodel import Session
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["fetch_columns", "fetch_rows", "stream_rows"]
 
@@ -56,6 +59,10 @@ def fetch_columns(session: Session, query, dtypes: Sequence[str]) -> list[np.nda
     (SQLite) :func:`fetch_rows` and ``numpy.array`` of a record type. Literal binds as in
     :func:`fetch_rows`.
     """
+    # Here, not at the top: the importers use this module and never load numpy
+    # (its import is a quarter of a second and 12 MiB).
+    import numpy as np
+
     connection = session.connection()
     dialect = connection.dialect
     sql = str(query.compile(dialect=dialect, compile_kwargs={"literal_binds": True}))

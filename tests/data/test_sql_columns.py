@@ -71,3 +71,15 @@ def test_an_integer_column_is_not_read_as_a_narrower_type(session, make_study):
     with pytest.raises(Exception, match="int4send"):
         fetch_columns(session, query, ["int32"])
     session.rollback()
+
+
+def test_the_importers_still_load_no_numpy():
+    """fetch_columns lives beside fetch_rows, which the importers use; numpy
+    (a quarter of a second and 12 MiB to load) stays out of their process."""
+    import subprocess
+    import sys
+
+    code = "import sys, annotator.data.importers; print('numpy' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"
