@@ -55,9 +55,10 @@ def fetch_columns(session: Session, query, dtypes: Sequence[str]) -> list[np.nda
     values took 35-70 ms through ``fetchall`` and 45 ms through a binary COPY
     (psycopg reads COPY data one row per call), 14 ms so. A column the type
     cannot hold exactly fails loudly (PostgreSQL has no implicit cast from
-    ``bigint`` to ``integer`` or from a float to an integer). Elsewhere
-    (SQLite) :func:`fetch_rows` and ``numpy.array`` of a record type. Literal binds as in
-    :func:`fetch_rows`.
+    ``bigint`` to ``integer`` or from a float to an integer). Hand-written
+    because neither psycopg nor pandas reads a result into numpy without a
+    Python object per value. Elsewhere (SQLite) :func:`fetch_rows` and
+    ``numpy.array`` of a record type. Literal binds as in :func:`fetch_rows`.
     """
     # Here, not at the top: the importers use this module and never load numpy
     # (its import is a quarter of a second and 12 MiB).
