@@ -9,6 +9,7 @@ degenerate matrix) is NaN and ``ReportTables.notes`` says why.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +17,7 @@ import pandas as pd
 
 from ..data.frames import StudyFrames
 from ..data.selection import describe_where, select_frames
-from .agreement_tables import agreement_tables
+from .agreement_tables import agreement_tables, alttest_curve_rows
 from .columns import (
     ALL_BENCHMARKS,
     BENCHMARKS_COLUMNS,
@@ -41,7 +42,14 @@ from .sections import (
 )
 from .settings import AnalysisSettings
 
-__all__ = ["ALL_BENCHMARKS", "ReportTables", "report_tables"]
+__all__ = [
+    "ALL_BENCHMARKS",
+    "ALTTEST_TABLES",
+    "AltTestTables",
+    "ReportTables",
+    "alttest_tables",
+    "report_tables",
+]
 
 
 @dataclass
@@ -137,8 +145,45 @@ class ReportTables:
 
 # ------------------------------------------------------------------ public
 
+#: The tables :func:`alttest_tables` computes: the alt-test against epsilon and its
+#: curves, a third of the tables' time and independent of the others.
+ALTTEST_TABLES = ("alttest", "alttest_curves")
 
-def report_tables(frames: StudyFrames, *, settings: AnalysisSettings | None = None) -> ReportTables:
+
+@dataclass
+class AltTestTables:
+    """:data:`ALTTEST_TABLES` and what could not be computed in each.
+
+    The notes are kept apart because they come at two places of
+    ``ReportTables.notes`` (after Table 6's, and last).
+    """
+
+    alttest: pd.DataFrame
+    alttest_curves: pd.DataFrame
+    alttest_notes: list[str]
+    curve_notes: list[str]
+
+
+def alttest_tables(
+    frames: StudyFrames, temperature: float | None, settings: AnalysisSettings
+) -> AltTestTables:
+    """The alt-test table and curves of :func:`report_tables` (``frames`` as selected there).
+
+    A function of its own so that ``annotator report`` can compute it in another
+    process while this one computes the rest (:mod:`annotator.analysis.report.apart`).
+    """
+    alttest_notes, curve_notes = Notes(), Notes()
+    alttest = alttest_rows(frames, temperature, settings, alttest_notes)
+    curves = alttest_curve_rows(frames, temperature, settings, curve_notes)
+    return AltTestTables(alttest, curves, list(alttest_notes), list(curve_notes))
+
+
+def report_tables(
+    frames: StudyFrames,
+    *,
+    settings: AnalysisSettings | None = None,
+    apart: Callable[..., Callable[[ReportTables], AltTestTables]] | None = None,
+) -> ReportTables:
     """Compute every table of the report from a study's frames.
 
     Parameters
@@ -148,15 +193,27 @@ def report_tables(frames: StudyFrames, *, settings: AnalysisSettings | None = No
     settings : AnalysisSettings, keyword-only
         Defaults to ``AnalysisSettings()``; for a stored study use
         :func:`annotator.analysis.settings.study_settings`.
+    apart : callable, keyword-only
+        ``apart(alttest_tables, frames, temperature, settings)`` starts that
+        computation elsewhere and returns ``wait``; once the other tables are done,
+        ``wait(tables)`` is given them (the alt-test ones still empty, to use while it
+        waits) and returns the result. By default it all runs here, in order. The
+        tables and notes are the same either way.
 
     Returns
     -------
     ReportTables
     """
     settings = settings or AnalysisSettings()
-    notes = Notes()
     frames = select_frames(frames, settings.where_mapping)
     temperature, how = main_temperature(frames, settings.temperature)
+    if apart is None:
+        wait = lambda _tables: alttest_tables(frames, temperature, settings)  # noqa: E731
+    else:
+        wait = apart(alttest_tables, frames, temperature, settings)
+    # The notes of the tables before the alt-test's and of those after: merged with the
+    # alt-test's in the order of the tables (Notes.add keeps the first of a repeat).
+    notes, later = Notes(), Notes()
     scales = frames.scale_names
     benchmarks = frames.benchmark_names
     options = {"temperature": temperature, "settings": settings, "notes": notes}
@@ -181,7 +238,7 @@ def report_tables(frames: StudyFrames, *, settings: AnalysisSettings | None = No
             "where": describe_where(settings.where_mapping),
         }
     )
-    return ReportTables(
+    tables = ReportTables(
         scales=rows_frame(scales_rows, SCALES_COLUMNS),
         benchmarks=rows_frame(bench_rows, BENCHMARKS_COLUMNS),
         models=rows_frame(model_rows, MODELS_COLUMNS),
@@ -189,14 +246,19 @@ def report_tables(frames: StudyFrames, *, settings: AnalysisSettings | None = No
         inter_scale_average=inter_avg,
         groups=group_rows(frames, pooled, settings, notes),
         temperatures=temperature_rows(frames, pooled, settings, notes),
-        alttest=alttest_rows(frames, temperature, settings, notes),
+        alttest=pd.DataFrame(),
         items=items,
         worst_items=worst,
-        bootstrap=bootstrap_rows(frames, pooled, settings, notes),
+        bootstrap=bootstrap_rows(frames, pooled, settings, later),
         figure2=rows_frame(figure_rows, FIGURE2_COLUMNS),
         distributions=distribution_rows(frames, temperature, settings),
-        **agreement_tables(frames, temperature, settings, notes),
-        notes=list(notes),
+        **agreement_tables(frames, temperature, settings, later, curves=False),
         settings=used,
         rater_quality=rater_quality_table(frames).frame,
     )
+    alt = wait(tables)
+    tables.alttest, tables.alttest_curves = alt.alttest, alt.alttest_curves
+    for line in (*alt.alttest_notes, *later, *alt.curve_notes):
+        notes.add(line)
+    tables.notes = list(notes)
+    return tables

@@ -30,6 +30,7 @@ __all__ = [
     "panel_grid",
     "plan_figure",
     "png_bytes",
+    "tight",
 ]
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -95,6 +96,18 @@ def panel_grid(
         },
     )
     return fig, axes
+
+
+def tight(fig: Figure) -> None:
+    """``fig.tight_layout()``, without leaving a layout engine on the figure.
+
+    ``Figure.tight_layout`` leaves a placeholder engine behind, and ``savefig`` draws a
+    figure that has one twice (once without rendering, to let the engine lay it out):
+    the engine's own ``execute`` sets the same margins and spares that draw.
+    """
+    from matplotlib.layout_engine import TightLayoutEngine
+
+    TightLayoutEngine().execute(fig)
 
 
 def png_bytes(fig: Figure) -> bytes:
