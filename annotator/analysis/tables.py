@@ -45,9 +45,8 @@ from .settings import AnalysisSettings
 __all__ = [
     "ALL_BENCHMARKS",
     "ALTTEST_TABLES",
-    "AltTestTables",
     "ReportTables",
-    "alttest_tables",
+    "alttest_table",
     "report_tables",
 ]
 
@@ -145,44 +144,32 @@ class ReportTables:
 
 # ------------------------------------------------------------------ public
 
-#: The tables :func:`alttest_tables` computes: the alt-test against epsilon and its
-#: curves, a third of the tables' time and independent of the others.
+#: The alt-test table and its curves: a third of the tables' time, and independent of
+#: the others (:func:`alttest_table`).
 ALTTEST_TABLES = ("alttest", "alttest_curves")
 
 
-@dataclass
-class AltTestTables:
-    """:data:`ALTTEST_TABLES` and what could not be computed in each.
+def alttest_table(
+    name: str, frames: StudyFrames, temperature: float | None, settings: AnalysisSettings
+) -> tuple[pd.DataFrame, list[str]]:
+    """The ``ReportTables`` attribute ``name`` of :data:`ALTTEST_TABLES`, and its notes.
 
-    The notes are kept apart because they come at two places of
-    ``ReportTables.notes`` (after Table 6's, and last).
+    ``frames`` as :func:`report_tables` selects them. A function of its own so that
+    ``annotator report`` can compute each in another process while this one computes
+    the rest (:mod:`annotator.analysis.report.apart`); the notes are returned apart to
+    take their place in ``ReportTables.notes`` (the alt-test's after Table 6's, the
+    curves' last).
     """
-
-    alttest: pd.DataFrame
-    alttest_curves: pd.DataFrame
-    alttest_notes: list[str]
-    curve_notes: list[str]
-
-
-def alttest_tables(
-    frames: StudyFrames, temperature: float | None, settings: AnalysisSettings
-) -> AltTestTables:
-    """The alt-test table and curves of :func:`report_tables` (``frames`` as selected there).
-
-    A function of its own so that ``annotator report`` can compute it in another
-    process while this one computes the rest (:mod:`annotator.analysis.report.apart`).
-    """
-    alttest_notes, curve_notes = Notes(), Notes()
-    alttest = alttest_rows(frames, temperature, settings, alttest_notes)
-    curves = alttest_curve_rows(frames, temperature, settings, curve_notes)
-    return AltTestTables(alttest, curves, list(alttest_notes), list(curve_notes))
+    notes = Notes()
+    rows = alttest_rows if name == "alttest" else alttest_curve_rows
+    return rows(frames, temperature, settings, notes), list(notes)
 
 
 def report_tables(
     frames: StudyFrames,
     *,
     settings: AnalysisSettings | None = None,
-    apart: Callable[..., Callable[[ReportTables], AltTestTables]] | None = None,
+    apart: Callable[..., Callable[[ReportTables], list]] | None = None,
 ) -> ReportTables:
     """Compute every table of the report from a study's frames.
 
@@ -194,11 +181,12 @@ def report_tables(
         Defaults to ``AnalysisSettings()``; for a stored study use
         :func:`annotator.analysis.settings.study_settings`.
     apart : callable, keyword-only
-        ``apart(alttest_tables, frames, temperature, settings)`` starts that
-        computation elsewhere and returns ``wait``; once the other tables are done,
-        ``wait(tables)`` is given them (the alt-test ones still empty, to use while it
-        waits) and returns the result. By default it all runs here, in order. The
-        tables and notes are the same either way.
+        ``apart(alttest_table, ALTTEST_TABLES, frames, temperature, settings)`` starts
+        ``alttest_table(name, frames, temperature, settings)`` for each name elsewhere
+        and returns ``wait``; once the other tables are done, ``wait(tables)`` is given
+        them (the alt-test ones still empty, to use while it waits) and returns the
+        results in order. By default it all runs here. The tables and notes are the
+        same either way.
 
     Returns
     -------
@@ -207,10 +195,14 @@ def report_tables(
     settings = settings or AnalysisSettings()
     frames = select_frames(frames, settings.where_mapping)
     temperature, how = main_temperature(frames, settings.temperature)
+    alttest_args = (frames, temperature, settings)
     if apart is None:
-        wait = lambda _tables: alttest_tables(frames, temperature, settings)  # noqa: E731
+
+        def wait(_tables: ReportTables) -> list[tuple[pd.DataFrame, list[str]]]:
+            return [alttest_table(name, *alttest_args) for name in ALTTEST_TABLES]
+
     else:
-        wait = apart(alttest_tables, frames, temperature, settings)
+        wait = apart(alttest_table, ALTTEST_TABLES, *alttest_args)
     # The notes of the tables before the alt-test's and of those after: merged with the
     # alt-test's in the order of the tables (Notes.add keeps the first of a repeat).
     notes, later = Notes(), Notes()
@@ -256,9 +248,8 @@ def report_tables(
         settings=used,
         rater_quality=rater_quality_table(frames).frame,
     )
-    alt = wait(tables)
-    tables.alttest, tables.alttest_curves = alt.alttest, alt.alttest_curves
-    for line in (*alt.alttest_notes, *later, *alt.curve_notes):
+    (tables.alttest, alttest_notes), (tables.alttest_curves, curve_notes) = wait(tables)
+    for line in (*alttest_notes, *later, *curve_notes):
         notes.add(line)
     tables.notes = list(notes)
     return tables

@@ -1,5 +1,5 @@
-"""``annotator report`` on two processes (``annotator.analysis.report.apart``): the same
-page, tables and notes as one process; the child's errors reach the parent; the web
+"""``annotator report`` on several processes (``annotator.analysis.report.apart``): the
+same page, tables and notes as one process; a child's errors reach the parent; the web
 path and a one-core machine stay in one process; the command's GC settings are put back.
 """
 
@@ -31,13 +31,13 @@ def _files(folder) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
 
-def test_two_processes_give_the_page_tables_and_notes_of_one(session, make_study, tmp_path):
+def test_forked_processes_give_the_page_tables_and_notes_of_one(session, make_study, tmp_path):
     study = make_study(slug="apart", n_items=40, n_raters=5, seed=3)
     frames = study_frames(session, study)
     one = report_tables(frames, settings=SETTINGS)
     with Apart() as apart:
         two = report_tables(frames, settings=SETTINGS, apart=apart)
-    # Every figure was drawn before the page: the alt-test ones by the child.
+    # Every figure was drawn before the page: the alt-test ones by the children.
     assert set(apart.drawn) == {
         "alttest",
         "alttest_epsilon_curve",
@@ -114,7 +114,7 @@ def test_an_error_in_the_child_reaches_the_parent(session, make_study):
         raise RuntimeError("the child failed")
 
     with Apart() as apart:
-        wait = apart(broken, frames)
+        wait = apart(broken, ["alttest", "alttest_curves"], frames)
         with pytest.raises(RuntimeError, match="the child failed"):
             wait(report_tables(frames, settings=AnalysisSettings(n_resamples=20)))
 

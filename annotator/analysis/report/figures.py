@@ -3,7 +3,7 @@
 :data:`FIGURES` names the function drawing each figure of the page from a
 :class:`~annotator.analysis.tables.ReportTables`; :func:`figure` turns one into the
 page's :class:`~.cells.Figure`, unless ``drawn`` holds it already: ``annotator report``
-draws the alt-test figures (:data:`ALTTEST_FIGURES`) in the process that computes
+draws the alt-test figures (:data:`ALTTEST_FIGURES`) in the processes that compute
 their tables, and the others while it waits for them (:mod:`.apart`). The page is the
 same either way.
 """
@@ -118,16 +118,18 @@ def _figure2(tables: Any) -> MplFigure:
     return icc_nmae_figure(tables.figure2)
 
 
-#: The figures drawn from the alt-test tables alone (``alttest`` and ``alttest_curves``
-#: of :class:`~annotator.analysis.tables.AltTestTables` or ``ReportTables``).
-ALTTEST_FIGURES: dict[str, Callable[[Any], MplFigure]] = {
-    "alttest": _alttest,
-    "alttest_epsilon_curve": _curve("epsilon"),
-    "alttest_items_curve": _curve("items"),
+#: The figures drawn from one alt-test table alone, by the table (the ``ReportTables``
+#: attribute): what the process that computes the table draws (:mod:`.apart`).
+ALTTEST_FIGURES: dict[str, dict[str, Callable[[Any], MplFigure]]] = {
+    "alttest": {"alttest": _alttest},
+    "alttest_curves": {
+        "alttest_epsilon_curve": _curve("epsilon"),
+        "alttest_items_curve": _curve("items"),
+    },
 }
 #: Every figure of the page, by key.
 FIGURES: dict[str, Callable[[Any], MplFigure]] = {
-    **ALTTEST_FIGURES,
+    **{key: make for figures in ALTTEST_FIGURES.values() for key, make in figures.items()},
     "items": _items,
     "bootstrap": _bootstrap,
     "distributions": _distributions,
