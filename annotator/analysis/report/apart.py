@@ -25,6 +25,7 @@ connection they inherit is neither used nor closed.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import sys
@@ -80,6 +81,10 @@ class Apart:
 
         warm_up()
 
+        # What exists now is the children's as much as this process's: frozen, the
+        # collector leaves it alone in all of them, and the children do not copy the
+        # pages it would write to (copy-on-write) to walk it.
+        gc.freeze()
         # One worker per table; under fork the pool starts them all at the first
         # submit, before its own threads.
         self._executor = ProcessPoolExecutor(
@@ -110,3 +115,4 @@ class Apart:
     def __exit__(self, *exc: object) -> None:
         if self._executor is not None:
             self._executor.shutdown()
+            gc.unfreeze()
