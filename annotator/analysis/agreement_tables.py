@@ -328,15 +328,26 @@ def alttest_curve_rows(
 
 
 def agreement_tables(
-    frames: StudyFrames, temperature: float | None, settings: AnalysisSettings, notes: Notes
+    frames: StudyFrames,
+    temperature: float | None,
+    settings: AnalysisSettings,
+    notes: Notes,
+    *,
+    curves: bool = True,
 ) -> dict[str, pd.DataFrame]:
-    """Every table of this module, by its ``ReportTables`` attribute."""
-    return {
+    """Every table of this module, by its ``ReportTables`` attribute.
+
+    ``curves=False`` leaves out the alt-test curves (:func:`alttest_curve_rows`), which
+    :func:`~annotator.analysis.tables.report_tables` computes apart.
+    """
+    tables = {
         "consistency": consistency_rows(frames),
         "correlations": correlation_rows(
             frames, temperature, notes, confidence=settings.confidence
         ),
         "kappa": kappa_rows(frames, temperature, notes),
         "cross_alpha": cross_alpha_rows(frames, temperature, settings, notes),
-        "alttest_curves": alttest_curve_rows(frames, temperature, settings, notes),
     }
+    if curves:
+        tables["alttest_curves"] = alttest_curve_rows(frames, temperature, settings, notes)
+    return tables

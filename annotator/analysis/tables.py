@@ -9,6 +9,7 @@ degenerate matrix) is NaN and ``ReportTables.notes`` says why.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +17,7 @@ import pandas as pd
 
 from ..data.frames import StudyFrames
 from ..data.selection import describe_where, select_frames
-from .agreement_tables import agreement_tables
+from .agreement_tables import agreement_tables, alttest_curve_rows
 from .columns import (
     ALL_BENCHMARKS,
     BENCHMARKS_COLUMNS,
@@ -41,7 +42,13 @@ from .sections import (
 )
 from .settings import AnalysisSettings
 
-__all__ = ["ALL_BENCHMARKS", "ReportTables", "report_tables"]
+__all__ = [
+    "ALL_BENCHMARKS",
+    "ALTTEST_TABLES",
+    "ReportTables",
+    "alttest_table",
+    "report_tables",
+]
 
 
 @dataclass
@@ -137,8 +144,33 @@ class ReportTables:
 
 # ------------------------------------------------------------------ public
 
+#: The alt-test table and its curves: a third of the tables' time, and independent of
+#: the others (:func:`alttest_table`).
+ALTTEST_TABLES = ("alttest", "alttest_curves")
 
-def report_tables(frames: StudyFrames, *, settings: AnalysisSettings | None = None) -> ReportTables:
+
+def alttest_table(
+    name: str, frames: StudyFrames, temperature: float | None, settings: AnalysisSettings
+) -> tuple[pd.DataFrame, list[str]]:
+    """The ``ReportTables`` attribute ``name`` of :data:`ALTTEST_TABLES`, and its notes.
+
+    ``frames`` as :func:`report_tables` selects them. A function of its own so that
+    ``annotator report`` can compute each in another process while this one computes
+    the rest (:mod:`annotator.analysis.report.apart`); the notes are returned apart to
+    take their place in ``ReportTables.notes`` (the alt-test's after Table 6's, the
+    curves' last).
+    """
+    notes = Notes()
+    rows = alttest_rows if name == "alttest" else alttest_curve_rows
+    return rows(frames, temperature, settings, notes), list(notes)
+
+
+def report_tables(
+    frames: StudyFrames,
+    *,
+    settings: AnalysisSettings | None = None,
+    apart: Callable[..., Callable[[ReportTables], list]] | None = None,
+) -> ReportTables:
     """Compute every table of the report from a study's frames.
 
     Parameters
@@ -148,15 +180,32 @@ def report_tables(frames: StudyFrames, *, settings: AnalysisSettings | None = No
     settings : AnalysisSettings, keyword-only
         Defaults to ``AnalysisSettings()``; for a stored study use
         :func:`annotator.analysis.settings.study_settings`.
+    apart : callable, keyword-only
+        ``apart(alttest_table, ALTTEST_TABLES, frames, temperature, settings)`` starts
+        ``alttest_table(name, frames, temperature, settings)`` for each name elsewhere
+        and returns ``wait``; once the other tables are done, ``wait(tables)`` is given
+        them (the alt-test ones still empty, to use while it waits) and returns the
+        results in order. By default it all runs here. The tables and notes are the
+        same either way.
 
     Returns
     -------
     ReportTables
     """
     settings = settings or AnalysisSettings()
-    notes = Notes()
     frames = select_frames(frames, settings.where_mapping)
     temperature, how = main_temperature(frames, settings.temperature)
+    alttest_args = (frames, temperature, settings)
+    if apart is None:
+
+        def wait(_tables: ReportTables) -> list[tuple[pd.DataFrame, list[str]]]:
+            return [alttest_table(name, *alttest_args) for name in ALTTEST_TABLES]
+
+    else:
+        wait = apart(alttest_table, ALTTEST_TABLES, *alttest_args)
+    # The notes of the tables before the alt-test's and of those after: merged with the
+    # alt-test's in the order of the tables (Notes.add keeps the first of a repeat).
+    notes, later = Notes(), Notes()
     scales = frames.scale_names
     benchmarks = frames.benchmark_names
     options = {"temperature": temperature, "settings": settings, "notes": notes}
@@ -181,7 +230,7 @@ def report_tables(frames: StudyFrames, *, settings: AnalysisSettings | None = No
             "where": describe_where(settings.where_mapping),
         }
     )
-    return ReportTables(
+    tables = ReportTables(
         scales=rows_frame(scales_rows, SCALES_COLUMNS),
         benchmarks=rows_frame(bench_rows, BENCHMARKS_COLUMNS),
         models=rows_frame(model_rows, MODELS_COLUMNS),
@@ -189,14 +238,18 @@ def report_tables(frames: StudyFrames, *, settings: AnalysisSettings | None = No
         inter_scale_average=inter_avg,
         groups=group_rows(frames, pooled, settings, notes),
         temperatures=temperature_rows(frames, pooled, settings, notes),
-        alttest=alttest_rows(frames, temperature, settings, notes),
+        alttest=pd.DataFrame(),
         items=items,
         worst_items=worst,
-        bootstrap=bootstrap_rows(frames, pooled, settings, notes),
+        bootstrap=bootstrap_rows(frames, pooled, settings, later),
         figure2=rows_frame(figure_rows, FIGURE2_COLUMNS),
         distributions=distribution_rows(frames, temperature, settings),
-        **agreement_tables(frames, temperature, settings, notes),
-        notes=list(notes),
+        **agreement_tables(frames, temperature, settings, later, curves=False),
         settings=used,
         rater_quality=rater_quality_table(frames).frame,
     )
+    (tables.alttest, alttest_notes), (tables.alttest_curves, curve_notes) = wait(tables)
+    for line in (*alttest_notes, *later, *curve_notes):
+        notes.add(line)
+    tables.notes = list(notes)
+    return tables

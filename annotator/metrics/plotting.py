@@ -30,6 +30,8 @@ __all__ = [
     "panel_grid",
     "plan_figure",
     "png_bytes",
+    "tight",
+    "warm_up",
 ]
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -95,6 +97,33 @@ def panel_grid(
         },
     )
     return fig, axes
+
+
+def tight(fig: Figure) -> None:
+    """``fig.tight_layout()``, without leaving a layout engine on the figure.
+
+    ``Figure.tight_layout`` leaves a placeholder engine behind, and ``savefig`` draws a
+    figure that has one twice (once without rendering, to let the engine lay it out):
+    the engine's own ``execute`` sets the same margins and spares that draw.
+    """
+    from matplotlib.layout_engine import TightLayoutEngine
+
+    TightLayoutEngine().execute(fig)
+
+
+def warm_up() -> None:
+    """Draw a small figure with text and a legend to PNG, and throw it away.
+
+    The first figure a process draws loads the font files and fills matplotlib's font
+    and text caches (0.1 s); a process about to fork children that draw does this once,
+    so that they start with it done.
+    """
+    fig = new_figure(1, width=1.0, height=1.0)
+    ax = fig.axes[0]
+    ax.plot([0.0, 1.0], [0.0, 1.0], marker=".", label="a")
+    ax.set_title("a", y=TITLE_Y)
+    ax.legend(fontsize="small")
+    png_bytes(fig)
 
 
 def png_bytes(fig: Figure) -> bytes:

@@ -34,23 +34,37 @@ def report_filename(study: Study) -> str:
 
 
 def build_report(
-    session: Session, study: Study, *, settings: Any = None, generated_at: datetime | None = None
+    session: Session,
+    study: Study,
+    *,
+    settings: Any = None,
+    generated_at: datetime | None = None,
+    fork: bool = False,
 ) -> Report:
     """Read the study, compute its tables and render the report.
 
     ``settings`` is an :class:`~annotator.analysis.settings.AnalysisSettings`; by
-    default the study file's ``[validation]`` table.
+    default the study file's ``[validation]`` table. ``fork=True`` (the command line
+    only, see :mod:`.apart`) computes and draws the alt-test part in a forked process
+    when the machine has a second core; the report is the same.
     """
     from ...data.frames import study_frames
     from ..settings import study_settings
     from ..tables import report_tables
+    from .apart import Apart, can_fork
     from .html import render_report
 
     frames = study_frames(session, study)
     if settings is None:
         settings = study_settings(study)
-    tables = report_tables(frames, settings=settings)
+    title = f"Report: {study.name}"
+    if not (fork and can_fork()):
+        tables = report_tables(frames, settings=settings)
+        html = render_report(tables, title=title, study=study.slug, generated_at=generated_at)
+        return Report(html=html, tables=tables, frames=frames)
+    with Apart() as apart:
+        tables = report_tables(frames, settings=settings, apart=apart)
     html = render_report(
-        tables, title=f"Report: {study.name}", study=study.slug, generated_at=generated_at
+        tables, title=title, study=study.slug, generated_at=generated_at, drawn=apart.drawn
     )
     return Report(html=html, tables=tables, frames=frames)

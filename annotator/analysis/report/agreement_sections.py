@@ -5,9 +5,11 @@ curves' figures. :func:`~annotator.analysis.report.sections.report_sections` app
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from .cells import Figure, Section, frame_view, text_columns
+from .cells import Section, frame_view, text_columns
+from .figures import Drawn, curves_against, figure
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -92,13 +94,6 @@ _CURVES = (
 )
 
 
-def _figure(key: str, fig, caption: str, alt: str) -> Figure:
-    from .plots import data_uri
-
-    width, height = fig.get_size_inches() * fig.dpi
-    return Figure(key, caption, alt, data_uri(fig), int(width), int(height))
-
-
 def _section(key, heading, caption, frame, *, empty="", figures=()) -> Section:
     return Section(
         key=key,
@@ -111,13 +106,9 @@ def _section(key, heading, caption, frame, *, empty="", figures=()) -> Section:
     )
 
 
-def agreement_sections(tables) -> list[Section]:
-    """The sections of this module, in the report's order."""
-    from ..agreement_tables import CURVE_COLUMNS
-
-    curves = tables.alttest_curves
-    if "against" not in curves.columns:  # tables built without the curves
-        curves = curves.reindex(columns=CURVE_COLUMNS)
+def agreement_sections(tables, drawn: Mapping[str, Drawn] | None = None) -> list[Section]:
+    """The sections of this module, in the report's order (``drawn``: as
+    :func:`.sections.report_sections`)."""
     sections = [
         _section(
             "consistency",
@@ -159,13 +150,14 @@ def agreement_sections(tables) -> list[Section]:
         ),
     ]
     for against, heading, caption, figure_caption in _CURVES:
-        part = curves[curves["against"] == against]
+        part = curves_against(tables, against)
         key = f"alttest_{against}_curve"
-        figure = _figure(
+        shown = figure(
             key,
-            alt_test_curve_figure(part, against=against),
+            tables,
             figure_caption,
             f"Alt-test winning rate and advantage probability against {against}",
+            drawn,
         )
-        sections.append(_section(key, heading, caption, part[_CURVE_VIEW], figures=[figure]))
+        sections.append(_section(key, heading, caption, part[_CURVE_VIEW], figures=[shown]))
     return sections

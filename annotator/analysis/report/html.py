@@ -64,6 +64,7 @@ def render_report(
     title: str | None = None,
     study: str = "",
     generated_at: datetime | None = None,
+    drawn: Mapping[str, Any] | None = None,
 ) -> str:
     """Render the report of one study as a self-contained HTML page.
 
@@ -77,6 +78,8 @@ def render_report(
         The study's slug, shown in the header.
     generated_at : datetime, optional
         Shown in the header; by default now (UTC).
+    drawn : mapping, optional
+        Figures already drawn (:class:`.figures.Drawn` by key); the others are drawn here.
     """
     stamp = (generated_at or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
     return (
@@ -88,7 +91,7 @@ def render_report(
             generated_at=stamp,
             settings=_settings(tables.settings),
             notes=list(tables.notes or []),
-            sections=report_sections(tables),
-            figures=report_figures(tables),
+            sections=report_sections(tables, drawn),
+            figures=report_figures(tables, drawn),
         )
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ...metrics.plotting import TITLE_Y, data_uri, new_figure, panel_grid, png_bytes
+from ...metrics.plotting import TITLE_Y, data_uri, new_figure, panel_grid, png_bytes, tight
 from ...metrics.plotting import empty_panel as _empty
 
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ def score_distribution_figure(frame: pd.DataFrame, *, group_by: str | None = Non
         ax.set_ylabel("density")
         ax.set_title(scale, y=TITLE_Y)
         ax.legend(fontsize="x-small")
-    fig.tight_layout()
+    tight(fig)
     return fig
 
 
@@ -131,7 +131,7 @@ def icc_interval_figure(frame: pd.DataFrame, *, columns: Sequence[tuple[str, str
     ax.set_ylabel("ICC (95% CI)")
     ax.set_title("ICC with 95% intervals per scale", y=TITLE_Y)
     ax.legend(fontsize="small", loc="lower left")
-    fig.tight_layout()
+    tight(fig)
     return fig
 
 
@@ -181,7 +181,7 @@ def icc_nmae_figure(frame: pd.DataFrame) -> Figure:
         for sc, mk in markers.items()
     ]
     fig.axes[-1].legend(handles=handles, fontsize="x-small", loc="best")
-    fig.tight_layout()
+    tight(fig)
     return fig
 
 
@@ -203,7 +203,7 @@ def item_disagreement_figure(frame: pd.DataFrame, *, threshold: float = NMAE_THR
     ax.set_ylabel("nMAE (human mean vs LLM mean)")
     ax.set_title("Per-item disagreement", y=TITLE_Y)
     ax.legend(fontsize="small")
-    fig.tight_layout()
+    tight(fig)
     return fig
 
 
@@ -236,5 +236,5 @@ def bootstrap_figure(frame: pd.DataFrame) -> Figure:
     ax.set_yticks(ys, [bootstrap_label(row) for _, row in frame.iterrows()])
     ax.set_xlabel("estimate with its bootstrap interval")
     ax.set_title("Bootstrap intervals (resampling items)", y=TITLE_Y)
-    fig.tight_layout()
+    tight(fig)
     return fig

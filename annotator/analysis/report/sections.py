@@ -6,25 +6,17 @@ frame for display; :mod:`.html` turns them into cells and renders the page.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .cells import Figure, Section, frame_view, text_columns
+from .figures import Drawn, figure
 from .rater_quality import rater_quality_section
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["bootstrap_frame", "report_figures", "report_sections", "table1_frame"]
-
-
-# ------------------------------------------------------------------------- figures
-
-
-def _figure(key: str, fig, caption: str, alt: str) -> Figure:
-    from .plots import data_uri
-
-    width, height = fig.get_size_inches() * fig.dpi
-    return Figure(key, caption, alt, data_uri(fig), int(width), int(height))
 
 
 # ------------------------------------------------------------------------ sections
@@ -123,14 +115,11 @@ def _section(key, heading, caption, frame, *, rule=None, **extra):
     )
 
 
-def report_sections(tables) -> list[Section]:
-    """The report's table sections with their figures, in the paper's order."""
-    from .plots import (
-        alt_test_epsilon_figure,
-        bootstrap_figure,
-        item_disagreement_figure,
-    )
+def report_sections(tables, drawn: Mapping[str, Drawn] | None = None) -> list[Section]:
+    """The report's table sections with their figures, in the paper's order.
 
+    ``drawn``: figures already drawn, by key (:func:`.figures.figure`).
+    """
     settings = tables.settings or {}
     threshold = settings.get("item_threshold", 0.1)
     # Stated wherever LLM scores enter a table: aggregation is a choice, not a hidden mean.
@@ -200,12 +189,13 @@ def report_sections(tables) -> list[Section]:
             "when the winning rate is at least 0.5.",
             tables.alttest,
             figures=[
-                _figure(
+                figure(
                     "alttest",
-                    alt_test_epsilon_figure(tables.alttest),
+                    tables,
                     "Winning rate (dotted: the 0.5 needed to pass) and advantage probability "
                     "against epsilon, per model; one row per scale.",
                     "Alt-test winning rate and advantage probability against epsilon",
+                    drawn,
                 )
             ],
         ),
@@ -217,11 +207,12 @@ def report_sections(tables) -> list[Section]:
             f"{settings.get('worst_items', 10)} worst items of each scale.",
             tables.worst_items,
             figures=[
-                _figure(
+                figure(
                     "items",
-                    item_disagreement_figure(tables.items, threshold=threshold),
+                    tables,
                     f"nMAE per item, worst first, one line per scale; dashed: {threshold:g}.",
                     "Per-item nMAE sorted from worst",
+                    drawn,
                 )
             ],
         ),
@@ -232,11 +223,12 @@ def report_sections(tables) -> list[Section]:
             "ICC between scales (an interval excluding 0 says one scale aligns better).",
             bootstrap_frame(tables),
             figures=[
-                _figure(
+                figure(
                     "bootstrap",
-                    bootstrap_figure(tables.bootstrap),
+                    tables,
                     "Bootstrap estimates with their intervals.",
                     "Bootstrap intervals",
+                    drawn,
                 )
             ],
         ),
@@ -244,42 +236,36 @@ def report_sections(tables) -> list[Section]:
     from .agreement_sections import agreement_sections
 
     sections.append(rater_quality_section(tables))
-    return sections + agreement_sections(tables)
+    return sections + agreement_sections(tables, drawn)
 
 
-def report_figures(tables) -> list[Figure]:
-    """The figures that belong to no single table: distributions, ICC intervals, Figure 2."""
-    from .plots import icc_interval_figure, icc_nmae_figure, score_distribution_figure
-
+def report_figures(tables, drawn: Mapping[str, Drawn] | None = None) -> list[Figure]:
+    """The figures that belong to no single table: distributions, ICC intervals, Figure 2
+    (``drawn``: as :func:`report_sections`)."""
     group_by = (tables.settings or {}).get("group_by")
     return [
-        _figure(
+        figure(
             "distributions",
-            score_distribution_figure(tables.distributions, group_by=group_by),
+            tables,
             "Score distributions per scale (as a share of the range): all human ratings, "
             f"each {group_by or 'demographic'} group, and the LLMs at the main temperature.",
             "Histograms of the scores on each scale",
+            drawn,
         ),
-        _figure(
+        figure(
             "icc",
-            icc_interval_figure(
-                tables.scales,
-                columns=[
-                    ("icc_a1_human", "human ICC(A,1)"),
-                    ("icc_ak_human", "human ICC(A,k)"),
-                    ("icc_a1_llm", "LLM ICC(A,1)"),
-                    ("icc_human_llm", "human-LLM ICC(A,1)"),
-                ],
-            ),
+            tables,
             "ICC per scale with its 95% interval (Table 2).",
             "ICC with confidence intervals per scale",
+            drawn,
         ),
-        _figure(
+        figure(
             "figure2",
-            icc_nmae_figure(tables.figure2),
+            tables,
             "The ICC-vs-nMAE diagnostic (the paper's Figure 2): per benchmark, each model "
             "and the ensemble on each scale; filled: ICC(A,1), hollow: Pearson r. A high r "
             "with a low ICC means an offset or a variance mismatch that nMAE alone hides.",
             "ICC and Pearson r against nMAE per benchmark",
+            drawn,
         ),
     ]

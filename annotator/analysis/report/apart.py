@@ -1,0 +1,118 @@
+"""``annotator report`` on several cores: the alt-test tables and their figures in forked
+processes.
+
+The alt-test table and its curves (:func:`annotator.analysis.tables.alttest_table`)
+and their three figures are about half of the report's work and need nothing of the
+other tables, so the command computes and draws each of the two in a process of its own
+while this one computes the other tables and draws the other figures; the page, the
+tables and the notes are the same as when one process does it all
+(``tests/analysis/test_report_apart.py``). Two children rather than one although the
+machine may have two cores: the work then splits in three parts of about a third each
+(the other tables and five figures; the curves and two figures; the alt-test table and
+one figure), which the scheduler shares out between the cores more evenly than two
+unequal halves.
+
+Processes rather than threads: the work is Python (pandas, matplotlib's artists), which
+holds the GIL. ``fork`` rather than ``spawn``: a child starts with the study already
+read and the libraries already imported (a spawned one would import them again and be
+sent the frames, 20 MB pickled for 5,000 items). Both children are forked together,
+before this process starts any thread. Forking is only done from the command line: the
+web server's "Download report" stays in one process, since forking a threaded gunicorn
+worker is unsafe. The children use no database connection (the frames are in memory)
+and leave through ``os._exit`` as every ``multiprocessing`` child does, so the
+connection they inherit is neither used nor closed.
+"""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import os
+import sys
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from types import SimpleNamespace
+from typing import Any
+
+from .figures import ALTTEST_FIGURES, FIGURES, Drawn, draw
+
+__all__ = ["Apart", "can_fork"]
+
+# What the forked workers run, set by their initializer: under ``fork`` the
+# initializer's arguments reach the children as they are in memory, not pickled.
+_JOB: tuple[Callable[..., Any], tuple] | None = None
+
+
+def can_fork() -> bool:
+    """Whether other processes can help: a second core, and ``fork`` (Linux; macOS
+    offers it but forking there after some system libraries are loaded is unsafe)."""
+    return sys.platform == "linux" and (os.cpu_count() or 1) > 1
+
+
+def _keep(function: Callable[..., Any], args: tuple) -> None:
+    global _JOB
+    _JOB = (function, args)
+
+
+def _run(name: str) -> tuple[Any, dict[str, Drawn]]:
+    """``function(name, *args)`` and the figures of table ``name`` drawn from its result."""
+    function, args = _JOB
+    result = function(name, *args)
+    tables = SimpleNamespace(**{name: result[0]})
+    return result, {key: draw(make(tables)) for key, make in ALTTEST_FIGURES[name].items()}
+
+
+class Apart:
+    """``apart`` of :func:`~annotator.analysis.tables.report_tables`: computes each
+    alt-test table in a forked process that also draws its figures, and draws the other
+    figures here while it waits; all are kept in :attr:`drawn` for
+    :func:`~annotator.analysis.report.html.render_report`."""
+
+    def __init__(self) -> None:
+        self.drawn: dict[str, Drawn] = {}
+        self._executor: ProcessPoolExecutor | None = None
+
+    def __call__(
+        self, function: Callable[..., Any], names: Sequence[str], *args: Any
+    ) -> Callable[[Any], list[Any]]:
+        # Every process draws: imported and warmed up once here, matplotlib is for all
+        # of them (0.2 s and 0.1 s of CPU each otherwise).
+        from ...metrics.plotting import warm_up
+
+        warm_up()
+
+        # What exists now is the children's as much as this process's: frozen, the
+        # collector leaves it alone in all of them, and the children do not copy the
+        # pages it would write to (copy-on-write) to walk it.
+        gc.freeze()
+        # One worker per table; under fork the pool starts them all at the first
+        # submit, before its own threads.
+        self._executor = ProcessPoolExecutor(
+            max_workers=len(names),
+            mp_context=multiprocessing.get_context("fork"),
+            initializer=_keep,
+            initargs=(function, args),
+        )
+        futures = [self._executor.submit(_run, name) for name in names]
+
+        def wait(tables: Any) -> list[Any]:
+            mine = set(FIGURES) - {key for name in names for key in ALTTEST_FIGURES[name]}
+            for key in FIGURES:
+                if key in mine:
+                    self.drawn[key] = draw(FIGURES[key](tables))
+            results = []
+            for future in futures:
+                result, drawn = future.result()
+                self.drawn.update(drawn)
+                results.append(result)
+            return results
+
+        return wait
+
+    def __enter__(self) -> Apart:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._executor is not None:
+            self._executor.shutdown()
+            gc.unfreeze()
