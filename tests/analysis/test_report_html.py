@@ -24,7 +24,7 @@ from annotator.analysis.tables import report_tables
 from annotator.data.frames import study_frames
 from annotator.data.synthetic import SyntheticSpec, build_synthetic_study
 from annotator.db import get_engine
-from annotator.metrics.plotting import PNG_SIGNATURE
+from annotator.metrics.plotting import PNG_SIGNATURE, png_bytes
 
 # Report table id -> (ReportTables attribute, the columns shown).
 SHOWN = {
@@ -324,3 +324,50 @@ def test_html_and_latex_bold_by_one_rule(report, tmp_path, monkeypatch):
     assert latex.count("\\bfseries") == len(top)
     best = scales["icc_a1_human"].max()
     assert f"\\bfseries {best:.3f}" in latex
+
+
+def test_an_interval_that_misses_its_estimate_is_drawn_as_computed():
+    # McGraw and Wong's F-based interval for ICC(A,1) can leave out the point
+    # estimate with few items or raters; drawing it as distances from the estimate
+    # made matplotlib refuse the report (a negative error bar).
+    from annotator.analysis.report.plots import icc_interval_figure
+
+    frame = pd.DataFrame(
+        {
+            "scale": ["0-5", "0-10"],
+            "icc_a1_human": [0.40, 0.70],
+            "icc_a1_human_low": [0.45, 0.50],  # above its estimate
+            "icc_a1_human_high": [0.90, 0.80],
+        }
+    )
+    fig = icc_interval_figure(frame, columns=[("icc_a1_human", "human")])
+    ax = fig.axes[0]
+    (bars,) = ax.collections  # the error bars' vertical segments
+    spans = sorted(v for seg in bars.get_segments() for v in (seg[0][1], seg[1][1]))
+    assert spans == pytest.approx(sorted([0.45, 0.90, 0.50, 0.80]))
+    (points,) = [line for line in ax.lines if line.get_label() == "human"]
+    assert list(points.get_ydata()) == [0.40, 0.70]
+    assert png_bytes(fig).startswith(PNG_SIGNATURE)
+
+
+def test_a_bootstrap_interval_that_misses_its_estimate_is_drawn_as_computed():
+    from annotator.analysis.report.plots import bootstrap_figure
+
+    frame = pd.DataFrame(
+        {
+            "statistic": ["nmae", "icc_human_llm_difference"],
+            "scale_a": ["0-5", "0-5"],
+            "scale_b": [None, "0-10"],
+            "estimate": [0.10, -0.05],
+            "low": [0.12, -0.20],  # the first above its estimate
+            "high": [0.30, 0.02],
+        }
+    )
+    fig = bootstrap_figure(frame)
+    ax = fig.axes[0]
+    (bars,) = ax.collections
+    spans = sorted(v for seg in bars.get_segments() for v in (seg[0][0], seg[1][0]))
+    assert spans == pytest.approx(sorted([0.12, 0.30, -0.20, 0.02]))
+    (points,) = [line for line in ax.lines if line.get_marker() == "o"]
+    assert list(points.get_xdata()) == [0.10, -0.05]
+    assert png_bytes(fig).startswith(PNG_SIGNATURE)

@@ -107,6 +107,25 @@ def score_distribution_figure(frame: pd.DataFrame, *, group_by: str | None = Non
     return fig
 
 
+def _estimates_with_intervals(
+    ax, positions, estimate, low, high, *, colour: str, label=None, horizontal: bool = False
+) -> None:
+    """Points at ``estimate`` and bars from ``low`` to ``high`` at ``positions``.
+
+    The bars are drawn about each interval's own middle rather than as distances from
+    the estimate: an interval need not contain its estimate (McGraw and Wong's F-based
+    interval for ICC(A,1) with few items or raters, a percentile bootstrap interval of
+    a biased statistic), and matplotlib refuses a negative error bar.
+    """
+    middle, half = (low + high) / 2, (high - low) / 2
+    if horizontal:
+        ax.errorbar(middle, positions, xerr=half, fmt="none", capsize=3, ecolor=colour)
+        ax.plot(estimate, positions, "o", color=colour, label=label)
+    else:
+        ax.errorbar(positions, middle, yerr=half, fmt="none", capsize=3, ecolor=colour)
+        ax.plot(positions, estimate, "o", color=colour, label=label)
+
+
 def icc_interval_figure(frame: pd.DataFrame, *, columns: Sequence[tuple[str, str]]) -> Figure:
     """Point estimates with their intervals, grouped by scale.
 
@@ -122,10 +141,15 @@ def icc_interval_figure(frame: pd.DataFrame, *, columns: Sequence[tuple[str, str
     step = 0.8 / max(len(columns), 1)
     for j, (column, label) in enumerate(columns):
         xs = [i - 0.4 + step * (j + 0.5) for i in range(len(scales))]
-        value = frame[column].to_numpy(dtype=float)
-        lower = value - frame[f"{column}_low"].to_numpy(dtype=float)
-        upper = frame[f"{column}_high"].to_numpy(dtype=float) - value
-        ax.errorbar(xs, value, yerr=[lower, upper], fmt="o", capsize=3, label=label)
+        _estimates_with_intervals(
+            ax,
+            xs,
+            frame[column].to_numpy(dtype=float),
+            frame[f"{column}_low"].to_numpy(dtype=float),
+            frame[f"{column}_high"].to_numpy(dtype=float),
+            colour=f"C{j}",
+            label=label,
+        )
     ax.set_xticks(range(len(scales)), scales)
     ax.set_xlabel("scale")
     ax.set_ylabel("ICC (95% CI)")
@@ -228,10 +252,15 @@ def bootstrap_figure(frame: pd.DataFrame) -> Figure:
         _empty(ax, "no bootstrap intervals")
         return fig
     ys = list(range(len(frame)))[::-1]
-    estimate = frame["estimate"].to_numpy(dtype=float)
-    lower = estimate - frame["low"].to_numpy(dtype=float)
-    upper = frame["high"].to_numpy(dtype=float) - estimate
-    ax.errorbar(estimate, ys, xerr=[lower, upper], fmt="o", capsize=3)
+    _estimates_with_intervals(
+        ax,
+        ys,
+        frame["estimate"].to_numpy(dtype=float),
+        frame["low"].to_numpy(dtype=float),
+        frame["high"].to_numpy(dtype=float),
+        colour="C0",
+        horizontal=True,
+    )
     ax.axvline(0.0, color="grey", linewidth=1, linestyle=":")
     ax.set_yticks(ys, [bootstrap_label(row) for _, row in frame.iterrows()])
     ax.set_xlabel("estimate with its bootstrap interval")
