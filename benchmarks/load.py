@@ -800,6 +800,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--postgres-url", default="postgresql://postgres@127.0.0.1:5432/test")
     parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--no-sqlite", action="store_true")
+    parser.add_argument(
+        "--no-saturation",
+        action="store_true",
+        help="skip the saturation runs (with --no-faults --no-dev: the paced runs alone)",
+    )
     parser.add_argument("--no-faults", action="store_true")
     parser.add_argument("--no-dev", action="store_true", help="skip the development server's run")
     parser.add_argument(
@@ -818,21 +824,28 @@ def main(argv: list[str] | None = None) -> int:
         f"cores, load average {os.getloadavg()[0]:.1f} at the start",
         flush=True,
     )
-    kinds = ["SQLite"] if args.no_postgres else ["SQLite", "PostgreSQL"]
+    kinds = [
+        kind
+        for kind, skip in (("SQLite", args.no_sqlite), ("PostgreSQL", args.no_postgres))
+        if not skip
+    ]
+    saturation = not args.no_saturation
     # Interleaved: the hello-world before and after the app's saturation
     # runs, and its paced run between the databases' paced runs.
-    plan: list[tuple] = [("hello", "hello-world", "saturation", 0.0)]
+    plan: list[tuple] = [("hello", "hello-world", "saturation", 0.0)] if saturation else []
     for index, kind in enumerate(kinds):
-        plan.append((kind, "load", "saturation", 0.0))
-        if args.baseline:
-            plan.append((kind, "load, before", "saturation", 0.0))
+        if saturation:
+            plan.append((kind, "load", "saturation", 0.0))
+            if args.baseline:
+                plan.append((kind, "load, before", "saturation", 0.0))
         if args.think:
             plan.append((kind, "load, paced", "paced", args.think))
             if args.baseline:
                 plan.append((kind, "load, paced, before", "paced", args.think))
             if index == 0:
                 plan.append(("hello", "hello-world, paced", "paced", args.think))
-    plan.append(("hello", "hello-world, again", "saturation", 0.0))
+    if saturation:
+        plan.append(("hello", "hello-world, again", "saturation", 0.0))
     for kind in kinds:
         if kind == "SQLite" and not args.no_dev:
             # The server `annotator serve` ran before: werkzeug's, one process.
