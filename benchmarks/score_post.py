@@ -3,7 +3,8 @@
 Run with ``.venv/bin/python benchmarks/score_post.py`` (``--postgres-url``
 to run on PostgreSQL too, in a throw-away schema; ``--profile`` prints the
 top of a cProfile of the posts and the Python function calls per post,
-``--profile-out FILE`` writes it for pstats or snakeviz). On the study of benchmarks/load.py (one
+``--profile-out FILE`` writes it for pstats or snakeviz; the profile is of
+CPU time, ``--profile-wall`` for wall time). On the study of benchmarks/load.py (one
 0-5 scale, 100 items) ``--raters`` raters (2) join through the Flask test
 client with CSRF and the rate limiter on as in production, start their
 block and post its 100 scores as htmx does. Printed: ms of CPU (process
@@ -105,7 +106,13 @@ def _join(client, token: str) -> tuple[str, str]:
 
 
 def run(
-    database_url: str, *, raters: int, items: int, profile: bool, profile_out: str | None = None
+    database_url: str,
+    *,
+    raters: int,
+    items: int,
+    profile: bool,
+    profile_out: str | None = None,
+    profile_wall: bool = False,
 ) -> dict:
     from sqlalchemy import event
 
@@ -125,7 +132,10 @@ def run(
     counts: list[int] = []
     middle: list[str] = []
     cookies = 0
-    profiler = cProfile.Profile() if profile or profile_out else None
+    # CPU time by default: waits on the database (a PostgreSQL commit's WAL
+    # flush) would otherwise dominate the shares (--profile-wall for them).
+    timer = time.perf_counter if profile_wall else time.process_time
+    profiler = cProfile.Profile(timer) if profile or profile_out else None
     for token in tokens:
         client = app.test_client()
         block, csrf = _join(client, token)
@@ -181,6 +191,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--show-statements", action="store_true")
     parser.add_argument(
+        "--profile-wall",
+        action="store_true",
+        help="profile wall time (waits on the database included) instead of CPU time",
+    )
+    parser.add_argument(
         "--profile-out", default=None, help="write the posts' cProfile to this file (per database)"
     )
     args = parser.parse_args(argv)
@@ -216,6 +231,7 @@ def main(argv: list[str] | None = None) -> int:
                 items=args.items,
                 profile=args.profile,
                 profile_out=f"{args.profile_out}.{name}" if args.profile_out else None,
+                profile_wall=args.profile_wall,
             )
         finally:
             if drop:

@@ -103,14 +103,21 @@ def item_page(
 
 
 def open_item(
-    session: Session, block: Block, position: int, *, break_every: int | None
+    session: Session,
+    block: Block,
+    position: int,
+    *,
+    break_every: int | None,
+    positions: set[int] | None = None,
 ) -> ItemPage | int:
     """What a rater asking for ``position`` sees; the caller commits.
 
     A place beyond the first unrated one returns that place (an ``int``) to
     go to instead; the first unrated place is marked as served from now.
+    ``positions``: the block's rated places if already read in this
+    transaction (``BlockState.rated_places``).
     """
-    rated = ratings_by_position(session, block)
+    rated = ratings_by_position(session, block, positions)
     frontier = next_position(block, rated)
     if frontier is not None and position > frontier:
         return frontier

@@ -31,10 +31,12 @@ class RatedPlaces(Mapping[int, Rating]):
     Iterating over the values loads each rating: the callers here do not.
     """
 
-    def __init__(self, session: Session, block: Block) -> None:
+    def __init__(self, session: Session, block: Block, positions: set[int] | None = None) -> None:
         self._session = session
         self._block_id = block.id
-        self._positions = set(session.exec(_POSITIONS, params={"block_key": block.id}).all())
+        if positions is None:
+            positions = set(session.exec(_POSITIONS, params={"block_key": block.id}).all())
+        self._positions = set(positions)
         self._loaded: dict[int, Rating] = {}
 
     def __contains__(self, position: object) -> bool:
@@ -62,9 +64,15 @@ class RatedPlaces(Mapping[int, Rating]):
         self._loaded[position] = rating
 
 
-def ratings_by_position(session: Session, block: Block) -> RatedPlaces:
-    """The block's ratings by position (loaded one by one when asked for, see RatedPlaces)."""
-    return RatedPlaces(session, block)
+def ratings_by_position(
+    session: Session, block: Block, positions: set[int] | None = None
+) -> RatedPlaces:
+    """The block's ratings by position (loaded one by one when asked for, see RatedPlaces).
+
+    ``positions``: the rated places as already read in this transaction
+    (``BlockState.rated_places``), instead of reading them again.
+    """
+    return RatedPlaces(session, block, positions)
 
 
 def next_position(block: Block, rated: Mapping[int, Rating]) -> int | None:

@@ -155,6 +155,7 @@ def rate_item(
     *,
     break_every: int | None,
     show_following: bool = False,
+    positions: set[int] | None = None,
 ) -> Scored:
     """Store a rater's score for ``position`` and commit it.
 
@@ -170,10 +171,15 @@ def rate_item(
     "database is locked" under several server processes
     (:func:`~annotator.db.commit_retrying`); since the rerun reads the
     ratings afresh, a retried score is still stored once.
+
+    ``positions``: the block's rated places as already read in this
+    transaction (``BlockState.rated_places``), used by the first attempt
+    only: a rerun after a rollback reads them again.
     """
+    first_attempt = [positions]
 
     def work() -> Scored:
-        rated = ratings_by_position(session, block)
+        rated = ratings_by_position(session, block, first_attempt.pop() if first_attempt else None)
         submitted = submit_score(session, user, block, scale, position, raw, rated=rated)
         following = None
         if show_following and not submitted.block_completed and position < len(block.item_order):

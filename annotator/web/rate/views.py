@@ -109,8 +109,8 @@ def _not_open_yet(state: BlockState):
     )
 
 
-def _own_block(block_id: int) -> BlockState:
-    state = block_state(get_session(), current_user, block_id)
+def _own_block(block_id: int, *, rated_places: bool = False) -> BlockState:
+    state = block_state(get_session(), current_user, block_id, rated_places=rated_places)
     if state is None:
         abort(404)
     return state
@@ -244,6 +244,9 @@ def _item_response(state: BlockState, page: ItemPage, *, error=None, value=None,
         "scale": scale,
         "benchmark": page.benchmark,
         "instructions": instructions_for(page.benchmark, scale),
+        # Here rather than a Jinja filter over the order in the template: the
+        # filter, run on every score post, cost a twentieth of its CPU.
+        "has_repeats": any(entry["repeat"] for entry in block.item_order),
         "item_text": render_item_text(page.benchmark, page.item),
         "position": position,
         "total": page.total,
@@ -282,7 +285,7 @@ def _go(target: str):
 def _post_to_completed_block(state: BlockState, position: int):
     # A retried last submission reaches an already completed block: the same
     # value is simply acknowledged; a different one is refused out loud.
-    existing = ratings_by_position(get_session(), state.block).get(position)
+    existing = ratings_by_position(get_session(), state.block, state.rated_places).get(position)
     try:
         value = parse_score(request.form.get("score"), state.scale)
     except ScoreError:
@@ -297,7 +300,8 @@ def _post_to_completed_block(state: BlockState, position: int):
 @questionnaire_first
 def item(block_id: int, position: int):
     session = get_session()
-    state = _own_block(block_id)
+    # The rated places come with the block: every page here needs them.
+    state = _own_block(block_id, rated_places=True)
     if state.status == BlockStatus.DONE:
         if request.method == "POST":
             return _post_to_completed_block(state, position)
@@ -313,7 +317,9 @@ def item(block_id: int, position: int):
         abort(404)
     break_every = _study().break_every
     if request.method == "GET":
-        page = open_item(session, block, position, break_every=break_every)
+        page = open_item(
+            session, block, position, break_every=break_every, positions=state.rated_places
+        )
         if isinstance(page, int):
             return redirect(url_for("rate.item", block_id=block_id, position=page))
         session.commit()
@@ -329,6 +335,7 @@ def item(block_id: int, position: int):
             raw,
             break_every=break_every,
             show_following=is_htmx(),
+            positions=state.rated_places,
         )
     except ScoreError as exc:
         session.rollback()
