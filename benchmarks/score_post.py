@@ -32,6 +32,7 @@ import os
 import pstats
 import re
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -113,6 +114,7 @@ def run(
     profile: bool,
     profile_out: str | None = None,
     profile_wall: bool = False,
+    quiet: bool = False,
 ) -> dict:
     from sqlalchemy import event
 
@@ -162,10 +164,11 @@ def run(
     if profiler:
         # Python function calls per post: unlike time, the same on a busy machine.
         calls = pstats.Stats(profiler).total_calls / len(cpu)
-        print(f"{calls:.0f} Python function calls per post (cProfile)")
+        if not quiet:
+            print(f"{calls:.0f} Python function calls per post (cProfile)")
     if profiler and profile_out:
         profiler.dump_stats(profile_out)
-    if profiler and profile:
+    if profiler and profile and not quiet:
         out = io.StringIO()
         pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(45)
         print(out.getvalue())
@@ -180,7 +183,56 @@ def run(
         "statements_max": max(counts),
         "middle": middle,
         "set_cookie": cookies,
+        "calls": calls if profiler else None,
     }
+
+
+def _interleaved(args) -> int:
+    """This code and the --baseline tree's, alternately, ``--rounds`` times each."""
+    here = Path(__file__).resolve()
+    trees = {"this code": str(here.parents[1]), "before": str(Path(args.baseline).resolve())}
+    common = ["--raters", str(args.raters), "--items", str(args.items), "--json"]
+    if args.postgres_url:
+        common += ["--postgres-url", args.postgres_url]
+    runs: dict[str, list[dict]] = {name: [] for name in trees}
+    calls: dict[str, dict] = {}
+    for round_ in range(args.rounds + 1):
+        for name, tree in trees.items():
+            # The last round is profiled, for the call counts only (cProfile
+            # slows the posts down, so its times are not used).
+            extra = ["--profile"] if round_ == args.rounds else []
+            output = subprocess.run(
+                [sys.executable, str(here), *common, *extra],
+                env={**os.environ, "PYTHONPATH": tree},
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+            rows = json.loads(output.strip().splitlines()[-1])
+            if extra:
+                calls[name] = {db: r["calls"] for db, r in rows.items()}
+            else:
+                runs[name].append(rows)
+    print(
+        f"{args.rounds} interleaved rounds of {args.raters} raters x {args.items} posts; "
+        f"load average {os.getloadavg()[0]:.1f} at the end"
+    )
+    print(
+        f"{'database':<11} {'code':<10} {'CPU ms/post (median of rounds)':>31}"
+        f" {'wall ms/post':>13} {'statements':>11} {'calls/post':>11}"
+    )
+    for db in runs["this code"][0]:
+        medians = {}
+        for name in trees:
+            cpu = statistics.median(r[db]["cpu_median_ms"] for r in runs[name])
+            wall = statistics.median(r[db]["wall_ms"] for r in runs[name])
+            medians[name] = cpu
+            print(
+                f"{db:<11} {name:<10} {cpu:>31.2f} {wall:>13.2f}"
+                f" {runs[name][0][db]['statements']:>11.2f} {calls[name][db]:>11.0f}"
+            )
+        print(f"{db:<11} {'ratio':<10} {medians['this code'] / medians['before']:>31.2f}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -198,7 +250,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--profile-out", default=None, help="write the posts' cProfile to this file (per database)"
     )
+    parser.add_argument(
+        "--baseline",
+        default=None,
+        help="a source tree of the code before (git archive OLD annotator templates static): "
+        "run it and this code alternately, in subprocesses, and print both",
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="with --baseline (default 3)")
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.baseline:
+        return _interleaved(args)
     databases = [("SQLite", None)]
     if args.postgres_url:
         databases.append(("PostgreSQL", args.postgres_url))
@@ -232,6 +294,7 @@ def main(argv: list[str] | None = None) -> int:
                 profile=args.profile,
                 profile_out=f"{args.profile_out}.{name}" if args.profile_out else None,
                 profile_wall=args.profile_wall,
+                quiet=args.json,
             )
         finally:
             if drop:
@@ -241,6 +304,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: the statements of post {args.items // 2}:")
             for statement in result["middle"]:
                 print("   ", " ".join(statement.split())[:160])
+    if args.json:
+        print(json.dumps({name: {k: v for k, v in r.items() if k != "middle"} for name, r in rows}))
+        return 0
     print(
         f"{'database':<11} {'posts':>5} {'CPU ms/post':>12} {'median':>7} {'wall ms/post':>13}"
         f" {'wall p95 ms':>12} {'statements/post':>16} {'Set-Cookie':>11}"
