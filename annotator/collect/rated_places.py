@@ -63,6 +63,11 @@ class RatedPlaces(Mapping[int, Rating]):
         self._positions.add(position)
         self._loaded[position] = rating
 
+    @property
+    def places(self) -> set[int]:
+        """The rated places (the set itself: read it, do not change it)."""
+        return self._positions
+
 
 def ratings_by_position(
     session: Session, block: Block, positions: set[int] | None = None
@@ -75,9 +80,17 @@ def ratings_by_position(
     return RatedPlaces(session, block, positions)
 
 
-def next_position(block: Block, rated: Mapping[int, Rating]) -> int | None:
-    """The first unrated place of the order (1-based); ``None`` when all are rated."""
+def next_position(
+    block: Block, rated: Mapping[int, Rating], *, besides: int | None = None
+) -> int | None:
+    """The first unrated place of the order (1-based); ``None`` when all are rated.
+
+    ``besides``: a place to count as rated too (one about to be stored).
+    """
+    # A set's own membership test: Mapping.__contains__ is a Python call per
+    # place, up to a block's length on every score post.
+    places = rated.places if isinstance(rated, RatedPlaces) else rated.keys()
     for position in range(1, len(block.item_order) + 1):
-        if position not in rated:
+        if position not in places and position != besides:
             return position
     return None

@@ -146,14 +146,6 @@ def _create(session: Session, columns: dict, block: Block, block_values: dict) -
     return rating_id
 
 
-def _first_unrated_besides(block: Block, rated, position: int) -> int | None:
-    """The first unrated place once ``position`` is rated too (see next_position)."""
-    for place in range(1, len(block.item_order) + 1):
-        if place != position and place not in rated:
-            return place
-    return None
-
-
 def submit_score(
     session: Session,
     user: User,
@@ -212,7 +204,7 @@ def submit_score(
             "study_version": session.get(Study, user.study_id).version,
         }
         # What the block needs once this rating is in, written with it.
-        following = _first_unrated_besides(block, rated, position)
+        following = next_position(block, rated, besides=position)
         block_values: dict = {}
         if following is None and block.completed_at is None:
             # Only a new rating can complete the block: the last unrated place.

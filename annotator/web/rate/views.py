@@ -47,7 +47,7 @@ from ...collect.enrolment import (
 from ...collect.questionnaire import choice_label, read_answers, self_describe_key
 from ...collect.scores import ScoreError, format_number, parse_score, scale_hint
 from ...db import commit_retrying, get_session
-from ...models import Demographics, Study
+from ...models import Demographics, Study, User
 from ..auth.access import rater_required
 from . import bp
 from .crowd import crowd_block_done, note_entry, screened_out_redirect
@@ -57,13 +57,20 @@ from .forms import PasswordForm
 # ------------------------------------------------------------------ helpers
 
 
+def _rater() -> User:
+    # The user itself rather than flask-login's proxy: each attribute read
+    # through ``current_user`` resolves the proxy again, and a score post
+    # read it a dozen times here and in annotator.collect.
+    return current_user._get_current_object()
+
+
 def questionnaire_first(view):
     """Send raters who have not answered the questionnaire there first
     (and screened-out raters to the end of the study)."""
 
     @wraps(view)
     def wrapped(*args, **kwargs):
-        if current_user.screened_out_at is not None:
+        if _rater().screened_out_at is not None:
             return screened_out_redirect(_study())
         if _needs_demographics():
             return redirect(url_for("rate.demographics"))
@@ -75,8 +82,9 @@ def questionnaire_first(view):
 def _needs_demographics() -> bool:
     # The user loader found out whether the rater answered (in its query).
     user_id, answered = g.get("user_answered_demographics", (None, None))
-    if user_id != current_user.id:
-        return needs_demographics(get_session(), current_user, _study())
+    user = _rater()
+    if user_id != user.id:
+        return needs_demographics(get_session(), user, _study())
     return bool(_study().demographics) and not answered
 
 
@@ -86,8 +94,9 @@ def _study() -> Study:
     # weakly, so without that reference every ``session.get(Study, ...)``
     # here and in annotator.collect during one request would query it again.
     study = g.get("user_study")
-    if study is None or study.id != current_user.study_id:
-        study = g.user_study = get_session().get(Study, current_user.study_id)
+    study_id = _rater().study_id
+    if study is None or study.id != study_id:
+        study = g.user_study = get_session().get(Study, study_id)
     return study
 
 
@@ -110,7 +119,7 @@ def _not_open_yet(state: BlockState):
 
 
 def _own_block(block_id: int, *, rated_places: bool = False) -> BlockState:
-    state = block_state(get_session(), current_user, block_id, rated_places=rated_places)
+    state = block_state(get_session(), _rater(), block_id, rated_places=rated_places)
     if state is None:
         abort(404)
     return state
@@ -328,7 +337,7 @@ def item(block_id: int, position: int):
     try:
         scored = rate_item(
             session,
-            current_user,
+            _rater(),
             block,
             state.scale,
             position,
