@@ -14,12 +14,13 @@ wall time per post, SQL statements per post (SQLAlchemy's
 of the block.
 
 This measures the app's own cost of a post, without a server or network;
-benchmarks/load.py measures the served app under load. The changes it
-was written for are structural (fewer queries, fewer ORM objects), not
-caches that a flag could switch off: for a before/after comparison run it
-on both commits in one sitting, e.g. ``git archive OLD | tar -x -C /tmp/old``
-and ``PYTHONPATH=/tmp/old .venv/bin/python /tmp/old/benchmarks/score_post.py``
-(with this file copied there if OLD predates it).
+benchmarks/load.py measures the served app under load. For a before/after
+comparison in one sitting, ``--baseline DIR`` (a tree from ``git archive OLD
+annotator templates static | tar -x -C DIR``) runs this code and that tree
+alternately, ``--rounds`` (3) times each, each run in its own process, and
+prints the medians of both, their ratio, the statements per post and the
+Python function calls per post (from one more, profiled, round; the count,
+unlike time, does not depend on how busy the machine is).
 """
 
 from __future__ import annotations
