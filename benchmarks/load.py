@@ -40,9 +40,14 @@ On the 2-core machine the client processes share the cores with the
 server: with 1, 2 or 4 client processes the hello-world's requests/s moved
 less than between two runs of the same setting (see README, Benchmarks).
 
-``--baseline DIR``: a source tree of the code before (``git archive OLD | tar
--x -C DIR``); each app run (saturation and paced) is followed by the same run
-of that code (``PYTHONPATH``), so before and after come from one sitting.
+``--baseline DIR``: a source tree of the code before (``git archive OLD
+annotator templates static | tar -x -C DIR``: the templates too, which the
+app finds beside its package); each app run (saturation and paced) is
+followed by the same run of that code (``PYTHONPATH``), so before and after
+come from one sitting. For quicker iterations ``--no-sqlite``,
+``--no-postgres``, ``--no-saturation``, ``--no-faults`` and ``--no-dev``
+leave runs out (e.g. the PostgreSQL paced runs alone), and ``--items``
+shortens every run.
 
 Raters retry as a browser would: a post whose connection broke or that got a
 5xx is sent again, same value, until it gets an answer (at most 60 s).
