@@ -64,12 +64,30 @@ class ItemPage:
         return len(self.block.item_order)
 
 
-# Built once (see annotator.collect.block_states._BLOCK_STATE).
+# Built once (see annotator.collect.block_states._BLOCK_STATE). A Core
+# statement, its rows made into models without the ORM: the page only reads
+# the item and its benchmark, and the ORM's execution and loading of the two
+# cost about as much as the rest of the query on every score post.
+_ITEM_COLUMNS = tuple(Item.__table__.c.keys())
+_BENCHMARK_COLUMNS = tuple(Benchmark.__table__.c.keys())
 _ITEM_PAGE = (
-    select(Item, Benchmark)
-    .join(Benchmark, Benchmark.id == Item.benchmark_id)
-    .where(Item.id == bindparam("item_key"))
+    select(*Item.__table__.c, *Benchmark.__table__.c)
+    .join_from(
+        Item.__table__,
+        Benchmark.__table__,
+        Benchmark.__table__.c.id == Item.__table__.c.benchmark_id,
+    )
+    .where(Item.__table__.c.id == bindparam("item_key"))
 )
+
+
+def _item_and_benchmark(session: Session, item_id: int) -> tuple[Item, Benchmark]:
+    row = session.connection().execute(_ITEM_PAGE, {"item_key": item_id}).one()
+    split = len(_ITEM_COLUMNS)
+    # Validated when stored: model_construct skips pydantic's validation.
+    item = Item.model_construct(**dict(zip(_ITEM_COLUMNS, row[:split], strict=True)))
+    benchmark = Benchmark.model_construct(**dict(zip(_BENCHMARK_COLUMNS, row[split:], strict=True)))
+    return item, benchmark
 
 
 def item_page(
@@ -82,9 +100,7 @@ def item_page(
 ) -> ItemPage:
     """The page for ``position`` from the block's ratings already loaded."""
     # The item and its benchmark in one query.
-    item, benchmark = session.exec(
-        _ITEM_PAGE, params={"item_key": block.item_order[position - 1]["item"]}
-    ).one()
+    item, benchmark = _item_and_benchmark(session, block.item_order[position - 1]["item"])
     existing = rated.get(position)
     done_before = position - 1
     break_due = bool(
