@@ -48,6 +48,49 @@ _CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 _START = re.compile(r'action="(/rate/blocks/\d+/start)"')
 
 
+# The parts of a post whose cumulative share --profile prints: (label, file
+# suffix, function). Nested parts are indented; a part the code does not
+# call (e.g. before or after a change) is left out.
+PARTS = [
+    ("Flask request (all of it)", "flask/app.py", "wsgi_app"),
+    ("  session cookie: open", "flask/sessions.py", "open_session"),
+    ("  session cookie: save", "flask/sessions.py", "save_session"),
+    ("  CSRF check", "flask_wtf/csrf.py", "protect"),
+    ("  rate limiter before the view", "flask_limiter/_extension.py", "_check_request_limit"),
+    ("  user loader (user, study)", "annotator/extensions.py", "_load_user"),
+    ("  the view (rate.item)", "annotator/web/rate/views.py", "item"),
+    ("    block state", "annotator/collect/block_states.py", "block_state"),
+    (
+        "    rate_item (checks, writes, next page, commit)",
+        "annotator/collect/scoring.py",
+        "rate_item",
+    ),
+    ("      rated places query", "annotator/collect/rated_places.py", "__init__"),
+    ("      submit_score", "annotator/collect/scoring.py", "submit_score"),
+    ("      next item's page query", "annotator/collect/item_pages.py", "item_page"),
+    ("      commit", "sqlalchemy/orm/session.py", "commit"),
+    ("    fragment response", "annotator/web/rate/views.py", "_item_response"),
+    ("      Jinja render_template", "flask/templating.py", "render_template"),
+    ("      item's sandboxed template", "annotator/web/rate/display.py", "render_item_text"),
+    ("      instructions (Markdown)", "annotator/web/rate/display.py", "instructions_for"),
+    ("  pool checkout", "sqlalchemy/pool/base.py", "_checkout"),
+]
+
+
+def _shares(stats: pstats.Stats) -> list[tuple[str, float]]:
+    total = stats.total_tt
+    found = []
+    for label, suffix, name in PARTS:
+        cumulative = sum(
+            ct
+            for (path, _line, function), (_cc, _nc, _tt, ct, _callers) in stats.stats.items()
+            if function == name and path.endswith(suffix)
+        )
+        if cumulative:
+            found.append((label, 100 * cumulative / total))
+    return found
+
+
 def _app(folder: Path, database_url: str):
     os.environ["ANNOTATOR_INSTANCE_PATH"] = str(folder)
     from sqlmodel import SQLModel
@@ -170,6 +213,11 @@ def run(
     if profiler and profile_out:
         profiler.dump_stats(profile_out)
     if profiler and profile and not quiet:
+        print(
+            "share of the posts' profiled time (cumulative, so nested parts are within their parent):"
+        )
+        for label, share in _shares(pstats.Stats(profiler)):
+            print(f"  {label:<52} {share:5.1f}%")
         out = io.StringIO()
         pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(45)
         print(out.getvalue())
