@@ -16,7 +16,7 @@ from ..clock import now
 from ..models import Benchmark, Block, Item, Rating
 from .rated_places import next_position, ratings_by_position
 
-__all__ = ["ItemPage", "item_page", "open_item", "serve", "update_block"]
+__all__ = ["ItemPage", "item_page", "item_and_benchmark", "open_item", "serve", "update_block"]
 
 
 # Built once; the SET clause comes from the parameters' names.
@@ -81,7 +81,8 @@ _ITEM_PAGE = (
 )
 
 
-def _item_and_benchmark(session: Session, item_id: int) -> tuple[Item, Benchmark]:
+def item_and_benchmark(session: Session, item_id: int) -> tuple[Item, Benchmark]:
+    """The item and its benchmark, in one query (for :func:`item_page`'s ``loaded``)."""
     row = session.connection().execute(_ITEM_PAGE, {"item_key": item_id}).one()
     split = len(_ITEM_COLUMNS)
     # Validated when stored: model_construct skips pydantic's validation.
@@ -97,10 +98,14 @@ def item_page(
     rated: Mapping[int, Rating],
     *,
     break_every: int | None,
+    loaded: tuple[Item, Benchmark] | None = None,
 ) -> ItemPage:
-    """The page for ``position`` from the block's ratings already loaded."""
-    # The item and its benchmark in one query.
-    item, benchmark = _item_and_benchmark(session, block.item_order[position - 1]["item"])
+    """The page for ``position`` from the block's ratings already loaded.
+
+    ``loaded``: the entry's item and benchmark if already read in this
+    transaction (:func:`item_and_benchmark`).
+    """
+    item, benchmark = loaded or item_and_benchmark(session, block.item_order[position - 1]["item"])
     existing = rated.get(position)
     done_before = position - 1
     break_due = bool(

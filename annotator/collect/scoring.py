@@ -23,7 +23,7 @@ from ..clock import now
 from ..db import commit_retrying
 from ..models import Block, ChangeReason, Rating, RatingChange, RatingSource, Scale, Study, User
 from .block_states import BlockUnavailable
-from .item_pages import ItemPage, item_page, serve, update_block
+from .item_pages import ItemPage, item_and_benchmark, item_page, serve, update_block
 from .rated_places import RatedPlaces, next_position, ratings_by_position
 from .scores import parse_score
 
@@ -292,6 +292,15 @@ def rate_item(
 
     def work() -> Scored:
         rated = ratings_by_position(session, block, first_attempt.pop() if first_attempt else None)
+        following_wanted = show_following and position < len(block.item_order)
+        # The next entry's item is read before the writes: SQLite holds its
+        # write lock from the first write to the commit, and every other
+        # writer (the other server processes) waits for it meanwhile.
+        loaded = (
+            item_and_benchmark(session, block.item_order[position]["item"])
+            if following_wanted
+            else None
+        )
         submitted = submit_score(
             session,
             user,
@@ -300,13 +309,15 @@ def rate_item(
             position,
             raw,
             rated=rated,
-            serve_following=show_following and position < len(block.item_order),
+            serve_following=following_wanted,
         )
         following = None
-        if show_following and not submitted.block_completed and position < len(block.item_order):
+        if following_wanted and not submitted.block_completed:
             if position + 1 == next_position(block, rated):
                 serve(session, block, position + 1)
-            following = item_page(session, block, position + 1, rated, break_every=break_every)
+            following = item_page(
+                session, block, position + 1, rated, break_every=break_every, loaded=loaded
+            )
         return Scored(submitted=submitted, following=following)
 
     return commit_retrying(session, work)
