@@ -58,6 +58,12 @@ database every rating has exactly one creation record, each block's rated
 places are 1..k without a gap and a completed block is complete (nothing
 half-written). A failed check makes the script exit non-zero.
 
+Each row also gives the server's CPU per timed request (``CPU ms``: gunicorn's
+master and workers, from /proc, while the clients ran; PostgreSQL's own
+processes are not in it): unlike requests/s it hardly moves with what else
+the machine runs, so it compares this code and ``--baseline`` on a shared
+machine too.
+
 Goals (issue 10): at saturation >= 50% of the hello-world's ratings/s; at
 the paced load p95 < 30 ms; 0 5xx; 0 lost, 0 duplicated. Each run scores
 for at most ``--time-limit`` seconds (150; a rater still scoring then
