@@ -8,6 +8,7 @@ module is the only place that opens, commits and closes sessions.
 from __future__ import annotations
 
 import random
+import select
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -17,7 +18,7 @@ from typing import TypeVar
 from flask import Flask, current_app, g
 from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import DisconnectionError, IntegrityError, OperationalError
 from sqlmodel import Session, create_engine
 
 __all__ = [
@@ -60,6 +61,36 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor.close()
 
 
+def _server_spoke(dbapi_connection) -> bool:
+    """Whether anything arrived on an idle connection's socket (no round trip).
+
+    A connection waiting in the pool gets nothing from the server unless the
+    server is ending it: ``pg_terminate_backend``, a restart or a shutdown
+    send a FATAL error and close the socket, which makes it readable.
+    """
+    poller = select.poll()
+    poller.register(dbapi_connection.fileno(), select.POLLIN | select.POLLERR | select.POLLHUP)
+    return bool(poller.poll(0))
+
+
+def _check_on_checkout(engine: Engine):
+    def check(dbapi_connection, _record, _proxy) -> None:
+        # Instead of pool_pre_ping, whose empty query was one more round trip
+        # to the server on every request (every score post): only a
+        # connection the server has spoken on is pinged, and it is replaced
+        # when the ping fails. Anything else the server may send unasked
+        # (a notice, a changed setting) passes the ping and keeps it.
+        if not _server_spoke(dbapi_connection):
+            return
+        try:
+            engine.dialect.do_ping(dbapi_connection)
+        except Exception as exc:
+            # The pool discards this connection and checks out a new one.
+            raise DisconnectionError(f"the server closed the connection: {exc}") from exc
+
+    return check
+
+
 def make_engine(url: str) -> Engine:
     """Create an engine for ``url`` with the settings the app relies on."""
     url = normalise_url(url)
@@ -70,7 +101,9 @@ def make_engine(url: str) -> Engine:
         engine = create_engine(url, connect_args={"check_same_thread": False})
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    engine = create_engine(url)
+    event.listen(engine, "checkout", _check_on_checkout(engine))
+    return engine
 
 
 def init_app(app: Flask) -> None:

@@ -72,7 +72,30 @@ def _load_user(user_id: str):
     return user
 
 
+def skip_the_limiter_before_every_request(app: Flask, limiter: Limiter) -> None:
+    """Take the limiter's ``before_request`` hook off when it has nothing to check.
+
+    The limited views (login, crowd entry) are checked by their own
+    ``@limiter.limit`` wrappers, whatever this hook does; the hook itself
+    checks only application-wide and default limits, and this app has
+    none. It still cost every request (every score post) the resolution of
+    the endpoint's limits. flask-limiter 4 has no setting to leave it out
+    (3.x's ``auto_check`` is gone), hence this; with default or application
+    limits configured (``RATELIMIT_DEFAULT``, ``RATELIMIT_APPLICATION``) the
+    hook stays.
+    """
+    # limit_manager and the hook are flask-limiter's own (4.x); the test
+    # (tests/test_ratelimit.py) fails if a release renames them.
+    manager = limiter.limit_manager
+    if manager.default_limits or manager.application_limits:
+        return
+    hooks = app.before_request_funcs.get(None, [])
+    if limiter._check_request_limit in hooks:
+        hooks.remove(limiter._check_request_limit)
+
+
 def init_extensions(app: Flask) -> None:
     login_manager.init_app(app)
     csrf.init_app(app)
     limiter.init_app(app)
+    skip_the_limiter_before_every_request(app, limiter)

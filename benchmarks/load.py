@@ -40,9 +40,14 @@ On the 2-core machine the client processes share the cores with the
 server: with 1, 2 or 4 client processes the hello-world's requests/s moved
 less than between two runs of the same setting (see README, Benchmarks).
 
-``--baseline DIR``: a source tree of the code before (``git archive OLD | tar
--x -C DIR``); each app run (saturation and paced) is followed by the same run
-of that code (``PYTHONPATH``), so before and after come from one sitting.
+``--baseline DIR``: a source tree of the code before (``git archive OLD
+annotator templates static | tar -x -C DIR``: the templates too, which the
+app finds beside its package); each app run (saturation and paced) is
+followed by the same run of that code (``PYTHONPATH``), so before and after
+come from one sitting. For quicker iterations ``--no-sqlite``,
+``--no-postgres``, ``--no-saturation``, ``--no-faults`` and ``--no-dev``
+leave runs out (e.g. the PostgreSQL paced runs alone), and ``--items``
+shortens every run.
 
 Raters retry as a browser would: a post whose connection broke or that got a
 5xx is sent again, same value, until it gets an answer (at most 60 s).
@@ -52,6 +57,12 @@ and every score that got a 2xx must be there exactly once with its value
 database every rating has exactly one creation record, each block's rated
 places are 1..k without a gap and a completed block is complete (nothing
 half-written). A failed check makes the script exit non-zero.
+
+Each row also gives the server's CPU per timed request (``CPU ms``: gunicorn's
+master and workers, from /proc, while the clients ran; PostgreSQL's own
+processes are not in it): unlike requests/s it hardly moves with what else
+the machine runs, so it compares this code and ``--baseline`` on a shared
+machine too.
 
 Goals (issue 10): at saturation >= 50% of the hello-world's ratings/s; at
 the paced load p95 < 30 ms; 0 5xx; 0 lost, 0 duplicated. Each run scores
@@ -221,6 +232,29 @@ class Instance:
             time.sleep(0.2)
         self.ready += workers
         return process
+
+
+def _tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of a server so far: its master and its workers (/proc).
+
+    Unlike requests/s, CPU per request hardly depends on what else the
+    machine runs, so it compares this code and the code before on a busy
+    machine too. The database server's own CPU (PostgreSQL's backends) is
+    not in it.
+    """
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return float("nan")
+    total = 0
+    for process in [pid, *map(int, children)]:
+        try:
+            fields = Path(f"/proc/{process}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        # utime and stime, the 14th and 15th fields (the 12th and 13th after the name).
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def _hello_server(port: int, workers: int, threads: int) -> subprocess.Popen:
@@ -607,6 +641,13 @@ class Result:
     stats: Stats
     checks: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    # CPU seconds of the server (master and workers) while the clients ran.
+    server_cpu: float = float("nan")
+
+    @property
+    def cpu_ms(self) -> float:
+        """The server's CPU per timed request (a rater's enrolment requests included)."""
+        return 1000 * self.server_cpu / self.count if self.count else float("nan")
 
     @property
     def count(self) -> int:
@@ -638,6 +679,7 @@ def _app_run(name, mode, instance, args, raters, *, think=0.0, fault=None, dev=F
             target=fault, args=(counter, total, server, instance, args), daemon=True
         )
         injector.start()
+    cpu_before = _tree_cpu(server[0].pid)
     try:
         seconds, stats, acked, errors = _run_clients(
             jobs, args.client_processes, time.monotonic() + args.time_limit, counter
@@ -645,9 +687,11 @@ def _app_run(name, mode, instance, args, raters, *, think=0.0, fault=None, dev=F
         if injector is not None:
             injector.join(timeout=120)
             stats.counts.update(getattr(injector, "counts", {}))
+        # A fault run's server was killed or restarted: its CPU is not comparable.
+        cpu = _tree_cpu(server[-1].pid) - cpu_before if fault is None else float("nan")
     finally:
         _stop(server[-1])
-    result = Result(name, mode, seconds, stats, errors=errors)
+    result = Result(name, mode, seconds, stats, errors=errors, server_cpu=cpu)
     result.checks = _check_stored(instance, acked)
     return result
 
@@ -672,13 +716,15 @@ def _hello_run(name: str, mode: str, args, think: float = 0.0) -> Result:
     server = _hello_server(port, args.workers, args.threads)
     counter = multiprocessing.get_context("spawn").Value("i", 0)
     jobs = [Job(port, None, args.items, i, think) for i in range(args.raters)]
+    cpu_before = _tree_cpu(server.pid)
     try:
         seconds, stats, _, errors = _run_clients(
             jobs, args.client_processes, time.monotonic() + args.time_limit, counter
         )
+        cpu = _tree_cpu(server.pid) - cpu_before
     finally:
         _stop(server)
-    return Result(name, mode, seconds, stats, errors=errors)
+    return Result(name, mode, seconds, stats, errors=errors, server_cpu=cpu)
 
 
 def _database(kind: str, folder: Path, postgres_url: str):
@@ -712,7 +758,8 @@ def _hello_rate(results: list[Result], mode: str) -> float | None:
 def _print(results: list[Result]) -> bool:
     header = (
         f"{'run':<34}{'requests':>9}{'per s':>8}{'share':>7}{'p50 ms':>8}{'p95 ms':>8}"
-        f"{'p99 ms':>8}{'5xx':>5}{'retry':>6}{'lost':>5}{'dup':>5}{'extra':>6}{'half':>5}"
+        f"{'p99 ms':>8}{'CPU ms':>8}{'5xx':>5}{'retry':>6}{'lost':>5}{'dup':>5}{'extra':>6}"
+        f"{'half':>5}"
     )
     print(header)
     print("-" * len(header))
@@ -724,7 +771,8 @@ def _print(results: list[Result]) -> bool:
         checks = result.checks
         cells = [
             f"{result.name:<34}{result.count:>9}{result.per_second:>8.0f}{share}",
-            f"{result.p(0.5):>8.1f}{result.p(0.95):>8.1f}{result.p(0.99):>8.1f}",
+            f"{result.p(0.5):>8.1f}{result.p(0.95):>8.1f}{result.p(0.99):>8.1f}"
+            f"{result.cpu_ms:>8.2f}",
             f"{c.get('5xx', 0):>5}{c.get('retries', 0):>6}",
             "".join(
                 f"{checks[k]:>{w}}" if k in checks else f"{'-':>{w}}"
@@ -747,7 +795,9 @@ def _goals(results: list[Result], args) -> None:
         f"saturation, p95 < {P95_GOAL_MS:.0f} ms at the paced load, 0 5xx; 0 lost, "
         "duplicated, unexpected or half-written in every row. 'share' is of the "
         "hello-world of the same mode (saturation: the mean of its two runs); 'retry' "
-        "counts posts sent again after a broken connection or a 5xx (the fault rows)."
+        "counts posts sent again after a broken connection or a 5xx (the fault rows); "
+        "'CPU ms': the server's CPU (gunicorn's master and workers, not PostgreSQL's) "
+        "per timed request while the clients ran, the raters' enrolment included."
     )
     hello_paced = next(
         (r for r in results if r.mode == "paced" and r.name.startswith("hello")), None
@@ -800,6 +850,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--postgres-url", default="postgresql://postgres@127.0.0.1:5432/test")
     parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--no-sqlite", action="store_true")
+    parser.add_argument(
+        "--no-saturation",
+        action="store_true",
+        help="skip the saturation runs (with --no-faults --no-dev: the paced runs alone)",
+    )
     parser.add_argument("--no-faults", action="store_true")
     parser.add_argument("--no-dev", action="store_true", help="skip the development server's run")
     parser.add_argument(
@@ -818,21 +874,28 @@ def main(argv: list[str] | None = None) -> int:
         f"cores, load average {os.getloadavg()[0]:.1f} at the start",
         flush=True,
     )
-    kinds = ["SQLite"] if args.no_postgres else ["SQLite", "PostgreSQL"]
+    kinds = [
+        kind
+        for kind, skip in (("SQLite", args.no_sqlite), ("PostgreSQL", args.no_postgres))
+        if not skip
+    ]
+    saturation = not args.no_saturation
     # Interleaved: the hello-world before and after the app's saturation
     # runs, and its paced run between the databases' paced runs.
-    plan: list[tuple] = [("hello", "hello-world", "saturation", 0.0)]
+    plan: list[tuple] = [("hello", "hello-world", "saturation", 0.0)] if saturation else []
     for index, kind in enumerate(kinds):
-        plan.append((kind, "load", "saturation", 0.0))
-        if args.baseline:
-            plan.append((kind, "load, before", "saturation", 0.0))
+        if saturation:
+            plan.append((kind, "load", "saturation", 0.0))
+            if args.baseline:
+                plan.append((kind, "load, before", "saturation", 0.0))
         if args.think:
             plan.append((kind, "load, paced", "paced", args.think))
             if args.baseline:
                 plan.append((kind, "load, paced, before", "paced", args.think))
             if index == 0:
                 plan.append(("hello", "hello-world, paced", "paced", args.think))
-    plan.append(("hello", "hello-world, again", "saturation", 0.0))
+    if saturation:
+        plan.append(("hello", "hello-world, again", "saturation", 0.0))
     for kind in kinds:
         if kind == "SQLite" and not args.no_dev:
             # The server `annotator serve` ran before: werkzeug's, one process.

@@ -3,7 +3,8 @@
 Run with ``.venv/bin/python benchmarks/score_post.py`` (``--postgres-url``
 to run on PostgreSQL too, in a throw-away schema; ``--profile`` prints the
 top of a cProfile of the posts and the Python function calls per post,
-``--profile-out FILE`` writes it for pstats or snakeviz). On the study of benchmarks/load.py (one
+``--profile-out FILE`` writes it for pstats or snakeviz; the profile is of
+CPU time, ``--profile-wall`` for wall time). On the study of benchmarks/load.py (one
 0-5 scale, 100 items) ``--raters`` raters (2) join through the Flask test
 client with CSRF and the rate limiter on as in production, start their
 block and post its 100 scores as htmx does. Printed: ms of CPU (process
@@ -13,12 +14,13 @@ wall time per post, SQL statements per post (SQLAlchemy's
 of the block.
 
 This measures the app's own cost of a post, without a server or network;
-benchmarks/load.py measures the served app under load. The changes it
-was written for are structural (fewer queries, fewer ORM objects), not
-caches that a flag could switch off: for a before/after comparison run it
-on both commits in one sitting, e.g. ``git archive OLD | tar -x -C /tmp/old``
-and ``PYTHONPATH=/tmp/old .venv/bin/python /tmp/old/benchmarks/score_post.py``
-(with this file copied there if OLD predates it).
+benchmarks/load.py measures the served app under load. For a before/after
+comparison in one sitting, ``--baseline DIR`` (a tree from ``git archive OLD
+annotator templates static | tar -x -C DIR``) runs this code and that tree
+alternately, ``--rounds`` (3) times each, each run in its own process, and
+prints the medians of both, their ratio, the statements per post and the
+Python function calls per post (from one more, profiled, round; the count,
+unlike time, does not depend on how busy the machine is).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import os
 import pstats
 import re
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -43,6 +46,50 @@ from load import STUDY_TOML  # noqa: E402
 
 _CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 _START = re.compile(r'action="(/rate/blocks/\d+/start)"')
+
+
+# The parts of a post whose cumulative share --profile prints: (label, file
+# suffix, function). Nested parts are indented; a part the code does not
+# call (e.g. before or after a change) is left out.
+PARTS = [
+    ("Flask request (all of it)", "flask/app.py", "wsgi_app"),
+    ("  session cookie: open", "flask/sessions.py", "open_session"),
+    ("  session cookie: save", "flask/sessions.py", "save_session"),
+    ("  CSRF check", "flask_wtf/csrf.py", "protect"),
+    ("  rate limiter before the view", "flask_limiter/_extension.py", "_check_request_limit"),
+    ("  user loader (user, study)", "annotator/extensions.py", "_load_user"),
+    ("  the view (rate.item)", "annotator/web/rate/views.py", "item"),
+    ("    block state", "annotator/collect/block_states.py", "block_state"),
+    (
+        "    rate_item (checks, writes, next page, commit)",
+        "annotator/collect/scoring.py",
+        "rate_item",
+    ),
+    ("      rated places query", "annotator/collect/rated_places.py", "__init__"),
+    ("      submit_score", "annotator/collect/scoring.py", "submit_score"),
+    ("      next item's page", "annotator/collect/item_pages.py", "item_page"),
+    ("      next item's query", "annotator/collect/item_pages.py", "item_and_benchmark"),
+    ("      commit", "sqlalchemy/orm/session.py", "commit"),
+    ("    fragment response", "annotator/web/rate/views.py", "_item_response"),
+    ("      Jinja render_template", "flask/templating.py", "render_template"),
+    ("      item's sandboxed template", "annotator/web/rate/display.py", "render_item_text"),
+    ("      instructions (Markdown)", "annotator/web/rate/display.py", "instructions_for"),
+    ("  pool checkout", "sqlalchemy/pool/base.py", "_checkout"),
+]
+
+
+def _shares(stats: pstats.Stats) -> list[tuple[str, float]]:
+    total = stats.total_tt
+    found = []
+    for label, suffix, name in PARTS:
+        cumulative = sum(
+            ct
+            for (path, _line, function), (_cc, _nc, _tt, ct, _callers) in stats.stats.items()
+            if function == name and path.endswith(suffix)
+        )
+        if cumulative:
+            found.append((label, 100 * cumulative / total))
+    return found
 
 
 def _app(folder: Path, database_url: str):
@@ -105,7 +152,14 @@ def _join(client, token: str) -> tuple[str, str]:
 
 
 def run(
-    database_url: str, *, raters: int, items: int, profile: bool, profile_out: str | None = None
+    database_url: str,
+    *,
+    raters: int,
+    items: int,
+    profile: bool,
+    profile_out: str | None = None,
+    profile_wall: bool = False,
+    quiet: bool = False,
 ) -> dict:
     from sqlalchemy import event
 
@@ -125,7 +179,10 @@ def run(
     counts: list[int] = []
     middle: list[str] = []
     cookies = 0
-    profiler = cProfile.Profile() if profile or profile_out else None
+    # CPU time by default: waits on the database (a PostgreSQL commit's WAL
+    # flush) would otherwise dominate the shares (--profile-wall for them).
+    timer = time.perf_counter if profile_wall else time.process_time
+    profiler = cProfile.Profile(timer) if profile or profile_out else None
     for token in tokens:
         client = app.test_client()
         block, csrf = _join(client, token)
@@ -152,10 +209,16 @@ def run(
     if profiler:
         # Python function calls per post: unlike time, the same on a busy machine.
         calls = pstats.Stats(profiler).total_calls / len(cpu)
-        print(f"{calls:.0f} Python function calls per post (cProfile)")
+        if not quiet:
+            print(f"{calls:.0f} Python function calls per post (cProfile)")
     if profiler and profile_out:
         profiler.dump_stats(profile_out)
-    if profiler and profile:
+    if profiler and profile and not quiet:
+        print(
+            "share of the posts' profiled time (cumulative, so nested parts are within their parent):"
+        )
+        for label, share in _shares(pstats.Stats(profiler)):
+            print(f"  {label:<52} {share:5.1f}%")
         out = io.StringIO()
         pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(45)
         print(out.getvalue())
@@ -170,7 +233,56 @@ def run(
         "statements_max": max(counts),
         "middle": middle,
         "set_cookie": cookies,
+        "calls": calls if profiler else None,
     }
+
+
+def _interleaved(args) -> int:
+    """This code and the --baseline tree's, alternately, ``--rounds`` times each."""
+    here = Path(__file__).resolve()
+    trees = {"this code": str(here.parents[1]), "before": str(Path(args.baseline).resolve())}
+    common = ["--raters", str(args.raters), "--items", str(args.items), "--json"]
+    if args.postgres_url:
+        common += ["--postgres-url", args.postgres_url]
+    runs: dict[str, list[dict]] = {name: [] for name in trees}
+    calls: dict[str, dict] = {}
+    for round_ in range(args.rounds + 1):
+        for name, tree in trees.items():
+            # The last round is profiled, for the call counts only (cProfile
+            # slows the posts down, so its times are not used).
+            extra = ["--profile"] if round_ == args.rounds else []
+            output = subprocess.run(
+                [sys.executable, str(here), *common, *extra],
+                env={**os.environ, "PYTHONPATH": tree},
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+            rows = json.loads(output.strip().splitlines()[-1])
+            if extra:
+                calls[name] = {db: r["calls"] for db, r in rows.items()}
+            else:
+                runs[name].append(rows)
+    print(
+        f"{args.rounds} interleaved rounds of {args.raters} raters x {args.items} posts; "
+        f"load average {os.getloadavg()[0]:.1f} at the end"
+    )
+    print(
+        f"{'database':<11} {'code':<10} {'CPU ms/post (median of rounds)':>31}"
+        f" {'wall ms/post':>13} {'statements':>11} {'calls/post':>11}"
+    )
+    for db in runs["this code"][0]:
+        medians = {}
+        for name in trees:
+            cpu = statistics.median(r[db]["cpu_median_ms"] for r in runs[name])
+            wall = statistics.median(r[db]["wall_ms"] for r in runs[name])
+            medians[name] = cpu
+            print(
+                f"{db:<11} {name:<10} {cpu:>31.2f} {wall:>13.2f}"
+                f" {runs[name][0][db]['statements']:>11.2f} {calls[name][db]:>11.0f}"
+            )
+        print(f"{db:<11} {'ratio':<10} {medians['this code'] / medians['before']:>31.2f}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -181,9 +293,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--show-statements", action="store_true")
     parser.add_argument(
+        "--profile-wall",
+        action="store_true",
+        help="profile wall time (waits on the database included) instead of CPU time",
+    )
+    parser.add_argument(
         "--profile-out", default=None, help="write the posts' cProfile to this file (per database)"
     )
+    parser.add_argument(
+        "--baseline",
+        default=None,
+        help="a source tree of the code before (git archive OLD annotator templates static): "
+        "run it and this code alternately, in subprocesses, and print both",
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="with --baseline (default 3)")
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.baseline:
+        return _interleaved(args)
     databases = [("SQLite", None)]
     if args.postgres_url:
         databases.append(("PostgreSQL", args.postgres_url))
@@ -216,6 +343,8 @@ def main(argv: list[str] | None = None) -> int:
                 items=args.items,
                 profile=args.profile,
                 profile_out=f"{args.profile_out}.{name}" if args.profile_out else None,
+                profile_wall=args.profile_wall,
+                quiet=args.json,
             )
         finally:
             if drop:
@@ -225,6 +354,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: the statements of post {args.items // 2}:")
             for statement in result["middle"]:
                 print("   ", " ".join(statement.split())[:160])
+    if args.json:
+        print(json.dumps({name: {k: v for k, v in r.items() if k != "middle"} for name, r in rows}))
+        return 0
     print(
         f"{'database':<11} {'posts':>5} {'CPU ms/post':>12} {'median':>7} {'wall ms/post':>13}"
         f" {'wall p95 ms':>12} {'statements/post':>16} {'Set-Cookie':>11}"

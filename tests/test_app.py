@@ -1,5 +1,7 @@
 """The app factory and its configuration."""
 
+import pytest
+
 from annotator import create_app
 from annotator.db import get_engine
 
@@ -82,3 +84,39 @@ def test_building_an_app_leaves_the_environment_alone(make_app):
     before = dict(os.environ)
     make_app()
     assert dict(os.environ) == before
+
+
+def test_a_postgresql_connection_the_server_ended_is_replaced_without_a_ping_per_request(
+    lead_client, app, server_engine, monkeypatch
+):
+    # pool_pre_ping cost a round trip per request; its replacement pings only a
+    # connection the server has spoken on (annotator.db._check_on_checkout).
+    if server_engine is None:
+        pytest.skip("PostgreSQL only (ANNOTATOR_TEST_DATABASE_URL)")
+    import time
+
+    from sqlalchemy import event, text
+
+    engine = get_engine(app)
+    pings: list[int] = []
+    ping = engine.dialect.do_ping
+    monkeypatch.setattr(engine.dialect, "do_ping", lambda c: pings.append(1) or ping(c))
+    pids: set[int] = set()
+    event.listen(engine, "checkout", lambda c, record, proxy: pids.add(c.info.backend_pid))
+    for _ in range(3):
+        assert lead_client.get("/lead/").status_code == 200
+    assert pids and pings == []
+    # What a PostgreSQL restart does to the pool's connections.
+    with server_engine.connect() as admin:
+        for pid in pids:
+            assert admin.execute(text("SELECT pg_terminate_backend(:p)"), {"p": pid}).scalar()
+        deadline = time.monotonic() + 10
+        while admin.execute(
+            text("SELECT count(*) FROM pg_stat_activity WHERE pid = ANY(:p)"), {"p": list(pids)}
+        ).scalar():
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+    ended = set(pids)
+    pids.clear()
+    assert lead_client.get("/lead/").status_code == 200
+    assert pings and pids and not pids & ended

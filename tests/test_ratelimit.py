@@ -60,3 +60,48 @@ def test_a_window_ends(uri):
 def test_a_uri_without_a_file_is_refused():
     with pytest.raises(ValueError, match="names no file"):
         SQLiteStorage("sqlite://")
+
+
+def _limited_app(**limiter_options):
+    from flask import Flask
+    from flask_limiter import Limiter
+
+    from annotator.extensions import skip_the_limiter_before_every_request
+
+    app = Flask("limited")
+    limiter = Limiter(key_func=lambda: "client", storage_uri="memory://", **limiter_options)
+
+    @app.route("/open")
+    def open_page():
+        return "open"
+
+    @app.route("/login", methods=["POST"])
+    @limiter.limit("2 per minute")
+    def login():
+        return "tried"
+
+    limiter.init_app(app)
+    skip_the_limiter_before_every_request(app, limiter)
+    return app, limiter
+
+
+def test_without_default_limits_only_the_limited_views_are_checked():
+    app, limiter = _limited_app()
+    assert limiter._check_request_limit not in app.before_request_funcs.get(None, [])
+    client = app.test_client()
+    assert [client.post("/login").status_code for _ in range(3)] == [200, 200, 429]
+    assert [client.get("/open").status_code for _ in range(5)] == [200] * 5
+
+
+def test_default_limits_keep_the_check_before_every_request():
+    app, limiter = _limited_app(default_limits=["3 per minute"])
+    assert limiter._check_request_limit in app.before_request_funcs[None]
+    client = app.test_client()
+    assert [client.get("/open").status_code for _ in range(4)] == [200, 200, 200, 429]
+    assert [client.post("/login").status_code for _ in range(3)] == [200, 200, 429]
+
+
+def test_the_app_resolves_no_limits_before_every_request(app):
+    from annotator.extensions import limiter
+
+    assert limiter._check_request_limit not in app.before_request_funcs.get(None, [])

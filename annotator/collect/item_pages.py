@@ -16,7 +16,7 @@ from ..clock import now
 from ..models import Benchmark, Block, Item, Rating
 from .rated_places import next_position, ratings_by_position
 
-__all__ = ["ItemPage", "item_page", "open_item", "serve", "update_block"]
+__all__ = ["ItemPage", "item_page", "item_and_benchmark", "open_item", "serve", "update_block"]
 
 
 # Built once; the SET clause comes from the parameters' names.
@@ -64,12 +64,31 @@ class ItemPage:
         return len(self.block.item_order)
 
 
-# Built once (see annotator.collect.block_states._BLOCK_STATE).
+# Built once (see annotator.collect.block_states._BLOCK_STATE). A Core
+# statement, its rows made into models without the ORM: the page only reads
+# the item and its benchmark, and the ORM's execution and loading of the two
+# cost about as much as the rest of the query on every score post.
+_ITEM_COLUMNS = tuple(Item.__table__.c.keys())
+_BENCHMARK_COLUMNS = tuple(Benchmark.__table__.c.keys())
 _ITEM_PAGE = (
-    select(Item, Benchmark)
-    .join(Benchmark, Benchmark.id == Item.benchmark_id)
-    .where(Item.id == bindparam("item_key"))
+    select(*Item.__table__.c, *Benchmark.__table__.c)
+    .join_from(
+        Item.__table__,
+        Benchmark.__table__,
+        Benchmark.__table__.c.id == Item.__table__.c.benchmark_id,
+    )
+    .where(Item.__table__.c.id == bindparam("item_key"))
 )
+
+
+def item_and_benchmark(session: Session, item_id: int) -> tuple[Item, Benchmark]:
+    """The item and its benchmark, in one query (for :func:`item_page`'s ``loaded``)."""
+    row = session.connection().execute(_ITEM_PAGE, {"item_key": item_id}).one()
+    split = len(_ITEM_COLUMNS)
+    # Validated when stored: model_construct skips pydantic's validation.
+    item = Item.model_construct(**dict(zip(_ITEM_COLUMNS, row[:split], strict=True)))
+    benchmark = Benchmark.model_construct(**dict(zip(_BENCHMARK_COLUMNS, row[split:], strict=True)))
+    return item, benchmark
 
 
 def item_page(
@@ -79,12 +98,14 @@ def item_page(
     rated: Mapping[int, Rating],
     *,
     break_every: int | None,
+    loaded: tuple[Item, Benchmark] | None = None,
 ) -> ItemPage:
-    """The page for ``position`` from the block's ratings already loaded."""
-    # The item and its benchmark in one query.
-    item, benchmark = session.exec(
-        _ITEM_PAGE, params={"item_key": block.item_order[position - 1]["item"]}
-    ).one()
+    """The page for ``position`` from the block's ratings already loaded.
+
+    ``loaded``: the entry's item and benchmark if already read in this
+    transaction (:func:`item_and_benchmark`).
+    """
+    item, benchmark = loaded or item_and_benchmark(session, block.item_order[position - 1]["item"])
     existing = rated.get(position)
     done_before = position - 1
     break_due = bool(
@@ -103,14 +124,21 @@ def item_page(
 
 
 def open_item(
-    session: Session, block: Block, position: int, *, break_every: int | None
+    session: Session,
+    block: Block,
+    position: int,
+    *,
+    break_every: int | None,
+    positions: set[int] | None = None,
 ) -> ItemPage | int:
     """What a rater asking for ``position`` sees; the caller commits.
 
     A place beyond the first unrated one returns that place (an ``int``) to
     go to instead; the first unrated place is marked as served from now.
+    ``positions``: the block's rated places if already read in this
+    transaction (``BlockState.rated_places``).
     """
-    rated = ratings_by_position(session, block)
+    rated = ratings_by_position(session, block, positions)
     frontier = next_position(block, rated)
     if frontier is not None and position > frontier:
         return frontier

@@ -31,10 +31,12 @@ class RatedPlaces(Mapping[int, Rating]):
     Iterating over the values loads each rating: the callers here do not.
     """
 
-    def __init__(self, session: Session, block: Block) -> None:
+    def __init__(self, session: Session, block: Block, positions: set[int] | None = None) -> None:
         self._session = session
         self._block_id = block.id
-        self._positions = set(session.exec(_POSITIONS, params={"block_key": block.id}).all())
+        if positions is None:
+            positions = set(session.exec(_POSITIONS, params={"block_key": block.id}).all())
+        self._positions = set(positions)
         self._loaded: dict[int, Rating] = {}
 
     def __contains__(self, position: object) -> bool:
@@ -61,15 +63,34 @@ class RatedPlaces(Mapping[int, Rating]):
         self._positions.add(position)
         self._loaded[position] = rating
 
+    @property
+    def places(self) -> set[int]:
+        """The rated places (the set itself: read it, do not change it)."""
+        return self._positions
 
-def ratings_by_position(session: Session, block: Block) -> RatedPlaces:
-    """The block's ratings by position (loaded one by one when asked for, see RatedPlaces)."""
-    return RatedPlaces(session, block)
+
+def ratings_by_position(
+    session: Session, block: Block, positions: set[int] | None = None
+) -> RatedPlaces:
+    """The block's ratings by position (loaded one by one when asked for, see RatedPlaces).
+
+    ``positions``: the rated places as already read in this transaction
+    (``BlockState.rated_places``), instead of reading them again.
+    """
+    return RatedPlaces(session, block, positions)
 
 
-def next_position(block: Block, rated: Mapping[int, Rating]) -> int | None:
-    """The first unrated place of the order (1-based); ``None`` when all are rated."""
+def next_position(
+    block: Block, rated: Mapping[int, Rating], *, besides: int | None = None
+) -> int | None:
+    """The first unrated place of the order (1-based); ``None`` when all are rated.
+
+    ``besides``: a place to count as rated too (one about to be stored).
+    """
+    # A set's own membership test: Mapping.__contains__ is a Python call per
+    # place, up to a block's length on every score post.
+    places = rated.places if isinstance(rated, RatedPlaces) else rated.keys()
     for position in range(1, len(block.item_order) + 1):
-        if position not in rated:
+        if position not in places and position != besides:
             return position
     return None

@@ -13,15 +13,17 @@ so a repeat never touches the first rating of the item.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
-from sqlalchemy import insert
+from sqlalchemy import bindparam, insert, null, select, update
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session
 
 from ..clock import now
 from ..db import commit_retrying
-from ..models import Block, ChangeReason, Rating, RatingChange, Scale, Study, User
+from ..models import Block, ChangeReason, Rating, RatingChange, RatingSource, Scale, Study, User
 from .block_states import BlockUnavailable
-from .item_pages import ItemPage, item_page, serve, update_block
+from .item_pages import ItemPage, item_and_benchmark, item_page, serve, update_block
 from .rated_places import RatedPlaces, next_position, ratings_by_position
 from .scores import parse_score
 
@@ -45,6 +47,105 @@ def _record_change(session: Session, **values) -> None:
     session.execute(_INSERT_CHANGE, values)
 
 
+_RATING_COLUMNS = (
+    "rater_id",
+    "item_id",
+    "scale_id",
+    "block_id",
+    "value",
+    "position",
+    "is_repeat",
+    "is_attention_check",
+    "served_at",
+    "submitted_at",
+    "source",
+    "study_version",
+)
+
+
+@cache
+def _create_in_one_statement(block_columns: tuple[str, ...]):
+    """PostgreSQL: the rating, its first history row and the block's update as one statement.
+
+    Data-modifying CTEs (which SQLite lacks): one round trip to the server
+    instead of three, each of which also cost the statement's execution
+    overhead here. The same rows and checks as the three statements: the
+    rating's unique key still raises IntegrityError for a twin request, and
+    the whole statement then stores nothing. Built once per set of block
+    columns (serving the next place, completing the block, or none).
+    """
+    rating, change, block = Rating.__table__, RatingChange.__table__, Block.__table__
+    # Parameters named after no column: SQLAlchemy adds an execution
+    # parameter named as a column of an INSERT's or UPDATE's table to its
+    # columns, in a CTE too (the block's UPDATE got the rating's position).
+    new = (
+        insert(rating)
+        .values(
+            {name: bindparam(f"new_{name}", type_=rating.c[name].type) for name in _RATING_COLUMNS}
+        )
+        .returning(rating.c.id)
+        .cte("new_rating")
+    )
+    history = insert(change).from_select(
+        ["rating_id", "value", "previous_value", "changed_at", "reason", "actor_id"],
+        select(
+            new.c.id,
+            bindparam("new_value", type_=change.c.value.type),
+            null(),
+            bindparam("new_submitted_at", type_=change.c.changed_at.type),
+            bindparam("new_reason", type_=change.c.reason.type),
+            bindparam("new_rater_id", type_=change.c.actor_id.type),
+        ),
+    )
+    statement = select(new.c.id).add_cte(history.cte("new_change"))
+    if block_columns:
+        statement = statement.add_cte(
+            update(block)
+            .where(block.c.id == bindparam("block_key"))
+            .values(
+                {
+                    name: bindparam(f"block_{name}", type_=block.c[name].type)
+                    for name in block_columns
+                }
+            )
+            .cte("block_update")
+        )
+    return statement
+
+
+def _in_one_statement(session: Session) -> bool:
+    return session.get_bind().dialect.name == "postgresql"
+
+
+def _create(session: Session, columns: dict, block: Block, block_values: dict) -> int:
+    """Insert a new rating and its first history row, and update the block; the rating's id."""
+    if _in_one_statement(session):
+        statement = _create_in_one_statement(tuple(sorted(block_values)))
+        params = {
+            **{f"new_{name}": value for name, value in columns.items()},
+            "new_reason": ChangeReason.CREATE.value,
+            "block_key": block.id,
+            **{f"block_{name}": value for name, value in block_values.items()},
+        }
+        rating_id = session.connection().execute(statement, params).scalar_one()
+        for name, value in block_values.items():
+            set_committed_value(block, name, value)
+        return rating_id
+    rating_id = session.execute(_INSERT_RATING, columns).inserted_primary_key[0]
+    _record_change(
+        session,
+        rating_id=rating_id,
+        value=columns["value"],
+        previous_value=None,
+        changed_at=columns["submitted_at"],
+        reason=ChangeReason.CREATE,
+        actor_id=columns["rater_id"],
+    )
+    if block_values:
+        update_block(session, block, **block_values)
+    return rating_id
+
+
 def submit_score(
     session: Session,
     user: User,
@@ -54,6 +155,7 @@ def submit_score(
     raw: str,
     *,
     rated: RatedPlaces | dict[int, Rating] | None = None,
+    serve_following: bool = False,
 ) -> Submitted:
     """Store the score for the entry at ``position``.
 
@@ -71,6 +173,10 @@ def submit_score(
 
     Two identical requests at once: the loser's INSERT violates the unique
     key of Rating and raises ``IntegrityError`` (see :func:`rate_item`).
+
+    ``serve_following``: a new rating whose next place is the first unrated
+    one marks that place as served now, in the same write (what
+    :func:`~annotator.collect.item_pages.serve` would do after it).
     """
     value = parse_score(raw, scale)
     entry = block.item_order[position - 1]
@@ -78,6 +184,7 @@ def submit_score(
         rated = ratings_by_position(session, block)
     rating = rated.get(position)
     current = now()
+    completed = False
     if rating is None:
         if position != next_position(block, rated):
             raise BlockUnavailable("Please rate the items in the order they are shown.")
@@ -93,24 +200,29 @@ def submit_score(
             "is_attention_check": bool(entry["attention"]),
             "served_at": served_at,
             "submitted_at": current,
+            "source": RatingSource.APP.value,
             "study_version": session.get(Study, user.study_id).version,
         }
+        # What the block needs once this rating is in, written with it.
+        following = next_position(block, rated, besides=position)
+        block_values: dict = {}
+        if following is None and block.completed_at is None:
+            # Only a new rating can complete the block: the last unrated place.
+            block_values = {
+                "completed_at": current,
+                "current_position": None,
+                "current_served_at": None,
+            }
+            completed = True
+        elif serve_following and following == position + 1 and block.current_position != following:
+            block_values = {"current_position": following, "current_served_at": current}
         # A twin request's rating, committed first, makes this raise
         # IntegrityError (the unique key of Rating).
-        result = session.execute(_INSERT_RATING, columns)
+        rating_id = _create(session, columns, block, block_values)
         # A record of what was written, for the caller to read: built
         # without pydantic's validation (done above), a seventh of the cost.
-        rating = Rating.model_construct(id=result.inserted_primary_key[0], **columns)
+        rating = Rating.model_construct(id=rating_id, **columns)
         rated[position] = rating
-        _record_change(
-            session,
-            rating_id=rating.id,
-            value=value,
-            previous_value=None,
-            changed_at=current,
-            reason=ChangeReason.CREATE,
-            actor_id=user.id,
-        )
         outcome = "create"
     elif rating.value == value:
         outcome = "unchanged"
@@ -128,9 +240,9 @@ def submit_score(
         rating.value = value
         session.add(rating)
         outcome = "revise"
-    completed = False
-    # Only a new rating can complete the block: it is the last unrated place.
-    if block.completed_at is None and next_position(block, rated) is None:
+    # A block whose places were all rated before (not through a new rating
+    # here, which completed it above) is completed as it was before.
+    if not completed and block.completed_at is None and next_position(block, rated) is None:
         update_block(
             session, block, completed_at=current, current_position=None, current_served_at=None
         )
@@ -155,6 +267,7 @@ def rate_item(
     *,
     break_every: int | None,
     show_following: bool = False,
+    positions: set[int] | None = None,
 ) -> Scored:
     """Store a rater's score for ``position`` and commit it.
 
@@ -170,16 +283,41 @@ def rate_item(
     "database is locked" under several server processes
     (:func:`~annotator.db.commit_retrying`); since the rerun reads the
     ratings afresh, a retried score is still stored once.
+
+    ``positions``: the block's rated places as already read in this
+    transaction (``BlockState.rated_places``), used by the first attempt
+    only: a rerun after a rollback reads them again.
     """
+    first_attempt = [positions]
 
     def work() -> Scored:
-        rated = ratings_by_position(session, block)
-        submitted = submit_score(session, user, block, scale, position, raw, rated=rated)
+        rated = ratings_by_position(session, block, first_attempt.pop() if first_attempt else None)
+        following_wanted = show_following and position < len(block.item_order)
+        # The next entry's item is read before the writes: SQLite holds its
+        # write lock from the first write to the commit, and every other
+        # writer (the other server processes) waits for it meanwhile.
+        loaded = (
+            item_and_benchmark(session, block.item_order[position]["item"])
+            if following_wanted
+            else None
+        )
+        submitted = submit_score(
+            session,
+            user,
+            block,
+            scale,
+            position,
+            raw,
+            rated=rated,
+            serve_following=following_wanted,
+        )
         following = None
-        if show_following and not submitted.block_completed and position < len(block.item_order):
+        if following_wanted and not submitted.block_completed:
             if position + 1 == next_position(block, rated):
                 serve(session, block, position + 1)
-            following = item_page(session, block, position + 1, rated, break_every=break_every)
+            following = item_page(
+                session, block, position + 1, rated, break_every=break_every, loaded=loaded
+            )
         return Scored(submitted=submitted, following=following)
 
     return commit_retrying(session, work)

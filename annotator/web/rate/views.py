@@ -47,7 +47,7 @@ from ...collect.enrolment import (
 from ...collect.questionnaire import choice_label, read_answers, self_describe_key
 from ...collect.scores import ScoreError, format_number, parse_score, scale_hint
 from ...db import commit_retrying, get_session
-from ...models import Demographics, Study
+from ...models import Demographics, Study, User
 from ..auth.access import rater_required
 from . import bp
 from .crowd import crowd_block_done, note_entry, screened_out_redirect
@@ -57,13 +57,20 @@ from .forms import PasswordForm
 # ------------------------------------------------------------------ helpers
 
 
+def _rater() -> User:
+    # The user itself rather than flask-login's proxy: each attribute read
+    # through ``current_user`` resolves the proxy again, and a score post
+    # read it a dozen times here and in annotator.collect.
+    return current_user._get_current_object()
+
+
 def questionnaire_first(view):
     """Send raters who have not answered the questionnaire there first
     (and screened-out raters to the end of the study)."""
 
     @wraps(view)
     def wrapped(*args, **kwargs):
-        if current_user.screened_out_at is not None:
+        if _rater().screened_out_at is not None:
             return screened_out_redirect(_study())
         if _needs_demographics():
             return redirect(url_for("rate.demographics"))
@@ -75,8 +82,9 @@ def questionnaire_first(view):
 def _needs_demographics() -> bool:
     # The user loader found out whether the rater answered (in its query).
     user_id, answered = g.get("user_answered_demographics", (None, None))
-    if user_id != current_user.id:
-        return needs_demographics(get_session(), current_user, _study())
+    user = _rater()
+    if user_id != user.id:
+        return needs_demographics(get_session(), user, _study())
     return bool(_study().demographics) and not answered
 
 
@@ -86,8 +94,9 @@ def _study() -> Study:
     # weakly, so without that reference every ``session.get(Study, ...)``
     # here and in annotator.collect during one request would query it again.
     study = g.get("user_study")
-    if study is None or study.id != current_user.study_id:
-        study = g.user_study = get_session().get(Study, current_user.study_id)
+    study_id = _rater().study_id
+    if study is None or study.id != study_id:
+        study = g.user_study = get_session().get(Study, study_id)
     return study
 
 
@@ -109,8 +118,8 @@ def _not_open_yet(state: BlockState):
     )
 
 
-def _own_block(block_id: int) -> BlockState:
-    state = block_state(get_session(), current_user, block_id)
+def _own_block(block_id: int, *, rated_places: bool = False) -> BlockState:
+    state = block_state(get_session(), _rater(), block_id, rated_places=rated_places)
     if state is None:
         abort(404)
     return state
@@ -244,6 +253,9 @@ def _item_response(state: BlockState, page: ItemPage, *, error=None, value=None,
         "scale": scale,
         "benchmark": page.benchmark,
         "instructions": instructions_for(page.benchmark, scale),
+        # Here rather than a Jinja filter over the order in the template: the
+        # filter, run on every score post, cost a twentieth of its CPU.
+        "has_repeats": any(entry["repeat"] for entry in block.item_order),
         "item_text": render_item_text(page.benchmark, page.item),
         "position": position,
         "total": page.total,
@@ -282,7 +294,7 @@ def _go(target: str):
 def _post_to_completed_block(state: BlockState, position: int):
     # A retried last submission reaches an already completed block: the same
     # value is simply acknowledged; a different one is refused out loud.
-    existing = ratings_by_position(get_session(), state.block).get(position)
+    existing = ratings_by_position(get_session(), state.block, state.rated_places).get(position)
     try:
         value = parse_score(request.form.get("score"), state.scale)
     except ScoreError:
@@ -297,7 +309,8 @@ def _post_to_completed_block(state: BlockState, position: int):
 @questionnaire_first
 def item(block_id: int, position: int):
     session = get_session()
-    state = _own_block(block_id)
+    # The rated places come with the block: every page here needs them.
+    state = _own_block(block_id, rated_places=True)
     if state.status == BlockStatus.DONE:
         if request.method == "POST":
             return _post_to_completed_block(state, position)
@@ -313,7 +326,9 @@ def item(block_id: int, position: int):
         abort(404)
     break_every = _study().break_every
     if request.method == "GET":
-        page = open_item(session, block, position, break_every=break_every)
+        page = open_item(
+            session, block, position, break_every=break_every, positions=state.rated_places
+        )
         if isinstance(page, int):
             return redirect(url_for("rate.item", block_id=block_id, position=page))
         session.commit()
@@ -322,13 +337,14 @@ def item(block_id: int, position: int):
     try:
         scored = rate_item(
             session,
-            current_user,
+            _rater(),
             block,
             state.scale,
             position,
             raw,
             break_every=break_every,
             show_following=is_htmx(),
+            positions=state.rated_places,
         )
     except ScoreError as exc:
         session.rollback()

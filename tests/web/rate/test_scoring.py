@@ -374,17 +374,23 @@ def test_a_twin_request_that_wins_the_race_leaves_one_rating(
     assert client.post(item_url(block.id, 1), data={"score": "2.2"}).status_code == 302
     real = blocks_module.ratings_by_position
     calls = {"n": 0}
+    later_looks: list = []
 
-    def stale_first_look(session, the_block):
+    def stale_first_look(session, the_block, positions=None):
         # The first look misses the twin's rating, as if it committed just after.
         calls["n"] += 1
-        return {} if calls["n"] == 1 else real(session, the_block)
+        if calls["n"] == 1:
+            return {}
+        later_looks.append(positions)
+        return real(session, the_block, positions)
 
     monkeypatch.setattr(blocks_module, "ratings_by_position", stale_first_look)
     response = client.post(item_url(block.id, 1), data={"score": "2.2"})
     assert response.status_code == 302
     assert response.headers["Location"].endswith(item_url(block.id, 2))
     assert calls["n"] >= 2
+    # The rerun reads the rated places afresh, not those read with the block.
+    assert later_looks and all(positions is None for positions in later_looks)
     assert [(r.position, r.value) for r in ratings_of(app, rater)] == [(1, 2.2)]
     assert len(_changes(app)) == 1
 
