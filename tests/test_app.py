@@ -86,6 +86,7 @@ def test_building_an_app_leaves_the_environment_alone(make_app):
     assert dict(os.environ) == before
 
 
+@pytest.mark.postgresql_only
 def test_a_postgresql_connection_the_server_ended_is_replaced_without_a_ping_per_request(
     lead_client, app, server_engine, monkeypatch
 ):

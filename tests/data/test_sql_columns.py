@@ -52,6 +52,7 @@ def test_no_rows(session, make_study):
     assert len(items) == len(values) == 0
 
 
+@pytest.mark.postgresql_only
 def test_a_null_is_refused_on_postgresql(session, make_study):
     make_study(n_items=5, n_raters=2)
     query = select(Rating.item_id, cast(null(), Float).label("missing"))
@@ -61,6 +62,7 @@ def test_a_null_is_refused_on_postgresql(session, make_study):
         fetch_columns(session, query, ["int32", "float64"])
 
 
+@pytest.mark.postgresql_only
 def test_an_integer_column_is_not_read_as_a_narrower_type(session, make_study):
     make_study(n_items=5, n_raters=2)
     if session.connection().dialect.name != "postgresql":

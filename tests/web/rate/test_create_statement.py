@@ -60,6 +60,7 @@ def _stored(app, rater: int) -> tuple:
         )
 
 
+@pytest.mark.postgresql_only
 def test_one_statement_stores_what_three_statements_store(app, make_study, clock, monkeypatch):
     if get_engine(app).dialect.name != "postgresql":
         pytest.skip("the one-statement write is PostgreSQL's (SQLite has no INSERT in a CTE)")
