@@ -7,6 +7,11 @@ Each command is started ``--runs`` times as a new process, the three in turn
 the median wall time of each is printed with its ratio to importing Flask,
 the floor of any Flask command line. Goal: ``annotator --help`` within 2x of
 ``import flask``.
+
+``--scipy`` adds ``scipy.stats`` imported plainly and through
+``annotator.metrics._scipy`` (which skips scipy's docstring rewriting at import),
+each after ``import annotator.metrics`` in a fresh interpreter, interleaved with
+the others, and prints the ratio of the two.
 """
 
 from __future__ import annotations
@@ -22,13 +27,26 @@ from pathlib import Path
 GOAL_RATIO = 2.0
 
 
-def _commands() -> dict[str, list[str]]:
+PLAIN_SCIPY = "import scipy.stats, plain"
+QUICK_SCIPY = "import scipy.stats, annotator's"
+
+
+def _commands(scipy: bool) -> dict[str, list[str]]:
     annotator = str(Path(sys.executable).with_name("annotator"))
-    return {
+    commands = {
         'python -c "import flask"': [sys.executable, "-c", "import flask"],
         "annotator --help": [annotator, "--help"],
         "annotator study list --help": [annotator, "study", "list", "--help"],
     }
+    if scipy:
+        before = "import annotator.metrics; "
+        commands[PLAIN_SCIPY] = [sys.executable, "-c", before + "import scipy.stats"]
+        commands[QUICK_SCIPY] = [
+            sys.executable,
+            "-c",
+            before + "from annotator.metrics._scipy import stats",
+        ]
+    return commands
 
 
 def _time(argv: list[str]) -> float:
@@ -40,8 +58,9 @@ def _time(argv: list[str]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15, help="runs of each command")
+    parser.add_argument("--scipy", action="store_true", help="also time importing scipy.stats")
     args = parser.parse_args()
-    commands = _commands()
+    commands = _commands(args.scipy)
     for argv in commands.values():
         _time(argv)  # warm the file cache
     times: dict[str, list[float]] = {label: [] for label in commands}
@@ -50,7 +69,8 @@ def main() -> None:
             times[label].append(_time(argv))
     medians = {label: statistics.median(values) for label, values in times.items()}
     reference = medians['python -c "import flask"']
-    print(f"start-up, median of {args.runs} runs each (interleaved)")
+    load = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    print(f"start-up, median of {args.runs} runs each (interleaved), load average {load}")
     for label, median in medians.items():
         ratio = median / reference
         goal = f"  goal <= {GOAL_RATIO:g}x" if label == "annotator --help" else ""
@@ -58,6 +78,13 @@ def main() -> None:
     ratio = medians["annotator --help"] / reference
     verdict = "met" if ratio <= GOAL_RATIO else "NOT met"
     print(f"goal {verdict}: annotator --help is {ratio:.2f}x import flask")
+    if args.scipy:
+        saved = medians[PLAIN_SCIPY] - medians[QUICK_SCIPY]
+        print(
+            f"scipy.stats through annotator.metrics._scipy: "
+            f"{medians[QUICK_SCIPY] / medians[PLAIN_SCIPY]:.2f}x the plain import "
+            f"({saved * 1000:.0f} ms less)"
+        )
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy import special, stats
+
+from .._scipy import special, stats
 
 
 def _t_tests(
