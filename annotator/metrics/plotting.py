@@ -30,6 +30,7 @@ __all__ = [
     "panel_grid",
     "plan_figure",
     "png_bytes",
+    "png_data_uri",
     "tight",
     "warm_up",
 ]
@@ -136,7 +137,12 @@ def png_bytes(fig: Figure) -> bytes:
 
 def data_uri(fig: Figure) -> str:
     """The figure as a ``data:image/png;base64,...`` URI, for a self-contained page."""
-    return "data:image/png;base64," + base64.b64encode(png_bytes(fig)).decode("ascii")
+    return png_data_uri(png_bytes(fig))
+
+
+def png_data_uri(png: bytes) -> str:
+    """PNG bytes as a ``data:image/png;base64,...`` URI."""
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
 def empty_panel(ax, message: str) -> None:

@@ -10,7 +10,6 @@ same either way.
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -44,11 +43,12 @@ def figure(
     key: str, tables: Any, caption: str, alt: str, drawn: Mapping[str, Drawn] | None = None
 ) -> Figure:
     """The page's figure ``key``: ``drawn[key]`` when given, else drawn now from ``tables``."""
+    from ...metrics.plotting import png_data_uri
+
     done = (drawn or {}).get(key)
     if done is None:
         done = draw(FIGURES[key](tables))
-    uri = "data:image/png;base64," + base64.b64encode(done.png).decode("ascii")
-    return Figure(key, caption, alt, uri, done.width, done.height)
+    return Figure(key, caption, alt, png_data_uri(done.png), done.width, done.height)
 
 
 def curves_against(tables: Any, against: str) -> pd.DataFrame:

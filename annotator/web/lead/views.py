@@ -27,6 +27,7 @@ from ...study.studies import (
     study_scales,
 )
 from ..auth.access import lead_required
+from ..display import instructions_for
 from . import bp
 from .forms import InviteForm
 
@@ -84,8 +85,6 @@ def _instructions_by_scale(benchmarks, scales) -> list[tuple]:
     """Each benchmark with its instructions as raters read them, {min} and {max}
     filled from the scale; scales whose text reads the same are listed together."""
     # The rater's page's own function: the lead sees exactly what raters see.
-    from ..rate.display import instructions_for
-
     out = []
     for bench in benchmarks:
         texts: dict[str, list[str]] = {}

@@ -40,8 +40,8 @@ from ...extensions import limiter
 from ...models import Benchmark, Block, Item, Study, User
 from ...study.studies import get_study, link_base_url, study_scales
 from ..confirm import confirmed, render_confirm
+from ..display import instructions_for, render_item_text
 from . import bp
-from .display import instructions_for, render_item_text
 
 __all__ = [
     "crowd_block_done",

@@ -49,9 +49,9 @@ from ...collect.scores import ScoreError, format_number, parse_score, scale_hint
 from ...db import commit_retrying, get_session
 from ...models import Demographics, Study, User
 from ..auth.access import rater_required
+from ..display import instructions_for, render_item_text
 from . import bp
 from .crowd import crowd_block_done, note_entry, screened_out_redirect
-from .display import instructions_for, render_item_text
 from .forms import PasswordForm
 
 # ------------------------------------------------------------------ helpers

@@ -7,9 +7,9 @@ from functools import lru_cache
 from jinja2.sandbox import SandboxedEnvironment
 from markupsafe import Markup
 
-from ...collect.scores import format_number
-from ...models import Benchmark, Item, Scale
-from ..markdown import render_markdown
+from ..collect.scores import format_number
+from ..models import Benchmark, Item, Scale
+from .markdown import render_markdown
 
 __all__ = ["render_item_text", "instructions_for"]
 
