@@ -14,9 +14,9 @@ from .views import get_study_or_404
 
 __all__: list[str] = []
 
-# The page lists at most this many (newest first); `annotator judge failures
-# STUDY --json` lists every one.
-MAX_SHOWN = 500
+# Failures per page (newest first; older pages through links); `annotator judge
+# failures STUDY --json` lists every one at once.
+PER_PAGE = 500
 
 
 @bp.route("/studies/<slug>/judge-failures")
@@ -43,14 +43,23 @@ def judge_failures_page(slug: str):
     n_matching, n_scored = len(rows), sum(row.scored_since for row in rows)
     if chosen["open"]:
         rows = [row for row in rows if not row.scored_since]
+    n_pages = max(1, -(-len(rows) // PER_PAGE))
+    # A page past the last (a bookmark from before failures were scored) shows the last.
+    number = min(max(request.args.get("page", 1, type=int), 1), n_pages)
+    first = (number - 1) * PER_PAGE
+    # The filters ride along on the other pages' links.
+    filters = {k: v for k, v in request.args.items() if k in ("model", "scale", "open") and v}
+    if error:
+        filters.pop("scale", None)
     page = render_template(
         "lead/judge_failures.html",
         study=study,
-        rows=rows[::-1][:MAX_SHOWN],
+        rows=rows[::-1][first : first + PER_PAGE],
         n_rows=len(rows),
         n_matching=n_matching,
         n_scored=n_scored,
-        max_shown=MAX_SHOWN,
+        shown=(first + 1, min(first + PER_PAGE, len(rows))),
+        pages={"number": number, "count": n_pages, "filters": filters},
         models=failure_models(session, study),
         scales=study_scales(session, study),
         chosen=chosen,

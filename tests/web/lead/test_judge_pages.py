@@ -112,6 +112,60 @@ def test_failures_page_lists_and_filters(lead_client, runner, small_study, fake_
     assert "1 still without a score" in text
 
 
+def test_failures_page_pages_through_every_failure_newest_first(
+    app, lead_client, small_study, monkeypatch
+):
+    from datetime import UTC, datetime, timedelta
+
+    from annotator.db import session_scope
+    from annotator.models import JudgeFailure
+    from annotator.web.lead import judge_runs
+
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    with session_scope(app) as session:
+        item = session.exec(select(Item).order_by(Item.id)).first()
+        scales = {s.name: s.id for s in session.exec(select(Scale))}
+        for n in range(5):
+            session.add(
+                JudgeFailure(
+                    item_id=item.id,
+                    scale_id=scales["0-5"] if n != 2 else scales["0-100"],
+                    model="m",
+                    temperature=0.0,
+                    run=f"r{n}",
+                    prompt_hash="p" * 64,
+                    raw_reply=f"reply {n}",
+                    error="no score",
+                    created_at=start + timedelta(minutes=n),
+                )
+            )
+    monkeypatch.setattr(judge_runs, "PER_PAGE", 2)
+
+    def page(query: str) -> str:
+        return lead_client.get(f"/lead/studies/small/judge-failures{query}").get_data(as_text=True)
+
+    def runs(text: str) -> list[str]:
+        return re.findall(r"<td><code>(r\d)</code></td>", text)
+
+    seen = [page(f"?page={n}") for n in (1, 2, 3)]
+    assert [runs(text) for text in seen] == [["r4", "r3"], ["r2", "r1"], ["r0"]]
+    assert "1–2 of 5 shown (page 1 of 3)" in seen[0]
+    assert "5–5 of 5 shown (page 3 of 3)" in seen[2]
+    assert 'href="/lead/studies/small/judge-failures?page=2" rel="next">older' in seen[0]
+    assert 'rel="prev"' not in seen[0] and 'rel="next"' not in seen[2]
+    assert 'href="/lead/studies/small/judge-failures?page=2" rel="prev">' in seen[2]
+    # Past the last page, or not a number: the last page, the first.
+    assert runs(page("?page=9")) == ["r0"] and runs(page("?page=x")) == ["r4", "r3"]
+    # The filters ride along on the links.
+    filtered = page("?scale=0-5&page=1")
+    assert runs(filtered) == ["r4", "r3"]
+    assert "/lead/studies/small/judge-failures?page=2&amp;scale=0-5" in filtered
+    assert runs(page("?scale=0-5&page=2")) == ["r1", "r0"]
+    # One page: no links, no page count.
+    single = page("?scale=0-100")
+    assert runs(single) == ["r2"] and "page 1 of" not in single and 'rel="next"' not in single
+
+
 def test_failures_page_with_an_unknown_scale_says_so(lead_client, small_study):
     response = lead_client.get("/lead/studies/small/judge-failures?scale=1-7")
     assert response.status_code == 422
