@@ -25,6 +25,12 @@ SQLite and then PostgreSQL (``--postgres-url``, in a throw-away schema;
    there would need about 1,700 posts/s, beyond even the hello-world's on
    this machine (its saturation p95 is printed too). The saturation run is
    read for the throughput share, the paced one for latency.
+   A second reference follows each database's saturation run: a **minimal
+   write app** (``write_app``: a bare Flask app storing each posted score with
+   one INSERT and commit through the engine ``annotator serve`` uses, no
+   sign-in, session, CSRF, block or template), the least any implementation
+   of the post must do; the app's ratings/s are also given as a share of its
+   (``--no-write-reference`` skips it).
 3. **kill a worker**: the same flow (``--fault-raters`` raters); once a third
    of the scores are in, one gunicorn worker gets SIGKILL (the master
    starts another).
@@ -101,6 +107,7 @@ from urllib.parse import urlencode, urlsplit
 ROOT = Path(__file__).resolve().parents[1]
 ANNOTATOR = Path(sys.executable).with_name("annotator")
 P95_GOAL_MS = 30.0
+MINIMAL = "minimal write app"
 SHARE_GOAL = 0.5
 RETRY_FOR_S = 60.0
 
@@ -140,6 +147,57 @@ def hello_app():
     @app.route("/hello", methods=["GET", "POST"])
     def hello():
         return f"hello {request.form.get('score', '')}"
+
+    return app
+
+
+MINIMAL_TABLE = (
+    "CREATE TABLE minimal_rating (id INTEGER PRIMARY KEY{auto}, rater INTEGER NOT NULL, "
+    "item INTEGER NOT NULL, value FLOAT NOT NULL, submitted_at TIMESTAMP NOT NULL, "
+    "UNIQUE (rater, item))"
+)
+
+
+def write_app():
+    """The second reference: the least a rating app can do per score (gunicorn's factory).
+
+    A bare Flask app whose post checks the score is a number, stores it with one
+    INSERT and its commit, through the engine ``annotator serve`` uses
+    (``annotator.db.make_engine``: the same pool and, on SQLite, the same WAL,
+    synchronous and busy-timeout settings), in a table with a unique (rater, item)
+    key, and answers a short fragment. No sign-in, session, CSRF token, block,
+    history or template: what any implementation of the product's post must at
+    least do, to read the app's throughput against.
+    """
+    from datetime import UTC, datetime
+
+    from flask import Flask, abort, request
+    from sqlalchemy import text
+    from sqlalchemy.exc import IntegrityError
+
+    from annotator.db import make_engine
+
+    engine = make_engine(os.environ["LOAD_WRITE_URL"])
+    insert = text(
+        "INSERT INTO minimal_rating (rater, item, value, submitted_at) VALUES (:r, :i, :v, :t)"
+    )
+    app = Flask("write")
+
+    @app.route("/hello", methods=["GET", "POST"])
+    def write():
+        if request.method == "GET":
+            return "ready"
+        try:
+            value = float(request.form["score"])
+            row = {"r": int(request.form["rater"]), "i": int(request.form["item"])}
+        except (KeyError, ValueError):
+            abort(422)
+        try:
+            with engine.begin() as connection:
+                connection.execute(insert, {**row, "v": value, "t": datetime.now(UTC)})
+        except IntegrityError:
+            pass  # a retried post: stored once already
+        return f"<p>saved {value:g}</p>"
 
     return app
 
@@ -257,15 +315,18 @@ def _tree_cpu(pid: int) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
-def _hello_server(port: int, workers: int, threads: int) -> subprocess.Popen:
+def _hello_server(
+    port: int, workers: int, threads: int, factory: str = "hello_app", env: dict | None = None
+) -> subprocess.Popen:
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--chdir", str(Path(__file__).parent)]
         + ["--workers", str(workers), "--threads", str(threads)]
         + ["--worker-class", "gthread" if threads > 1 else "sync"]
-        + ["--bind", f"127.0.0.1:{port}", "--no-control-socket", "load:hello_app()"],
+        + ["--bind", f"127.0.0.1:{port}", "--no-control-socket", f"load:{factory}()"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
+        env={**os.environ, **(env or {})},
     )
     _wait_until_up(port, "/hello", process)
     time.sleep(2)  # the other worker (a bare Flask app loads in well under a second)
@@ -423,7 +484,8 @@ class Stats:
 class Job:
     """One simulated client, picklable for a client process.
 
-    ``invite`` None: a hello-world client posting ``items`` forms to /hello.
+    ``invite`` None: a hello-world (or minimal write app) client posting ``items``
+    forms to /hello.
     ``think``: mean seconds between a response and the next post (0: none).
     """
 
@@ -483,16 +545,17 @@ def _hello(job: Job, stats: Stats, acked: list) -> None:
     # that a paced run's clients are as spread out when they start posting).
     for _ in range(5):
         browser.request("GET", "/hello")
-    for _ in range(job.items):
+    for item in range(job.items):
         if time.monotonic() > stats.deadline:
             stats.count("stopped at the time limit")
             break
         _pause(rng, job.think)
-        status, _, _ = browser.request(
-            "POST", "/hello", {"score": "3.14", "csrf_token": "x" * 40}, timed=True
-        )
+        # rater and item: the minimal write app's key (the hello-world ignores them).
+        form = {"score": "3.14", "csrf_token": "x" * 40, "rater": job.seed, "item": item}
+        status, _, _ = browser.request("POST", "/hello", form, timed=True)
         if status != 200:
             raise RuntimeError(f"hello: {status}")
+        acked.append((job.seed, item))
         stats.scored_one()
     browser.close()
 
@@ -727,6 +790,46 @@ def _hello_run(name: str, mode: str, args, think: float = 0.0) -> Result:
     return Result(name, mode, seconds, stats, errors=errors, server_cpu=cpu)
 
 
+def _write_run(name: str, url: str, args) -> Result:
+    """The minimal write app (:func:`write_app`) at saturation, then its table checked:
+    every acknowledged post stored exactly once."""
+    from sqlalchemy import text
+
+    from annotator.db import make_engine
+
+    engine = make_engine(url)
+    auto = "" if engine.dialect.name == "sqlite" else " GENERATED ALWAYS AS IDENTITY"
+    with engine.begin() as connection:
+        connection.execute(text(MINIMAL_TABLE.format(auto=auto)))
+    port = _free_port()
+    server = _hello_server(port, args.workers, args.threads, "write_app", {"LOAD_WRITE_URL": url})
+    counter = multiprocessing.get_context("spawn").Value("i", 0)
+    jobs = [Job(port, None, args.items, i) for i in range(args.raters)]
+    cpu_before = _tree_cpu(server.pid)
+    try:
+        seconds, stats, acked, errors = _run_clients(
+            jobs, args.client_processes, time.monotonic() + args.time_limit, counter
+        )
+        cpu = _tree_cpu(server.pid) - cpu_before
+    finally:
+        _stop(server)
+    with engine.connect() as connection:
+        stored = set(connection.execute(text("SELECT rater, item FROM minimal_rating")))
+        rows = connection.execute(text("SELECT count(*) FROM minimal_rating")).scalar_one()
+    engine.dispose()
+    posted = set(acked)
+    result = Result(name, "saturation", seconds, stats, errors=errors, server_cpu=cpu)
+    result.checks = {
+        "2xx scores": len(acked),
+        "exported": rows,
+        "lost": len(posted - stored),
+        "duplicated": rows - len(stored),
+        "unexpected": len(stored - posted),
+        "half-written": 0,
+    }
+    return result
+
+
 def _database(kind: str, folder: Path, postgres_url: str):
     if kind == "SQLite":
         return f"sqlite:///{folder / 'annotator.sqlite'}", None
@@ -805,6 +908,18 @@ def _goals(results: list[Result], args) -> None:
     for result in results:
         if result.name.startswith("hello") or result.mode == "fault":
             continue
+        if MINIMAL in result.name:
+            kind = result.name.split(":")[0]
+            app = next((r for r in results if r.name == f"{kind}: load"), None)
+            share = result.per_second / _hello_rate(results, "saturation")
+            against = (
+                f"; the app's ratings/s are {app.per_second / result.per_second:.0%} of it "
+                f"(server CPU per post {app.cpu_ms:.2f} ms against {result.cpu_ms:.2f} ms)"
+                if app
+                else ""
+            )
+            print(f"  {result.name}: {share:.0%} of the hello-world's requests/s{against}")
+            continue
         fivexx = result.stats.counts.get("5xx", 0)
         if result.mode == "saturation":
             share = result.per_second / _hello_rate(results, "saturation")
@@ -857,6 +972,11 @@ def main(argv: list[str] | None = None) -> int:
         help="skip the saturation runs (with --no-faults --no-dev: the paced runs alone)",
     )
     parser.add_argument("--no-faults", action="store_true")
+    parser.add_argument(
+        "--no-write-reference",
+        action="store_true",
+        help="skip the minimal write app's saturation runs (the second reference)",
+    )
     parser.add_argument("--no-dev", action="store_true", help="skip the development server's run")
     parser.add_argument(
         "--time-limit",
@@ -886,6 +1006,8 @@ def main(argv: list[str] | None = None) -> int:
     for index, kind in enumerate(kinds):
         if saturation:
             plan.append((kind, "load", "saturation", 0.0))
+            if not args.no_write_reference:
+                plan.append((kind, MINIMAL, "saturation", 0.0))
             if args.baseline:
                 plan.append((kind, "load, before", "saturation", 0.0))
         if args.think:
@@ -909,6 +1031,15 @@ def main(argv: list[str] | None = None) -> int:
         for kind, name, mode, think in plan:
             if kind == "hello":
                 result = _hello_run(name, mode, args, think)
+            elif name == MINIMAL:
+                folder = Path(tmp) / f"{kind}-minimal"
+                folder.mkdir()
+                url, drop = _database(kind, folder, args.postgres_url)
+                try:
+                    result = _write_run(f"{kind}: {name}", url, args)
+                finally:
+                    if drop is not None:
+                        drop()
             else:
                 folder = Path(tmp) / f"{kind}-{re.sub(r'[^a-z]+', '-', name)}"
                 url, drop = _database(kind, folder, args.postgres_url)
