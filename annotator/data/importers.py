@@ -27,7 +27,9 @@ from ._bulk import (
     _item_ids,
     _remember,
     _text,
+    check_references,
     copy_rows,
+    foreign_key_triggers_off,
 )
 from .rating_import import import_ratings
 from .readers import InputError, Problems, Row, iter_rows, parse_number, read_rows
@@ -259,15 +261,35 @@ def import_llm_scores(
     chunks = _chunks(rows_to_insert, progress, "LLM scores")
     connection = session.connection()
     if rows_to_insert and connection.dialect.name == "postgresql":
-        # One COPY for the whole file: a COPY per chunk cost a catalogue
-        # query and two round trips each.
-        columns = list(rows_to_insert[0])
-        copy_rows(
-            connection.connection.driver_connection,
-            "llmscore",
-            columns,
-            ([row[c] for c in columns] for chunk in chunks for row in chunk),
+        driver = connection.connection.driver_connection
+        lines: dict[str, dict[int, int]] = {"item": {}, "scale": {}}
+        for key in to_insert:
+            lines["item"].setdefault(key[0], parsed[key][2])
+            lines["scale"].setdefault(key[1], parsed[key][2])
+        names = {
+            "item": {item_id: external for external, item_id in check.items.items()},
+            "scale": {scale.id: scale.name for scale in check.scales.values()},
+        }
+        check_references(
+            driver,
+            problems,
+            [
+                (table, column, lines[table], names[table])
+                for table, column in (("item", "item_id"), ("scale", "scale"))
+            ],
         )
+        # One COPY for the whole file: a COPY per chunk cost a catalogue
+        # query and two round trips each. The items and scales are locked
+        # above, so the COPY can skip the per-row foreign-key triggers (0.18 s
+        # of its 0.28 s for 30,000 scores) where the database allows it.
+        columns = list(rows_to_insert[0])
+        with foreign_key_triggers_off(driver, ["llmscore"]) as report.foreign_key_checks:
+            copy_rows(
+                driver,
+                "llmscore",
+                columns,
+                ([row[c] for c in columns] for chunk in chunks for row in chunk),
+            )
     else:
         for chunk in chunks:
             _insert_rows(session, LLMScore, chunk)
