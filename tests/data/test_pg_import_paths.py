@@ -329,27 +329,23 @@ def test_a_trigger_of_its_own_turns_the_fast_path_off(app, db_session):
         assert connection.execute(text("SELECT count(*) FROM seen")).scalar_one() == 12
 
 
-def test_a_failed_insert_leaves_the_triggers_on(app, db_session, monkeypatch):
-    """The setting is undone with the savepoint when the insert fails, so the
-    transaction's next statements are checked by the triggers again."""
+def test_a_failed_block_leaves_the_triggers_on(app):
+    """The setting is set back when the block fails, so the transaction's next
+    statements are checked by the triggers again; a failed statement's own
+    error is the one raised."""
     import psycopg
 
     from annotator.data._bulk import foreign_key_triggers_off
 
-    _cli(app, "study", "create", DATA / "small-study.toml")
-    engine = get_engine(app)
-    with engine.connect() as connection:
+    with get_engine(app).connect() as connection:
         driver = connection.connection.driver_connection
-        with (
-            pytest.raises(psycopg.errors.DivisionByZero),  # noqa: PT012
+        with (  # noqa: PT012
+            pytest.raises(RuntimeError, match="in the block"),
             foreign_key_triggers_off(driver, ["rating"]) as way,
         ):
             assert way == "set-based"
             assert _setting(driver) == "replica"
-            driver.execute("SELECT 1 / 0")
-        assert _setting(driver) == "origin"
-        with foreign_key_triggers_off(driver, ["rating"]) as way:
-            assert _setting(driver) == "replica"
+            raise RuntimeError("in the block")
         assert _setting(driver) == "origin"
         # The foreign key is checked again: a rating of a user that is not there fails.
         with pytest.raises(psycopg.errors.ForeignKeyViolation):
@@ -358,6 +354,14 @@ def test_a_failed_insert_leaves_the_triggers_on(app, db_session, monkeypatch):
                 "is_attention_check, submitted_at, source, study_version) "
                 "VALUES (999, 999, 999, 1, false, false, now(), 'import', 1)"
             )
+        driver.rollback()
+        with (  # noqa: PT012
+            pytest.raises(psycopg.errors.DivisionByZero),
+            foreign_key_triggers_off(driver, ["rating"]),
+        ):
+            driver.execute("SELECT 1 / 0")
+        driver.rollback()
+        assert _setting(driver) == "origin"
 
 
 def _setting(driver) -> str:
