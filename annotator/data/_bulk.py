@@ -3,7 +3,7 @@ item, scale and score (checked by the rater form's parser)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from decimal import Decimal
@@ -186,19 +186,23 @@ def lock_referenced(driver, table: str, ids: Iterable[int]) -> set[int]:
 
 
 def check_references(
-    driver, problems: Problems, references: Iterable[tuple[str, str, dict[int, int], dict]]
+    driver,
+    problems: Problems,
+    references: Iterable[tuple[str, str, set[int], dict[int, str]]],
+    first_line: Callable[[str, int], int],
 ) -> None:
     """PostgreSQL: lock the rows the new rows point to; raise if one is gone.
 
-    ``references``: (table, column, first line by id, name by id) per foreign
-    key. The importer found every id by its name in this transaction, so a
-    missing one was deleted by another since; nothing is stored then
+    ``references``: (table, column, ids, name by id) per foreign key;
+    ``first_line(table, id)``: the first line of the file holding the id.
+    The importer found every id by its name in this transaction, so a missing
+    one was deleted by another since; nothing is stored then
     (:class:`~annotator.data.readers.InputError`, the caller rolls back).
     """
-    for table, column, lines, names in references:
-        for missing in sorted(lock_referenced(driver, table, lines)):
+    for table, column, ids, names in references:
+        for missing in sorted(lock_referenced(driver, table, ids)):
             problems.add(
-                lines[missing],
+                first_line(table, missing),
                 column,
                 f"{names.get(missing, missing)!r} (id {missing} of table {table}) is no longer "
                 "in the database: deleted while the file was imported? Nothing was imported",
