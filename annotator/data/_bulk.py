@@ -362,6 +362,37 @@ class RowChecker:
         self._item: dict[object, tuple[int | None, str]] = {}
         self._scale: dict[object, tuple[PlainScale | None, str]] = {}
         self._score: dict[tuple, tuple[float | None, str]] = {}
+        # The text cells found valid, for :meth:`cells`: item id by cell; by
+        # scale cell, the scale and its valid score cells (on the scale's
+        # step, and any precision).
+        self._valid_item: dict[str, int] = {}
+        self._valid_scale: dict[str, tuple[PlainScale, dict[str, float], dict[str, float]]] = {}
+        self._valid_scores: dict[int, tuple[dict[str, float], dict[str, float]]] = {
+            scale.id: ({}, {}) for scale in self.scales.values()
+        }
+
+    def cells(
+        self, row: Row, problems: Problems, *, any_precision: bool = False
+    ) -> tuple[int | None, PlainScale | None, float | None]:
+        """:meth:`item`, :meth:`scale` and :meth:`score` of the row at once.
+
+        Text cells already found valid (every CSV cell is text) are looked up
+        in one dictionary each, without the three calls and their keys: the
+        checks took half of the parse of 180,000 ratings. Any other row goes
+        through the three checks, which report its problems.
+        """
+        values = row.values
+        raw_item, raw_scale, raw_score = values["item_id"], values["scale"], values["score"]
+        if type(raw_item) is str and type(raw_scale) is str and type(raw_score) is str:
+            item = self._valid_item.get(raw_item)
+            scale = self._valid_scale.get(raw_scale)
+            if item is not None and scale is not None:
+                value = scale[2 if any_precision else 1].get(raw_score)
+                if value is not None:
+                    return item, scale[0], value
+        item = self.item(row, problems)
+        scale = self.scale(row, problems)
+        return item, scale, self.score(row, scale, problems, any_precision=any_precision)
 
     def item(self, row: Row, problems: Problems) -> int | None:
         raw = row.values["item_id"]
@@ -374,6 +405,8 @@ class RowChecker:
             found = self.items.get(item_id)
             problem = f"unknown item {item_id!r} (import the items first)"
             _remember(self._item, raw, (found, problem))
+            if found is not None and raw[1] is str:
+                self._valid_item[raw[0]] = found
         if found is None:
             problems.add(row.line, "item_id", problem)
         return found
@@ -388,6 +421,8 @@ class RowChecker:
             scale = self.scales.get(name)
             problem = f"unknown scale {name!r} (the study has: {', '.join(self.scales)})"
             _remember(self._scale, raw, (scale, problem))
+            if scale is not None and raw[1] is str:
+                self._valid_scale[raw[0]] = (scale, *self._valid_scores[scale.id])
         if scale is None:
             problems.add(row.line, "scale", problem)
         return scale
@@ -410,6 +445,8 @@ class RowChecker:
         except (KeyError, TypeError):
             value, problem = _check_score(raw, scale, any_precision)
             _remember(self._score, key, (value, problem))
+            if value is not None and key[1] is str:
+                self._valid_scores[scale.id][any_precision][raw] = value
         if value is None:
             problems.add(row.line, "score", problem)
         return value

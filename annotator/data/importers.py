@@ -187,11 +187,9 @@ def import_llm_scores(
         model = _text(values["model"])
         if not model:
             problems.add(row.line, "model", "the model name is empty")
-        item = check.item(row, problems)
-        scale = check.scale(row, problems)
         # LLM scores keep any precision (means over samples or token
         # probabilities are not on the scale's step); the bounds still apply.
-        value = check.score(row, scale, problems, any_precision=True)
+        item, scale, value = check.cells(row, problems, any_precision=True)
         run = _text(values.get("run"))
         temperature = None
         raw = values.get("temperature")

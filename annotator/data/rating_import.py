@@ -92,9 +92,7 @@ def import_ratings(
         rater = _text(values["rater"])
         if not rater:
             problems.add(row.line, "rater", "the rater code is empty")
-        item = check.item(row, problems)
-        scale = check.scale(row, problems)
-        value = check.score(row, scale, problems)
+        item, scale, value = check.cells(row, problems)
         if values.keys() != columns:
             columns = set(values)
             extras = _cells_getter([key for key in values if key not in RATING_COLUMNS])
