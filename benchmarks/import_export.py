@@ -31,6 +31,13 @@ this one's (``--imports-only`` to time the imports alone). Before each import
 its tables are emptied and vacuumed, so that every run, this version's or the
 earlier one's, starts from the same state.
 
+On PostgreSQL the imports also run, in turn with the others, as a throw-away
+login role with every right on the benchmark's tables but neither superuser
+nor granted SET on ``session_replication_role`` ("fallback"): the path a
+restricted deployment takes, with the per-row foreign-key triggers on (see
+docs/deploy.md). A line per import says which path each version took, as
+the CLI reported it.
+
 - imports: ``pandas.read_csv`` + ``DataFrame.to_sql`` into a table with the
   same unique key, as the issue names it; on PostgreSQL ``to_sql`` writes
   through ``COPY`` (the insertion ``method`` of pandas' documentation), and a
@@ -42,7 +49,9 @@ earlier one's, starts from the same state.
   foreign keys). On PostgreSQL 15 the foreign-key triggers alone took 4.5
   and 5.1 s of the 7.5 and 9.9 s of the import's insert statement for
   180,000 ratings (``EXPLAIN ANALYZE``, a loaded machine), several times the
-  whole reference;
+  whole reference: the import now checks and locks the referenced rows in
+  one statement per table and inserts without the triggers where the role
+  may (the fallback keeps them);
 - long export: ``pandas.read_sql`` of the same join + ``to_csv``;
 - matrix and alt-test exports: ``read_sql`` + ``pivot`` + ``to_csv`` / ``json``.
 
