@@ -390,6 +390,9 @@ class RowChecker:
                 value = scale[2 if any_precision else 1].get(raw_score)
                 if value is not None:
                     return item, scale[0], value
+                # A score cell not seen yet (most are, in a file of LLM scores).
+                value = self.score(row, scale[0], problems, any_precision=any_precision)
+                return item, scale[0], value
         item = self.item(row, problems)
         scale = self.scale(row, problems)
         return item, scale, self.score(row, scale, problems, any_precision=any_precision)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from sqlalchemy import ARRAY, Integer, any_, bindparam
 from sqlmodel import Session, select
 
 from ..clock import now
@@ -217,7 +218,10 @@ def import_llm_scores(
 
     existing: dict[tuple[int, int, str, str], tuple[float, float | None]] = {}
     item_ids = sorted({key[0] for key in parsed})
-    for batch in _batches(item_ids, 500):
+    # PostgreSQL takes the ids as one array parameter: one statement instead of
+    # one per 500 items (10 for 5,000). SQLite has a limit on parameters.
+    postgresql = session.connection().dialect.name == "postgresql"
+    for batch in _batches(item_ids, (len(item_ids) or 1) if postgresql else 500):
         query = select(
             LLMScore.item_id,
             LLMScore.scale_id,
@@ -225,7 +229,11 @@ def import_llm_scores(
             LLMScore.run,
             LLMScore.value,
             LLMScore.temperature,
-        ).where(LLMScore.item_id.in_(batch))
+        ).where(
+            LLMScore.item_id == any_(bindparam("ids", batch, type_=ARRAY(Integer)))
+            if postgresql
+            else LLMScore.item_id.in_(batch)
+        )
         for item, scale_id, model, run, value, temperature in fetch_rows(session, query):
             existing[(item, scale_id, model, run)] = (value, temperature)
     report = ImportReport(rows=n_rows)

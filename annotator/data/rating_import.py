@@ -297,7 +297,8 @@ def _first_values(session: Session, before: int, at, source: str) -> int:
     import's time and source (reading 180,000 new ids back took longer than
     this whole statement)."""
     return session.execute(
-        insert(RatingChange).from_select(
+        insert(RatingChange)
+        .from_select(
             ["rating_id", "value", "changed_at", "reason"],
             select(
                 Rating.id,

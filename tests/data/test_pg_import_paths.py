@@ -127,6 +127,7 @@ def _import_all(app, tmp_path) -> list[str]:
         _cli(app, "ratings", "import", "small", DATA / "ratings.csv"),
         _cli(app, "ratings", "import", "small", _changed_ratings(tmp_path)),
         _cli(app, "llm-scores", "import", "small", DATA / "llm_scores.csv"),
+        _cli(app, "llm-scores", "import", "small", DATA / "llm_scores.csv"),
     ]
 
 
@@ -148,6 +149,10 @@ def test_both_paths_store_the_same_rows(make_app, schemas, restricted_role, tmp_
     # and the CLI says so.
     assert not any(ROW_BY_ROW_NOTE in output for output in fast_outputs)
     assert ROW_BY_ROW_NOTE in slow_outputs[0] and ROW_BY_ROW_NOTE in slow_outputs[2]
+    for outputs in (fast_outputs, slow_outputs):
+        assert "12 rating(s) added" in outputs[0] and "6 updated, 6 already present" in outputs[1]
+        assert "7 LLM score(s) added" in outputs[2] and "0 LLM score(s) added" in outputs[3]
+        assert "7 already present" in outputs[3]
     fast, slow = _dump(fast_app), _dump(slow_app)
     assert fast == slow
     assert len(fast["rating"]) == 12
