@@ -295,8 +295,16 @@ def import_llm_scores(
                 session,
                 LLMScore,
                 [
-                    dict(zip(_LLM_SCORE_COLUMNS, row, strict=True))
-                    for row in ([*key, parsed[key][0], parsed[key][1], created_at] for key in chunk)
+                    {
+                        "item_id": key[0],
+                        "scale_id": key[1],
+                        "model": key[2],
+                        "run": key[3],
+                        "value": parsed[key][0],
+                        "temperature": parsed[key][1],
+                        "created_at": created_at,
+                    }
+                    for key in chunk
                 ],
             )
     report.created = len(to_insert)
