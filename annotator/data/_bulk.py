@@ -145,7 +145,8 @@ def copy_rows(driver, table: str, columns: list[str], rows: Iterable[list]) -> N
 # every new row's id exists and is locked FOR KEY SHARE by
 # :func:`lock_referenced` (as the trigger's own query does), or the column is
 # never given (NULL, which the trigger does not check), or the row it points
-# to is inserted by the same statement. A trigger on one of these tables that
+# to was inserted by the import's own transaction just before (no other
+# transaction sees it, so none can delete it). A trigger on one of these tables that
 # is not listed here turns the fast path off (:func:`_only_listed_triggers`),
 # and tests/data/test_pg_import_paths.py fails until it is added here.
 FOREIGN_KEYS: dict[str, dict[str, str]] = {
@@ -155,7 +156,7 @@ FOREIGN_KEYS: dict[str, dict[str, str]] = {
         "scale_id": "locked",
         "block_id": "null",
     },
-    "ratingchange": {"rating_id": "same statement", "actor_id": "null"},
+    "ratingchange": {"rating_id": "inserted by the import", "actor_id": "null"},
     "llmscore": {"item_id": "locked", "scale_id": "locked"},
 }
 

@@ -201,8 +201,7 @@ def import_ratings(
                 }
 
     if n_new and session.connection().dialect.name == "postgresql":
-        # The first line of each rater, item and scale id the new rows hold,
-        # gathered as they are copied (the references the import checks).
+        # The new ratings (on a first import, every one parsed).
         if existing:
             new = {
                 key: found
@@ -233,11 +232,11 @@ def import_ratings(
 
             def first_line(table: str, id_: int) -> int:
                 # Only when an id is missing: the line of its first new rating.
+                index = ("user", "item", "scale").index(table)
                 return next(
                     line
                     for (rater, item, scale_id), (_value, line) in new.items()
-                    if (rater_ids[rater], item, scale_id)[("user", "item", "scale").index(table)]
-                    == id_
+                    if (rater_ids[rater], item, scale_id)[index] == id_
                 )
 
             check_references(
