@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from sqlalchemy import ARRAY, Integer, any_, bindparam
 from sqlmodel import Session, select
 
 from ..clock import now
@@ -27,7 +28,9 @@ from ._bulk import (
     _item_ids,
     _remember,
     _text,
+    check_references,
     copy_rows,
+    foreign_key_triggers_off,
 )
 from .rating_import import import_ratings
 from .readers import InputError, Problems, Row, iter_rows, parse_number, read_rows
@@ -163,6 +166,8 @@ def _gold(values: dict, row: Row, problems: Problems) -> tuple[float | None, flo
 # --------------------------------------------------------------- LLM scores
 
 LLM_COLUMNS = ("item_id", "model", "scale", "score")
+# The columns an imported score is given: its key, then its values.
+_LLM_SCORE_COLUMNS = ("item_id", "scale_id", "model", "run", "value", "temperature", "created_at")
 
 
 def import_llm_scores(
@@ -183,11 +188,9 @@ def import_llm_scores(
         model = _text(values["model"])
         if not model:
             problems.add(row.line, "model", "the model name is empty")
-        item = check.item(row, problems)
-        scale = check.scale(row, problems)
         # LLM scores keep any precision (means over samples or token
         # probabilities are not on the scale's step); the bounds still apply.
-        value = check.score(row, scale, problems, any_precision=True)
+        item, scale, value = check.cells(row, problems, any_precision=True)
         run = _text(values.get("run"))
         temperature = None
         raw = values.get("temperature")
@@ -215,7 +218,10 @@ def import_llm_scores(
 
     existing: dict[tuple[int, int, str, str], tuple[float, float | None]] = {}
     item_ids = sorted({key[0] for key in parsed})
-    for batch in _batches(item_ids, 500):
+    # PostgreSQL takes the ids as one array parameter: one statement instead of
+    # one per 500 items (10 for 5,000). SQLite has a limit on parameters.
+    postgresql = session.connection().dialect.name == "postgresql"
+    for batch in _batches(item_ids, (len(item_ids) or 1) if postgresql else 500):
         query = select(
             LLMScore.item_id,
             LLMScore.scale_id,
@@ -223,7 +229,11 @@ def import_llm_scores(
             LLMScore.run,
             LLMScore.value,
             LLMScore.temperature,
-        ).where(LLMScore.item_id.in_(batch))
+        ).where(
+            LLMScore.item_id == any_(bindparam("ids", batch, type_=ARRAY(Integer)))
+            if postgresql
+            else LLMScore.item_id.in_(batch)
+        )
         for item, scale_id, model, run, value, temperature in fetch_rows(session, query):
             existing[(item, scale_id, model, run)] = (value, temperature)
     report = ImportReport(rows=n_rows)
@@ -244,34 +254,60 @@ def import_llm_scores(
             )
     problems.raise_if_any()
     created_at = now()
-    rows_to_insert = [
-        {
-            "item_id": key[0],
-            "scale_id": key[1],
-            "model": key[2],
-            "run": key[3],
-            "value": parsed[key][0],
-            "temperature": parsed[key][1],
-            "created_at": created_at,
-        }
-        for key in to_insert
-    ]
-    chunks = _chunks(rows_to_insert, progress, "LLM scores")
     connection = session.connection()
-    if rows_to_insert and connection.dialect.name == "postgresql":
-        # One COPY for the whole file: a COPY per chunk cost a catalogue
-        # query and two round trips each.
-        columns = list(rows_to_insert[0])
-        copy_rows(
-            connection.connection.driver_connection,
-            "llmscore",
-            columns,
-            ([row[c] for c in columns] for chunk in chunks for row in chunk),
+    if to_insert and connection.dialect.name == "postgresql":
+        driver = connection.connection.driver_connection
+        ids = {"item": {key[0] for key in to_insert}, "scale": {key[1] for key in to_insert}}
+        names = {
+            "item": {item_id: external for external, item_id in check.items.items()},
+            "scale": {scale.id: scale.name for scale in check.scales.values()},
+        }
+
+        def first_line(table: str, id_: int) -> int:
+            # Only when an id is missing: the line of its first new score.
+            index = ("item", "scale").index(table)
+            return next(parsed[key][2] for key in to_insert if key[index] == id_)
+
+        check_references(
+            driver,
+            problems,
+            [
+                (table, column, ids[table], names[table])
+                for table, column in (("item", "item_id"), ("scale", "scale"))
+            ],
+            first_line,
         )
+        # One COPY for the whole file: a COPY per chunk cost a catalogue
+        # query and two round trips each. The items and scales are locked
+        # above, so the COPY can skip the per-row foreign-key triggers (0.18 s
+        # of its 0.28 s for 30,000 scores) where the database allows it.
+        # Lists in _LLM_SCORE_COLUMNS' order, as COPY takes them: no dict per row.
+        rows = (
+            [*key, parsed[key][0], parsed[key][1], created_at]
+            for chunk in _chunks(to_insert, progress, "LLM scores")
+            for key in chunk
+        )
+        with foreign_key_triggers_off(driver, ["llmscore"]) as report.foreign_key_checks:
+            copy_rows(driver, "llmscore", list(_LLM_SCORE_COLUMNS), rows)
     else:
-        for chunk in chunks:
-            _insert_rows(session, LLMScore, chunk)
-    report.created = len(rows_to_insert)
+        for chunk in _chunks(to_insert, progress, "LLM scores"):
+            _insert_rows(
+                session,
+                LLMScore,
+                [
+                    {
+                        "item_id": key[0],
+                        "scale_id": key[1],
+                        "model": key[2],
+                        "run": key[3],
+                        "value": parsed[key][0],
+                        "temperature": parsed[key][1],
+                        "created_at": created_at,
+                    }
+                    for key in chunk
+                ],
+            )
+    report.created = len(to_insert)
     return report
 
 
