@@ -774,20 +774,29 @@ def _restart(counter, total: int, server: list, instance: Instance, args) -> Non
     threading.current_thread().counts = {"server restarts": 1}
 
 
-def _hello_run(name: str, mode: str, args, think: float = 0.0) -> Result:
+def _hello_run(
+    name: str,
+    mode: str,
+    args,
+    think: float = 0.0,
+    factory: str = "hello_app",
+    env: dict | None = None,
+) -> tuple[Result, list]:
+    """A reference app (``factory``) served and posted to; the result and the posts
+    that got a 2xx."""
     port = _free_port()
-    server = _hello_server(port, args.workers, args.threads)
+    server = _hello_server(port, args.workers, args.threads, factory, env)
     counter = multiprocessing.get_context("spawn").Value("i", 0)
     jobs = [Job(port, None, args.items, i, think) for i in range(args.raters)]
     cpu_before = _tree_cpu(server.pid)
     try:
-        seconds, stats, _, errors = _run_clients(
+        seconds, stats, acked, errors = _run_clients(
             jobs, args.client_processes, time.monotonic() + args.time_limit, counter
         )
         cpu = _tree_cpu(server.pid) - cpu_before
     finally:
         _stop(server)
-    return Result(name, mode, seconds, stats, errors=errors, server_cpu=cpu)
+    return Result(name, mode, seconds, stats, errors=errors, server_cpu=cpu), acked
 
 
 def _write_run(name: str, url: str, args) -> Result:
@@ -801,24 +810,14 @@ def _write_run(name: str, url: str, args) -> Result:
     auto = "" if engine.dialect.name == "sqlite" else " GENERATED ALWAYS AS IDENTITY"
     with engine.begin() as connection:
         connection.execute(text(MINIMAL_TABLE.format(auto=auto)))
-    port = _free_port()
-    server = _hello_server(port, args.workers, args.threads, "write_app", {"LOAD_WRITE_URL": url})
-    counter = multiprocessing.get_context("spawn").Value("i", 0)
-    jobs = [Job(port, None, args.items, i) for i in range(args.raters)]
-    cpu_before = _tree_cpu(server.pid)
-    try:
-        seconds, stats, acked, errors = _run_clients(
-            jobs, args.client_processes, time.monotonic() + args.time_limit, counter
-        )
-        cpu = _tree_cpu(server.pid) - cpu_before
-    finally:
-        _stop(server)
+    result, acked = _hello_run(
+        name, "saturation", args, factory="write_app", env={"LOAD_WRITE_URL": url}
+    )
     with engine.connect() as connection:
         stored = set(connection.execute(text("SELECT rater, item FROM minimal_rating")))
         rows = connection.execute(text("SELECT count(*) FROM minimal_rating")).scalar_one()
     engine.dispose()
     posted = set(acked)
-    result = Result(name, "saturation", seconds, stats, errors=errors, server_cpu=cpu)
     result.checks = {
         "2xx scores": len(acked),
         "exported": rows,
@@ -1030,7 +1029,7 @@ def main(argv: list[str] | None = None) -> int:
         results: list[Result] = []
         for kind, name, mode, think in plan:
             if kind == "hello":
-                result = _hello_run(name, mode, args, think)
+                result, _ = _hello_run(name, mode, args, think)
             elif name == MINIMAL:
                 folder = Path(tmp) / f"{kind}-minimal"
                 folder.mkdir()

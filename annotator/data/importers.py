@@ -28,10 +28,9 @@ from ._bulk import (
     _item_ids,
     _remember,
     _text,
-    check_references,
     copy_rows,
-    foreign_key_triggers_off,
 )
+from .foreign_keys import check_references, foreign_key_triggers_off
 from .rating_import import import_ratings
 from .readers import InputError, Problems, Row, iter_rows, parse_number, read_rows
 from .sql import fetch_rows

@@ -36,10 +36,9 @@ from ._bulk import (
     _insert_rows,
     _item_ids,
     _text,
-    check_references,
     copy_rows,
-    foreign_key_triggers_off,
 )
+from .foreign_keys import check_references, foreign_key_triggers_off
 from .readers import Problems, iter_rows
 from .sql import fetch_rows
 

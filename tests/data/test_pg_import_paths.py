@@ -17,7 +17,8 @@ from sqlalchemy import create_engine, inspect, make_url, text
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import Session, SQLModel, select
 
-from annotator.data._bulk import FOREIGN_KEYS, ROW_BY_ROW_NOTE, _only_listed_triggers
+from annotator.data._bulk import ROW_BY_ROW_NOTE
+from annotator.data.foreign_keys import FOREIGN_KEYS, _only_listed_triggers
 from annotator.db import get_engine
 from annotator.models import Study
 from tests.conftest import DATA, SERVER_URL
@@ -340,7 +341,7 @@ def test_a_failed_block_leaves_the_triggers_on(app):
     error is the one raised."""
     import psycopg
 
-    from annotator.data._bulk import foreign_key_triggers_off
+    from annotator.data.foreign_keys import foreign_key_triggers_off
 
     with get_engine(app).connect() as connection:
         driver = connection.connection.driver_connection
