@@ -253,7 +253,7 @@ def import_ratings(
             )
 
         report.foreign_key_checks = _insert_new_ratings_postgresql(
-            session, copy_rows_, n_new, created_at, progress, check_references_
+            session, copy_rows_, n_new, created_at, progress, check_references_, problems
         )
     elif n_new:
         before = _last_rating_id(session)
@@ -322,6 +322,7 @@ def _insert_new_ratings_postgresql(
     at,
     progress: bool,
     check_references_: Callable[[], None],
+    problems: Problems,
 ) -> str:
     """New ratings and their first history rows: one ``COPY`` and one
     statement; returns how their foreign keys were checked (see
@@ -357,11 +358,15 @@ def _insert_new_ratings_postgresql(
         first_values = _first_values(session, before, at, RatingSource.IMPORT.value)
     if first_values != n_new:
         # Only another import committed in between with the very same time
-        # (to the microsecond) could do this: stop rather than mix histories.
-        raise RuntimeError(
+        # (to the microsecond) could do this: stop rather than mix histories,
+        # with the import's own message (not a traceback); the caller rolls back.
+        problems.add(
+            None,
+            None,
             f"{first_values} new ratings found after the copy of {n_new}: another import "
-            "at the same time? Nothing was imported; import the file again"
+            "committed at the same moment; import the file again",
         )
+        problems.raise_if_any()
     return way
 
 

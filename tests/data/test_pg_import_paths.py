@@ -372,3 +372,25 @@ def test_a_failed_block_leaves_the_triggers_on(app):
 
 def _setting(driver) -> str:
     return driver.execute("SHOW session_replication_role").fetchone()[0]
+
+
+def test_an_import_committed_at_the_same_moment_stops_this_one_cleanly(app, runner, monkeypatch):
+    """Another import committed between the copy and the history with the very same
+    time (faked: one more rating found) stops this one with a message, storing
+    nothing, rather than a traceback or mixed histories."""
+    import annotator.data.rating_import as rating_import
+
+    _cli(app, "study", "create", DATA / "small-study.toml")
+    _cli(app, "items", "import", "small", DATA / "items.csv")
+    real = rating_import._first_values
+    monkeypatch.setattr(rating_import, "_first_values", lambda *a: real(*a) + 1)
+
+    result = runner.invoke(args=["ratings", "import", "small", str(DATA / "ratings.csv")])
+
+    assert result.exit_code != 0
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "another import committed at the same moment; import the file again" in result.output
+    assert f"{DATA / 'ratings.csv'}:" in result.output
+    with get_engine(app).connect() as connection:
+        for table in ("rating", "ratingchange"):
+            assert connection.execute(text(f"SELECT count(*) FROM {table}")).scalar_one() == 0
