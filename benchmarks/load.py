@@ -824,7 +824,7 @@ def _write_run(name: str, url: str, args) -> Result:
         "lost": len(posted - stored),
         "duplicated": rows - len(stored),
         "unexpected": len(stored - posted),
-        "half-written": 0,
+        # No "half-written": one row per post, nothing else to leave half done ("-").
     }
     return result
 

@@ -154,25 +154,25 @@ def _rates_of(resamples: list[tuple], options: dict) -> list[list[Any]]:
     800 parts (0.15 s of the report's curves at 150 items when called per resample).
     """
     threshold = _check_threshold({**_DEFAULTS, **options}["pass_threshold"])
-    live = [
-        (r, k)
-        for r, (parts, _) in enumerate(resamples)
+    live = {
+        (r, k): (part, opts[k])
+        for r, (parts, opts) in enumerate(resamples)
         for k, part in enumerate(parts)
         if part.tested.any()
-    ]
+    }
     rejected: dict[tuple[int, int], np.ndarray] = {}
-    if live and resamples[0][1][0].test == "ttest":
+    # The test and q are the curve's own, the same in every part.
+    first = next(iter(live.values()), (None, None))[1]
+    if first is not None and first.test == "ttest":
         by_size: dict[int, list[tuple[int, int]]] = {}
-        for r, k in live:
-            by_size.setdefault(resamples[r][0][k].p_value.size, []).append((r, k))
-        q = resamples[0][1][0].q
+        for key, (part, _) in live.items():
+            by_size.setdefault(part.p_value.size, []).append(key)
         for keys in by_size.values():
-            rows = np.stack([resamples[r][0][k].p_value for r, k in keys])
-            rejected.update(zip(keys, _by_rejections(rows, q), strict=True))
+            rows = np.stack([live[key][0].p_value for key in keys])
+            rejected.update(zip(keys, _by_rejections(rows, first.q), strict=True))
     else:
-        for r, k in live:
-            parts, opts = resamples[r]
-            rejected[r, k] = _decide([parts[k]], opts[k])[0][0]
+        for key, (part, opts) in live.items():
+            rejected[key] = _decide([part], opts)[0][0]
     out: list[list[Any]] = []
     for r, (parts, _) in enumerate(resamples):
         rates: list[Any] = []
