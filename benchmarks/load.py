@@ -25,12 +25,17 @@ SQLite and then PostgreSQL (``--postgres-url``, in a throw-away schema;
    there would need about 1,700 posts/s, beyond even the hello-world's on
    this machine (its saturation p95 is printed too). The saturation run is
    read for the throughput share, the paced one for latency.
-   A second reference follows each database's saturation run: a **minimal
-   write app** (``write_app``: a bare Flask app storing each posted score with
-   one INSERT and commit through the engine ``annotator serve`` uses, no
-   sign-in, session, CSRF, block or template), the least any implementation
-   of the post must do; the app's ratings/s are also given as a share of its
-   (``--no-write-reference`` skips it).
+   Two more references follow each database's saturation run (both in
+   benchmarks/reference_apps.py, through the engine ``annotator serve``
+   uses): a **minimal write app** (a bare Flask app storing each posted
+   score with one INSERT and commit, no sign-in, session, CSRF, block or
+   template), the least any rating app must do; and the **signed-in floor
+   app**, the least this product's post must do (the signed session cookie,
+   the CSRF check, the rater's block read, the rating with its history row
+   and the block's progress in one transaction, the next item's fragment
+   from a compiled Jinja template), written as lean as it can be. The app's
+   ratings/s are also given as a share of each (``--no-write-reference``
+   skips both). Their stored rows are checked like the app's.
 3. **kill a worker**: the same flow (``--fault-raters`` raters); once a third
    of the scores are in, one gunicorn worker gets SIGKILL (the master
    starts another).
@@ -77,9 +82,9 @@ stops, and the row says how many scores were posted), so the whole script
 is bounded: about 10 minutes on an idle 2-core machine (the paced runs
 take 100 s each), up to about 25 on a heavily shared one.
 
-The module imports only the standard library at the top: gunicorn imports it
-in the hello-world's workers (``load:hello_app()``), and the spawned client
-processes import it too.
+The module imports only the standard library at the top: the spawned client
+processes import it too. The reference apps (gunicorn factories) are in
+benchmarks/reference_apps.py.
 """
 
 from __future__ import annotations
@@ -107,7 +112,6 @@ from urllib.parse import urlencode, urlsplit
 ROOT = Path(__file__).resolve().parents[1]
 ANNOTATOR = Path(sys.executable).with_name("annotator")
 P95_GOAL_MS = 30.0
-MINIMAL = "minimal write app"
 SHARE_GOAL = 0.5
 RETRY_FOR_S = 60.0
 
@@ -136,70 +140,6 @@ type = "number"
 min = 18
 max = 120
 """
-
-
-def hello_app():
-    """The reference: a bare Flask app answering a form post (gunicorn's factory)."""
-    from flask import Flask, request
-
-    app = Flask("hello")
-
-    @app.route("/hello", methods=["GET", "POST"])
-    def hello():
-        return f"hello {request.form.get('score', '')}"
-
-    return app
-
-
-MINIMAL_TABLE = (
-    "CREATE TABLE minimal_rating (id INTEGER PRIMARY KEY{auto}, rater INTEGER NOT NULL, "
-    "item INTEGER NOT NULL, value FLOAT NOT NULL, submitted_at TIMESTAMP NOT NULL, "
-    "UNIQUE (rater, item))"
-)
-
-
-def write_app():
-    """The second reference: the least a rating app can do per score (gunicorn's factory).
-
-    A bare Flask app whose post checks the score is a number, stores it with one
-    INSERT and its commit, through the engine ``annotator serve`` uses
-    (``annotator.db.make_engine``: the same pool and, on SQLite, the same WAL,
-    synchronous and busy-timeout settings), in a table with a unique (rater, item)
-    key, and answers a short fragment. No sign-in, session, CSRF token, block,
-    history or template: what any implementation of the product's post must at
-    least do, to read the app's throughput against.
-    """
-    from datetime import UTC, datetime
-
-    from flask import Flask, abort, request
-    from sqlalchemy import text
-    from sqlalchemy.exc import IntegrityError
-
-    from annotator.db import make_engine
-
-    engine = make_engine(os.environ["LOAD_WRITE_URL"])
-    insert = text(
-        "INSERT INTO minimal_rating (rater, item, value, submitted_at) VALUES (:r, :i, :v, :t)"
-    )
-    app = Flask("write")
-
-    @app.route("/hello", methods=["GET", "POST"])
-    def write():
-        if request.method == "GET":
-            return "ready"
-        try:
-            value = float(request.form["score"])
-            row = {"r": int(request.form["rater"]), "i": int(request.form["item"])}
-        except (KeyError, ValueError):
-            abort(422)
-        try:
-            with engine.begin() as connection:
-                connection.execute(insert, {**row, "v": value, "t": datetime.now(UTC)})
-        except IntegrityError:
-            pass  # a retried post: stored once already
-        return f"<p>saved {value:g}</p>"
-
-    return app
 
 
 # ------------------------------------------------------------------ servers
@@ -322,7 +262,7 @@ def _hello_server(
         [sys.executable, "-m", "gunicorn", "--chdir", str(Path(__file__).parent)]
         + ["--workers", str(workers), "--threads", str(threads)]
         + ["--worker-class", "gthread" if threads > 1 else "sync"]
-        + ["--bind", f"127.0.0.1:{port}", "--no-control-socket", f"load:{factory}()"],
+        + ["--bind", f"127.0.0.1:{port}", "--no-control-socket", f"reference_apps:{factory}()"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
@@ -539,19 +479,25 @@ def _rate(job: Job, stats: Stats, acked: list) -> None:
 
 
 def _hello(job: Job, stats: Stats, acked: list) -> None:
+    """A reference app's client (benchmarks/reference_apps.py): sign in, then post."""
     rng = random.Random(job.seed)
     browser = Browser(job.port, stats)
-    # The same requests before the timed posts as a rater's enrolment (so
-    # that a paced run's clients are as spread out when they start posting).
-    for _ in range(5):
+    # The same number of requests before the timed posts as a rater's
+    # enrolment (so that a paced run's clients are as spread out when they
+    # start posting); the first signs the floor app's rater in and answers
+    # its CSRF token (the other references answer none and ignore the field).
+    _, _, page = browser.request("GET", f"/hello?rater={job.seed}")
+    found = _CSRF.search(page)
+    csrf = found.group(1) if found else "x" * 40
+    for _ in range(4):
         browser.request("GET", "/hello")
     for item in range(job.items):
         if time.monotonic() > stats.deadline:
             stats.count("stopped at the time limit")
             break
         _pause(rng, job.think)
-        # rater and item: the minimal write app's key (the hello-world ignores them).
-        form = {"score": "3.14", "csrf_token": "x" * 40, "rater": job.seed, "item": item}
+        # rater and item: the write apps' key (the hello-world ignores them).
+        form = {"score": "3.14", "csrf_token": csrf, "rater": job.seed, "item": item}
         status, _, _ = browser.request("POST", "/hello", form, timed=True)
         if status != 200:
             raise RuntimeError(f"hello: {status}")
@@ -799,33 +745,62 @@ def _hello_run(
     return Result(name, mode, seconds, stats, errors=errors, server_cpu=cpu), acked
 
 
-def _write_run(name: str, url: str, args) -> Result:
-    """The minimal write app (:func:`write_app`) at saturation, then its table checked:
-    every acknowledged post stored exactly once."""
+# The reference apps that write (reference_apps.py): the run's name, the
+# factory, the tables it needs, the (rater, item) of each stored rating, and
+# for the floor app the ratings without exactly one history row.
+MINIMAL = "minimal write app"
+FLOOR = "signed-in floor app"
+WRITE_REFERENCES = {
+    MINIMAL: (
+        "write_app",
+        "MINIMAL_TABLE",
+        "SELECT rater, item FROM minimal_rating",
+        None,
+    ),
+    FLOOR: (
+        "floor_app",
+        "FLOOR_TABLES",
+        "SELECT b.rater, r.position - 1 FROM floor_rating r JOIN floor_block b ON b.id = r.block_id",
+        "SELECT count(*) FROM floor_rating r WHERE (SELECT count(*) FROM floor_change c "
+        "WHERE c.rating_id = r.id) <> 1",
+    ),
+}
+
+
+def _write_run(name: str, reference: str, url: str, args) -> Result:
+    """A reference app that writes (:data:`WRITE_REFERENCES`) at saturation, then its
+    tables checked: every acknowledged post stored exactly once (and, for the floor
+    app, with exactly one history row)."""
+    import reference_apps
     from sqlalchemy import text
 
     from annotator.db import make_engine
 
+    factory, tables, stored_query, half_query = WRITE_REFERENCES[reference]
+    tables = getattr(reference_apps, tables)
     engine = make_engine(url)
     auto = "" if engine.dialect.name == "sqlite" else " GENERATED ALWAYS AS IDENTITY"
     with engine.begin() as connection:
-        connection.execute(text(MINIMAL_TABLE.format(auto=auto)))
+        for table in (tables,) if isinstance(tables, str) else tables:
+            connection.execute(text(table.format(auto=auto)))
     result, acked = _hello_run(
-        name, "saturation", args, factory="write_app", env={"LOAD_WRITE_URL": url}
+        name, "saturation", args, factory=factory, env={"LOAD_WRITE_URL": url}
     )
     with engine.connect() as connection:
-        stored = set(connection.execute(text("SELECT rater, item FROM minimal_rating")))
-        rows = connection.execute(text("SELECT count(*) FROM minimal_rating")).scalar_one()
+        rows = [tuple(row) for row in connection.execute(text(stored_query))]
+        half = connection.execute(text(half_query)).scalar_one() if half_query else None
     engine.dispose()
-    posted = set(acked)
+    stored, posted = set(rows), set(acked)
     result.checks = {
         "2xx scores": len(acked),
-        "exported": rows,
+        "exported": len(rows),
         "lost": len(posted - stored),
-        "duplicated": rows - len(stored),
+        "duplicated": len(rows) - len(stored),
         "unexpected": len(stored - posted),
-        # No "half-written": one row per post, nothing else to leave half done ("-").
     }
+    # The minimal write app writes one row per post, nothing to leave half done ("-").
+    if half is not None:
+        result.checks["half-written"] = half
     return result
 
 
@@ -907,7 +882,7 @@ def _goals(results: list[Result], args) -> None:
     for result in results:
         if result.name.startswith("hello") or result.mode == "fault":
             continue
-        if MINIMAL in result.name:
+        if any(reference in result.name for reference in WRITE_REFERENCES):
             kind = result.name.split(":")[0]
             app = next((r for r in results if r.name == f"{kind}: load"), None)
             share = result.per_second / _hello_rate(results, "saturation")
@@ -974,7 +949,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-write-reference",
         action="store_true",
-        help="skip the minimal write app's saturation runs (the second reference)",
+        help="skip the minimal write app's and the signed-in floor app's saturation runs "
+        "(the second and third references)",
     )
     parser.add_argument("--no-dev", action="store_true", help="skip the development server's run")
     parser.add_argument(
@@ -1007,6 +983,7 @@ def main(argv: list[str] | None = None) -> int:
             plan.append((kind, "load", "saturation", 0.0))
             if not args.no_write_reference:
                 plan.append((kind, MINIMAL, "saturation", 0.0))
+                plan.append((kind, FLOOR, "saturation", 0.0))
             if args.baseline:
                 plan.append((kind, "load, before", "saturation", 0.0))
         if args.think:
@@ -1030,12 +1007,12 @@ def main(argv: list[str] | None = None) -> int:
         for kind, name, mode, think in plan:
             if kind == "hello":
                 result, _ = _hello_run(name, mode, args, think)
-            elif name == MINIMAL:
-                folder = Path(tmp) / f"{kind}-minimal"
+            elif name in WRITE_REFERENCES:
+                folder = Path(tmp) / f"{kind}-{WRITE_REFERENCES[name][0]}"
                 folder.mkdir()
                 url, drop = _database(kind, folder, args.postgres_url)
                 try:
-                    result = _write_run(f"{kind}: {name}", url, args)
+                    result = _write_run(f"{kind}: {name}", name, url, args)
                 finally:
                     if drop is not None:
                         drop()
