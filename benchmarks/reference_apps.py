@@ -166,6 +166,29 @@ def floor_app():
         "UPDATE floor_block SET current_position = :position, current_served_at = :now "
         "WHERE id = :block"
     )
+    # PostgreSQL: the three writes as one statement (data-modifying CTEs, as the
+    # app's post does there), one round trip instead of three.
+    in_one = text(
+        "WITH new AS (INSERT INTO floor_rating (block_id, position, value, served_at, "
+        "submitted_at) VALUES (:block, :position, :value, :served, :now) RETURNING id), "
+        "change AS (INSERT INTO floor_change (rating_id, value, changed_at) "
+        "SELECT id, :value, :now FROM new), "
+        "progress AS (UPDATE floor_block SET current_position = :position + 1, "
+        "current_served_at = :now WHERE id = :block) "
+        "SELECT id FROM new"
+    )
+    one_statement = engine.dialect.name == "postgresql"
+
+    def store(connection, values: dict) -> None:
+        if one_statement:
+            connection.execute(in_one, values)
+            return
+        rating = connection.execute(insert, values).scalar_one()
+        connection.execute(history, {"id": rating, "v": values["value"], "now": values["now"]})
+        connection.execute(
+            progress,
+            {"position": values["position"] + 1, "now": values["now"], "block": values["block"]},
+        )
 
     @app.route("/hello", methods=["GET", "POST"])
     def floor():
@@ -196,8 +219,8 @@ def floor_app():
                 if position > last + 1:
                     abort(409)
                 if position == last + 1:
-                    rating = connection.execute(
-                        insert,
+                    store(
+                        connection,
                         {
                             "block": block,
                             "position": position,
@@ -205,10 +228,6 @@ def floor_app():
                             "served": served if current == position else None,
                             "now": now,
                         },
-                    ).scalar_one()
-                    connection.execute(history, {"id": rating, "v": value, "now": now})
-                    connection.execute(
-                        progress, {"position": position + 1, "now": now, "block": block}
                     )
         except IntegrityError:
             pass  # a twin request stored this place first
