@@ -105,11 +105,14 @@ def tight(fig: Figure) -> None:
 
     ``Figure.tight_layout`` leaves a placeholder engine behind, and ``savefig`` draws a
     figure that has one twice (once without rendering, to let the engine lay it out):
-    the engine's own ``execute`` sets the same margins and spares that draw.
+    the engine's own ``execute`` sets the same margins and spares that draw. ``rect=None``
+    as ``Figure.tight_layout`` passes it: the engine's default, the whole figure, makes
+    it measure every panel's labels a second time to fit them into that rectangle, and
+    find the same margins.
     """
     from matplotlib.layout_engine import TightLayoutEngine
 
-    TightLayoutEngine().execute(fig)
+    TightLayoutEngine(rect=None).execute(fig)
 
 
 def warm_up() -> None:
