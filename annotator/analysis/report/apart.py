@@ -55,11 +55,16 @@ def _keep(function: Callable[..., Any], args: tuple) -> None:
 
 
 def _run(name: str) -> tuple[Any, dict[str, Drawn]]:
-    """``function(name, *args)`` and the figures of table ``name`` drawn from its result."""
+    """``function(name, *args)`` and the figures of table ``name`` drawn from its result,
+    each on the panels of the one before (``reuse``)."""
     function, args = _JOB
     result = function(name, *args)
     tables = SimpleNamespace(**{name: result[0]})
-    return result, {key: draw(make(tables)) for key, make in ALTTEST_FIGURES[name].items()}
+    drawn, fig = {}, None
+    for key, make in ALTTEST_FIGURES[name].items():
+        fig = make(tables, reuse=fig)
+        drawn[key] = draw(fig)
+    return result, drawn
 
 
 class Apart:
