@@ -3,7 +3,7 @@
 :data:`FIGURES` names the function drawing each figure of the page from a
 :class:`~annotator.analysis.tables.ReportTables`; :func:`figure` turns one into the
 page's :class:`~.cells.Figure`, unless ``drawn`` holds it already: ``annotator report``
-draws the alt-test figures (:data:`ALTTEST_FIGURES`) in the processes that compute
+draws the alt-test figures (:data:`ALTTEST_FIGURES`) in the process that computes
 their tables, and the others while it waits for them (:mod:`.apart`). The page is the
 same either way.
 """
