@@ -60,9 +60,7 @@ def test_forked_processes_give_the_page_tables_and_notes_of_one(session, make_st
     assert page_two == page_one
 
 
-def test_the_alt_test_figures_drawn_on_one_grid_are_the_figures_drawn_apart(
-    session, make_study
-):
+def test_the_alt_test_figures_drawn_on_one_grid_are_the_figures_drawn_apart(session, make_study):
     # The child draws the three on one figure's panels, emptied in between.
     from annotator.analysis.report.figures import ALTTEST_FIGURES, draw
 
