@@ -8,10 +8,11 @@ one computes the other tables and draws the other figures; the page, the tables 
 notes are the same as when one process does it all
 (``tests/analysis/test_report_apart.py``). One child for both tables: its three figures
 share one grid of panels, which it builds once and draws each figure on in turn
-(``reuse`` of :func:`~annotator.metrics.plotting.panel_grid`), and that makes its half
-about as long as this process's. (Until then a child per table, three parts of about a
-third each for the scheduler to share out, was the better split: 0.5 s more CPU at 150
-items on the 2-core machine, for a third process and a grid built three times.)
+(``reuse`` of :func:`~annotator.metrics.plotting.panel_grid`; the alttest figure then
+takes 0.36 s of CPU instead of 0.48 s at 150 items on the 2-core machine), and its half
+is then about as long as this process's. A child per table instead (three parts of
+about a third each for the scheduler to share out, as before the grid was shared) took
+the same wall time within that machine's noise, side by side.
 
 Processes rather than threads: the work is Python (pandas, matplotlib's artists), which
 holds the GIL. ``fork`` rather than ``spawn``: a child starts with the study already
