@@ -156,9 +156,16 @@ def largest_complete_block(present: np.ndarray) -> tuple[np.ndarray, list[int]]:
             step = 1 << bit
             view = counts.reshape(-1, 2 * step)
             view[:, :step] += view[:, step:]
-        sizes = np.array([bin(s).count("1") for s in range(1 << n_raters)])
+        # sizes[S]: the number of raters in S, built bit by bit like the counts (a
+        # Python loop over the 2**k subsets took most of the search's time).
+        sizes = np.zeros(1 << n_raters, dtype=np.int64)
+        for bit in range(n_raters):
+            step = 1 << bit
+            sizes.reshape(-1, 2 * step)[:, step:] += 1
         cells = counts * sizes
-        best = max(range(1 << n_raters), key=lambda s: (cells[s], sizes[s]))
+        # The most cells, then the most raters (sizes < n_raters + 1 orders the ties);
+        # argmax takes the first such subset, as max() over range(2**k) did.
+        best = int(np.argmax(cells * (n_raters + 1) + sizes))
         columns = [j for j in range(n_raters) if best >> j & 1]
     else:
         columns = list(range(n_raters))

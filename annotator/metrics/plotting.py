@@ -66,6 +66,7 @@ def panel_grid(
     top: float = 0.37,
     col_gap: float = 0.67,
     row_gap: float = 0.8,
+    reuse: Figure | None = None,
 ) -> tuple[Figure, Any]:
     """A figure of ``rows`` x ``cols`` panels with margins and gaps fixed in inches.
 
@@ -74,30 +75,66 @@ def panel_grid(
     label's text to find the same margins, and costs as much as drawing the figure
     again (a third of the report's figure time). The defaults are what
     ``tight_layout`` gives a 0-1 y-axis with 10-point labels and a one-line title.
-    Returns the figure and its 2-D array of axes.
+
+    ``reuse``: a figure this function returned before, already saved; when it has the
+    same grid, its panels are emptied and returned instead of new ones (see
+    :func:`_emptied`). Returns the figure and its 2-D array of axes.
     """
+    import numpy as np
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     height = row_height * rows
-    fig = Figure(figsize=(width, height), dpi=100)
-    FigureCanvasAgg(fig)
     panel_w = (width - left - right - col_gap * (cols - 1)) / cols
     panel_h = (height - bottom - top - row_gap * (rows - 1)) / rows
-    axes = fig.subplots(
-        rows,
-        cols,
-        squeeze=False,
-        gridspec_kw={
-            "left": left / width,
-            "right": 1.0 - right / width,
-            "bottom": bottom / height,
-            "top": 1.0 - top / height,
-            "wspace": col_gap / panel_w,
-            "hspace": row_gap / panel_h,
-        },
-    )
+    grid = {
+        "left": left / width,
+        "right": 1.0 - right / width,
+        "bottom": bottom / height,
+        "top": 1.0 - top / height,
+        "wspace": col_gap / panel_w,
+        "hspace": row_gap / panel_h,
+    }
+    if reuse is not None and _same_grid(reuse, rows, cols, (width, height), grid):
+        return _emptied(reuse), np.array(reuse.axes).reshape(rows, cols)
+    fig = Figure(figsize=(width, height), dpi=100)
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(rows, cols, squeeze=False, gridspec_kw=grid)
     return fig, axes
+
+
+def _same_grid(fig: Figure, rows: int, cols: int, size: tuple, grid: dict) -> bool:
+    axes = fig.axes
+    if len(axes) != rows * cols or tuple(fig.get_size_inches()) != size:
+        return False
+    spec = axes[0].get_subplotspec()
+    gridspec = spec.get_gridspec() if spec is not None else None
+    return (
+        gridspec is not None
+        and gridspec.get_geometry() == (rows, cols)
+        and all(getattr(gridspec, key) == value for key, value in grid.items())
+    )
+
+
+def _emptied(fig: Figure) -> Figure:
+    """``fig`` with its panels' lines, fills and legends removed, ready to draw again.
+
+    The axes stay, with their tick marks, spines and cached text layout: building
+    the panels and their ticks is about a third of the time of a panel-grid figure,
+    and the report draws three of the same grid one after the other. What the removed
+    artists left behind is reset as new axes have it: the data limits the axes scale
+    to (``relim``) and the colour cycle the next lines take their colours from. Limits
+    and labels are set again by the caller, as on new axes; the PNG is the same
+    (``tests/analysis/test_report_apart.py`` compares the pages).
+    """
+    for ax in fig.axes:
+        for artist in [*ax.lines, *ax.collections, *ax.patches, *ax.texts]:
+            artist.remove()
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
+        ax.relim()
+        ax.set_prop_cycle(None)
+    return fig
 
 
 def tight(fig: Figure) -> None:
@@ -105,11 +142,14 @@ def tight(fig: Figure) -> None:
 
     ``Figure.tight_layout`` leaves a placeholder engine behind, and ``savefig`` draws a
     figure that has one twice (once without rendering, to let the engine lay it out):
-    the engine's own ``execute`` sets the same margins and spares that draw.
+    the engine's own ``execute`` sets the same margins and spares that draw. ``rect=None``
+    as ``Figure.tight_layout`` passes it: the engine's default, the whole figure, makes
+    it measure every panel's labels a second time to fit them into that rectangle, and
+    find the same margins.
     """
     from matplotlib.layout_engine import TightLayoutEngine
 
-    TightLayoutEngine().execute(fig)
+    TightLayoutEngine(rect=None).execute(fig)
 
 
 def warm_up() -> None:

@@ -37,7 +37,7 @@ def test_forked_processes_give_the_page_tables_and_notes_of_one(session, make_st
     one = report_tables(frames, settings=SETTINGS)
     with Apart() as apart:
         two = report_tables(frames, settings=SETTINGS, apart=apart)
-    # Every figure was drawn before the page: the alt-test ones by the children.
+    # Every figure was drawn before the page: the alt-test ones by the child.
     assert set(apart.drawn) == {
         "alttest",
         "alttest_epsilon_curve",
@@ -58,6 +58,22 @@ def test_forked_processes_give_the_page_tables_and_notes_of_one(session, make_st
     page_one = render_report(one, study="apart", generated_at=STAMP)
     page_two = render_report(two, study="apart", generated_at=STAMP, drawn=apart.drawn)
     assert page_two == page_one
+
+
+def test_the_alt_test_figures_drawn_on_one_grid_are_the_figures_drawn_apart(session, make_study):
+    # The child draws the three on one figure's panels, emptied in between.
+    from annotator.analysis.report.figures import ALTTEST_FIGURES, draw
+
+    study = make_study(slug="grid", n_items=40, n_raters=5, seed=3)
+    tables = report_tables(study_frames(session, study), settings=SETTINGS)
+    makers = {key: make for figures in ALTTEST_FIGURES.values() for key, make in figures.items()}
+    assert len(makers) == 3
+    fig, figures = None, set()
+    for key, make in [*makers.items(), *makers.items()]:
+        fig = make(tables, reuse=fig)
+        figures.add(id(fig))
+        assert draw(fig).png == draw(make(tables)).png, key
+    assert len(figures) == 1
 
 
 def _notes_in_one_pass(frames, settings) -> list[str]:

@@ -29,6 +29,27 @@ def test_exact_search_matches_brute_force(seed):
     assert len(rows) * len(columns) == brute_force_cells(present)
 
 
+def first_best_subset(present: np.ndarray) -> list[int]:
+    """The raters of the first subset (in bitmask order) with the most cells, then the
+    most raters: the tie rule of the exact search."""
+    n_raters = present.shape[1]
+    key = []
+    for s in range(1 << n_raters):
+        raters = [j for j in range(n_raters) if s >> j & 1]
+        n = int(present[:, raters].all(axis=1).sum()) if raters else len(present)
+        key.append((n * len(raters), len(raters)))
+    best = max(range(1 << n_raters), key=key.__getitem__)
+    return [j for j in range(n_raters) if best >> j & 1]
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_exact_search_breaks_ties_as_the_first_best_subset(seed):
+    # Small, sparse matrices: several subsets share the most cells.
+    rng = np.random.default_rng(100 + seed)
+    present = rng.random((int(rng.integers(1, 8)), int(rng.integers(1, 8)))) < 0.6
+    assert largest_complete_block(present)[1] == first_best_subset(present)
+
+
 def test_complete_matrix_is_kept_whole():
     present = np.ones((5, 4), dtype=bool)
     rows, columns = largest_complete_block(present)

@@ -84,6 +84,48 @@ def test_the_bypass_is_in_place_and_leaves_results_and_documentation_as_they_wer
     assert quick["special_doc"].splitlines()[0] == plain["special_doc"].splitlines()[0]
 
 
+def test_the_other_decorators_parse_no_docstring_either():
+    # axis_nan_policy (ttest_1samp), _transition_to_rng (permutation_test): their
+    # functions keep their own documentation and results, without the added paragraphs.
+    setup = """
+        {}
+        import numpy as np
+        from scipy._lib import _util
+        from scipy.stats import _axis_nan_policy
+        found = {{
+            "parsers": [m.FunctionDoc.__name__ for m in (_util, _axis_nan_policy)],
+            "ttest": float(stats.ttest_1samp([1.0, 2.0, 4.0, 3.5], 1.5).pvalue),
+            "ttest_doc": stats.ttest_1samp.__doc__,
+            "perm_doc": stats.permutation_test.__doc__,
+        }}
+        print(json.dumps(found))
+    """
+    quick, plain = (
+        json.loads(
+            subprocess.run(
+                [sys.executable, "-c", "import json\n" + textwrap.dedent(setup.format(first))],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=True,
+            ).stdout
+        )
+        for first in (
+            "from annotator.metrics._scipy import stats",
+            "from scipy import stats",
+        )
+    )
+    assert quick["parsers"] == ["_DocAsIs", "_DocAsIs"]
+    assert plain["parsers"] == ["FunctionDoc", "FunctionDoc"]
+    assert quick["ttest"] == plain["ttest"]
+    for key in ("ttest_doc", "perm_doc"):
+        summary = quick[key].strip().splitlines()[0]
+        assert summary == plain[key].strip().splitlines()[0], key
+        assert "Parameters" in quick[key], key
+    # What the parser would have added: the note on np.matrix inputs.
+    assert "np.matrix" in plain["ttest_doc"] and "np.matrix" not in quick["ttest_doc"]
+
+
 def test_no_bypass_once_scipy_is_loaded():
     """Installed after scipy.stats loaded, the bypass would save nothing: not installed."""
     late = _run(

@@ -22,11 +22,14 @@ _CURVE_VIEW += ["advantage_probability", "advantage_low", "advantage_high", "pas
 _CURVE_VIEW += ["n_resamples", "n_undefined"]
 
 
-def alt_test_curve_figure(frame: pd.DataFrame, *, against: str) -> MplFigure:
+def alt_test_curve_figure(
+    frame: pd.DataFrame, *, against: str, reuse: MplFigure | None = None
+) -> MplFigure:
     """Winning rate and advantage probability with their resampling bands, per scale.
 
     ``frame`` is ``ReportTables.alttest_curves`` restricted to one ``against``; one row
-    of panels per scale, a line per model, the 0.5 pass line dotted.
+    of panels per scale, a line per model, the 0.5 pass line dotted. ``reuse``: as for
+    :func:`~annotator.metrics.plotting.panel_grid`.
     """
     from ...metrics.plotting import TITLE_Y, empty_panel, panel_grid
     from ...metrics.plotting import new_figure as new
@@ -37,7 +40,7 @@ def alt_test_curve_figure(frame: pd.DataFrame, *, against: str) -> MplFigure:
         empty_panel(fig.axes[0], "no alt-test curve")
         return fig
     # The y-axes are fixed to [0, 1]: the margins are known without measuring.
-    fig, axes = panel_grid(len(scales), 2, width=10.0, row_height=3.2)
+    fig, axes = panel_grid(len(scales), 2, width=10.0, row_height=3.2, reuse=reuse)
     label = "number of items" if against == "items" else "epsilon"
     for row, scale in enumerate(scales):
         part = frame[frame["scale"] == scale]

@@ -1,26 +1,28 @@
-"""``annotator report`` on several cores: the alt-test tables and their figures in forked
-processes.
+"""``annotator report`` on two cores: the alt-test tables and their figures in a forked
+process.
 
 The alt-test table and its curves (:func:`annotator.analysis.tables.alttest_table`)
 and their three figures are about half of the report's work and need nothing of the
-other tables, so the command computes and draws each of the two in a process of its own
-while this one computes the other tables and draws the other figures; the page, the
-tables and the notes are the same as when one process does it all
-(``tests/analysis/test_report_apart.py``). Two children rather than one although the
-machine may have two cores: the work then splits in three parts of about a third each
-(the other tables and five figures; the curves and two figures; the alt-test table and
-one figure), which the scheduler shares out between the cores more evenly than two
-unequal halves.
+other tables, so the command computes and draws them in a process of its own while this
+one computes the other tables and draws the other figures; the page, the tables and the
+notes are the same as when one process does it all
+(``tests/analysis/test_report_apart.py``). One child for both tables: its three figures
+share one grid of panels, which it builds once and draws each figure on in turn
+(``reuse`` of :func:`~annotator.metrics.plotting.panel_grid`; the alttest figure then
+takes 0.36 s of CPU instead of 0.48 s at 150 items on the 2-core machine), and its half
+is then about as long as this process's. A child per table instead (three parts of
+about a third each for the scheduler to share out, as before the grid was shared) took
+the same wall time within that machine's noise, side by side.
 
 Processes rather than threads: the work is Python (pandas, matplotlib's artists), which
 holds the GIL. ``fork`` rather than ``spawn``: a child starts with the study already
 read and the libraries already imported (a spawned one would import them again and be
-sent the frames, 20 MB pickled for 5,000 items). Both children are forked together,
-before this process starts any thread. Forking is only done from the command line: the
+sent the frames, 20 MB pickled for 5,000 items). The child is forked before this
+process starts any thread. Forking is only done from the command line: the
 web server's "Download report" stays in one process, since forking a threaded gunicorn
-worker is unsafe. The children use no database connection (the frames are in memory)
-and leave through ``os._exit`` as every ``multiprocessing`` child does, so the
-connection they inherit is neither used nor closed.
+worker is unsafe. The child uses no database connection (the frames are in memory) and
+leaves through ``os._exit`` as every ``multiprocessing`` child does, so the connection
+it inherits is neither used nor closed.
 """
 
 from __future__ import annotations
@@ -38,8 +40,8 @@ from .figures import ALTTEST_FIGURES, FIGURES, Drawn, draw
 
 __all__ = ["Apart", "can_fork"]
 
-# What the forked workers run, set by their initializer: under ``fork`` the
-# initializer's arguments reach the children as they are in memory, not pickled.
+# What the forked worker runs, set by its initializer: under ``fork`` the initializer's
+# arguments reach the child as they are in memory, not pickled.
 _JOB: tuple[Callable[..., Any], tuple] | None = None
 
 
@@ -54,18 +56,26 @@ def _keep(function: Callable[..., Any], args: tuple) -> None:
     _JOB = (function, args)
 
 
-def _run(name: str) -> tuple[Any, dict[str, Drawn]]:
-    """``function(name, *args)`` and the figures of table ``name`` drawn from its result."""
+def _run(names: Sequence[str]) -> list[tuple[Any, dict[str, Drawn]]]:
+    """``function(name, *args)`` for each name, and the figures of each table drawn
+    from its result, each on the panels of the one before (``reuse``)."""
     function, args = _JOB
-    result = function(name, *args)
-    tables = SimpleNamespace(**{name: result[0]})
-    return result, {key: draw(make(tables)) for key, make in ALTTEST_FIGURES[name].items()}
+    done, fig = [], None
+    for name in names:
+        result = function(name, *args)
+        tables = SimpleNamespace(**{name: result[0]})
+        drawn = {}
+        for key, make in ALTTEST_FIGURES[name].items():
+            fig = make(tables, reuse=fig)
+            drawn[key] = draw(fig)
+        done.append((result, drawn))
+    return done
 
 
 class Apart:
-    """``apart`` of :func:`~annotator.analysis.tables.report_tables`: computes each
-    alt-test table in a forked process that also draws its figures, and draws the other
-    figures here while it waits; all are kept in :attr:`drawn` for
+    """``apart`` of :func:`~annotator.analysis.tables.report_tables`: computes the
+    alt-test tables in a forked process that also draws their figures, and draws the
+    other figures here while it waits; all are kept in :attr:`drawn` for
     :func:`~annotator.analysis.report.html.render_report`."""
 
     def __init__(self) -> None:
@@ -75,25 +85,25 @@ class Apart:
     def __call__(
         self, function: Callable[..., Any], names: Sequence[str], *args: Any
     ) -> Callable[[Any], list[Any]]:
-        # Every process draws: imported and warmed up once here, matplotlib is for all
-        # of them (0.2 s and 0.1 s of CPU each otherwise).
+        # Both processes draw: imported and warmed up once here, matplotlib is for both
+        # (0.2 s and 0.1 s of CPU each otherwise).
         from ...metrics.plotting import warm_up
 
         warm_up()
 
-        # What exists now is the children's as much as this process's: frozen, the
-        # collector leaves it alone in all of them, and the children do not copy the
-        # pages it would write to (copy-on-write) to walk it.
+        # What exists now is the child's as much as this process's: frozen, the
+        # collector leaves it alone in both, and the child does not copy the pages it
+        # would write to (copy-on-write) to walk it.
         gc.freeze()
-        # One worker per table; under fork the pool starts them all at the first
-        # submit, before its own threads.
+        # Under fork the pool starts its worker at the first submit, before its own
+        # threads.
         self._executor = ProcessPoolExecutor(
-            max_workers=len(names),
+            max_workers=1,
             mp_context=multiprocessing.get_context("fork"),
             initializer=_keep,
             initargs=(function, args),
         )
-        futures = [self._executor.submit(_run, name) for name in names]
+        future = self._executor.submit(_run, tuple(names))
 
         def wait(tables: Any) -> list[Any]:
             mine = set(FIGURES) - {key for name in names for key in ALTTEST_FIGURES[name]}
@@ -101,8 +111,7 @@ class Apart:
                 if key in mine:
                     self.drawn[key] = draw(FIGURES[key](tables))
             results = []
-            for future in futures:
-                result, drawn = future.result()
+            for result, drawn in future.result():
                 self.drawn.update(drawn)
                 results.append(result)
             return results

@@ -3,7 +3,7 @@
 :data:`FIGURES` names the function drawing each figure of the page from a
 :class:`~annotator.analysis.tables.ReportTables`; :func:`figure` turns one into the
 page's :class:`~.cells.Figure`, unless ``drawn`` holds it already: ``annotator report``
-draws the alt-test figures (:data:`ALTTEST_FIGURES`) in the processes that compute
+draws the alt-test figures (:data:`ALTTEST_FIGURES`) in the process that computes
 their tables, and the others while it waits for them (:mod:`.apart`). The page is the
 same either way.
 """
@@ -65,17 +65,18 @@ def _settings(tables: Any) -> dict:
     return tables.settings or {}
 
 
-def _alttest(tables: Any) -> MplFigure:
+def _alttest(tables: Any, reuse: MplFigure | None = None) -> MplFigure:
     from .plots import alt_test_epsilon_figure
 
-    return alt_test_epsilon_figure(tables.alttest)
+    return alt_test_epsilon_figure(tables.alttest, reuse=reuse)
 
 
-def _curve(against: str) -> Callable[[Any], MplFigure]:
-    def make(tables: Any) -> MplFigure:
+def _curve(against: str) -> Callable[..., MplFigure]:
+    def make(tables: Any, reuse: MplFigure | None = None) -> MplFigure:
         from .agreement_sections import alt_test_curve_figure
 
-        return alt_test_curve_figure(curves_against(tables, against), against=against)
+        frame = curves_against(tables, against)
+        return alt_test_curve_figure(frame, against=against, reuse=reuse)
 
     return make
 
@@ -119,8 +120,10 @@ def _figure2(tables: Any) -> MplFigure:
 
 
 #: The figures drawn from one alt-test table alone, by the table (the ``ReportTables``
-#: attribute): what the process that computes the table draws (:mod:`.apart`).
-ALTTEST_FIGURES: dict[str, dict[str, Callable[[Any], MplFigure]]] = {
+#: attribute): what the process that computes the table draws (:mod:`.apart`). They
+#: share one grid of panels: each takes ``reuse``, a figure of the others already
+#: saved, to draw on its panels (:func:`~annotator.metrics.plotting.panel_grid`).
+ALTTEST_FIGURES: dict[str, dict[str, Callable[..., MplFigure]]] = {
     "alttest": {"alttest": _alttest},
     "alttest_curves": {
         "alttest_epsilon_curve": _curve("epsilon"),

@@ -37,11 +37,12 @@ NMAE_THRESHOLD = 0.1
 # --------------------------------------------------------------------- the report
 
 
-def alt_test_epsilon_figure(frame: pd.DataFrame) -> Figure:
+def alt_test_epsilon_figure(frame: pd.DataFrame, *, reuse: Figure | None = None) -> Figure:
     """Winning rate and advantage probability against epsilon, per model; one row per scale.
 
     ``frame`` has the columns ``scale, model, epsilon, winning_rate,
-    advantage_probability`` (``alttest.csv``).
+    advantage_probability`` (``alttest.csv``). ``reuse``: as for
+    :func:`~annotator.metrics.plotting.panel_grid`.
     """
     scales = list(dict.fromkeys(frame["scale"]))
     if not scales:
@@ -49,7 +50,7 @@ def alt_test_epsilon_figure(frame: pd.DataFrame) -> Figure:
         _empty(fig.axes[0], "no alt-test results")
         return fig
     # The y-axes are fixed to [0, 1]: the margins are known without measuring.
-    fig, axes = panel_grid(len(scales), 2, width=10.0, row_height=3.2)
+    fig, axes = panel_grid(len(scales), 2, width=10.0, row_height=3.2, reuse=reuse)
     for row, scale in enumerate(scales):
         part = frame[frame["scale"] == scale]
         for model, lines in part.groupby("model", sort=False):
