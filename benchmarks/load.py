@@ -109,6 +109,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
+# Standard library only at its top too (the spawned clients import this module).
+from reference_apps import WRITE_REFERENCES
+
 ROOT = Path(__file__).resolve().parents[1]
 ANNOTATOR = Path(sys.executable).with_name("annotator")
 P95_GOAL_MS = 30.0
@@ -745,43 +748,19 @@ def _hello_run(
     return Result(name, mode, seconds, stats, errors=errors, server_cpu=cpu), acked
 
 
-# The reference apps that write (reference_apps.py): the run's name, the
-# factory, the tables it needs, the (rater, item) of each stored rating, and
-# for the floor app the ratings without exactly one history row.
-MINIMAL = "minimal write app"
-FLOOR = "signed-in floor app"
-WRITE_REFERENCES = {
-    MINIMAL: (
-        "write_app",
-        "MINIMAL_TABLE",
-        "SELECT rater, item FROM minimal_rating",
-        None,
-    ),
-    FLOOR: (
-        "floor_app",
-        "FLOOR_TABLES",
-        "SELECT b.rater, r.position - 1 FROM floor_rating r JOIN floor_block b ON b.id = r.block_id",
-        "SELECT count(*) FROM floor_rating r WHERE (SELECT count(*) FROM floor_change c "
-        "WHERE c.rating_id = r.id) <> 1",
-    ),
-}
-
-
 def _write_run(name: str, reference: str, url: str, args) -> Result:
-    """A reference app that writes (:data:`WRITE_REFERENCES`) at saturation, then its
-    tables checked: every acknowledged post stored exactly once (and, for the floor
-    app, with exactly one history row)."""
-    import reference_apps
+    """A reference app that writes (``reference_apps.WRITE_REFERENCES``) at saturation,
+    then its tables checked: every acknowledged post stored exactly once (and, for the
+    floor app, with exactly one history row)."""
     from sqlalchemy import text
 
     from annotator.db import make_engine
 
     factory, tables, stored_query, half_query = WRITE_REFERENCES[reference]
-    tables = getattr(reference_apps, tables)
     engine = make_engine(url)
     auto = "" if engine.dialect.name == "sqlite" else " GENERATED ALWAYS AS IDENTITY"
     with engine.begin() as connection:
-        for table in (tables,) if isinstance(tables, str) else tables:
+        for table in tables:
             connection.execute(text(table.format(auto=auto)))
     result, acked = _hello_run(
         name, "saturation", args, factory=factory, env={"LOAD_WRITE_URL": url}
@@ -798,8 +777,7 @@ def _write_run(name: str, reference: str, url: str, args) -> Result:
         "duplicated": len(rows) - len(stored),
         "unexpected": len(stored - posted),
     }
-    # The minimal write app writes one row per post, nothing to leave half done ("-").
-    if half is not None:
+    if half is not None:  # shown as "-" otherwise
         result.checks["half-written"] = half
     return result
 
@@ -982,8 +960,7 @@ def main(argv: list[str] | None = None) -> int:
         if saturation:
             plan.append((kind, "load", "saturation", 0.0))
             if not args.no_write_reference:
-                plan.append((kind, MINIMAL, "saturation", 0.0))
-                plan.append((kind, FLOOR, "saturation", 0.0))
+                plan += [(kind, name, "saturation", 0.0) for name in WRITE_REFERENCES]
             if args.baseline:
                 plan.append((kind, "load, before", "saturation", 0.0))
         if args.think:

@@ -28,12 +28,19 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["hello_app", "write_app", "floor_app", "MINIMAL_TABLE", "FLOOR_TABLES"]
+__all__ = [
+    "hello_app",
+    "write_app",
+    "floor_app",
+    "MINIMAL_TABLES",
+    "FLOOR_TABLES",
+    "WRITE_REFERENCES",
+]
 
-MINIMAL_TABLE = (
+MINIMAL_TABLES = (
     "CREATE TABLE minimal_rating (id INTEGER PRIMARY KEY{auto}, rater INTEGER NOT NULL, "
     "item INTEGER NOT NULL, value FLOAT NOT NULL, submitted_at TIMESTAMP NOT NULL, "
-    "UNIQUE (rater, item))"
+    "UNIQUE (rater, item))",
 )
 
 # The floor app's tables: a block per rater, its ratings (one per place) and
@@ -50,6 +57,26 @@ FLOOR_TABLES = (
     "rating_id INTEGER NOT NULL REFERENCES floor_rating (id), value FLOAT NOT NULL, "
     "changed_at TIMESTAMP NOT NULL)",
 )
+
+# The references that write, by the name benchmarks/load.py gives their runs: the
+# factory, the tables to create, a query for the (rater, item) of each stored rating
+# and, for the floor app, one counting the ratings without exactly one history row
+# (the minimal write app writes one row per post: nothing to leave half done).
+WRITE_REFERENCES = {
+    "minimal write app": (
+        "write_app",
+        MINIMAL_TABLES,
+        "SELECT rater, item FROM minimal_rating",
+        None,
+    ),
+    "signed-in floor app": (
+        "floor_app",
+        FLOOR_TABLES,
+        "SELECT b.rater, r.position - 1 FROM floor_rating r JOIN floor_block b ON b.id = r.block_id",
+        "SELECT count(*) FROM floor_rating r WHERE (SELECT count(*) FROM floor_change c "
+        "WHERE c.rating_id = r.id) <> 1",
+    ),
+}
 
 _FLOOR_FRAGMENT = """\
 <header class="rating-head" data-announce="Item {{ position }}">
