@@ -17,7 +17,11 @@ the report N times (default 3) and prints the medians. Then, in this process, th
 report's phases, each in one process as the web server's download runs them: reading
 the study (``study_frames``), the tables (``report_tables``) and the HTML with its
 figures (``render_report``). The machine's load average is printed beside the figures:
-the machine is shared, and the goals are for an idle one.
+the machine is shared, and the goals are for an idle one. The first line gives the
+machine's speed (the README's CPU yardstick, to compare sittings on different
+machines); at 150 items a line gives the report's own imports and matplotlib's warm-up
+in a fresh process, the serial part of the figure that no change to the tables or
+figures shortens.
 
 ``--baseline DIR``: also time the report of an earlier version of the package, the
 folder holding its ``annotator/`` (for instance ``git archive COMMIT annotator | tar -x
@@ -35,6 +39,7 @@ import re
 import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -129,6 +134,56 @@ def startup_time(args: list[str], env: dict) -> tuple[float, float]:
     return min(r[0] for r in runs), min(r[1] for r in runs)
 
 
+# What the command imports before any report work is done (the start-up, subtracted),
+# then what the report itself imports and warms up before it computes anything: the
+# part of the report's time that no change to its tables or figures can shorten.
+IMPORTS = """
+import time
+import annotator.cli, annotator.db, annotator.data.selection
+start = time.perf_counter(), time.process_time()
+from annotator.analysis.tables import report_tables
+from annotator.analysis.report.html import render_report
+from annotator.metrics.plotting import warm_up
+warm_up()
+print(time.perf_counter() - start[0], time.process_time() - start[1])
+"""
+
+
+def import_floor(env: dict) -> tuple[float, float]:
+    """Wall and CPU seconds of the report's own imports and matplotlib's warm-up in a
+    fresh process (the fastest of three)."""
+    runs = []
+    for _ in range(3):
+        out = subprocess.run(
+            [sys.executable, "-c", IMPORTS], env=env, capture_output=True, text=True, check=True
+        ).stdout.split()
+        runs.append((float(out[0]), float(out[1])))
+    return min(r[0] for r in runs), min(r[1] for r in runs)
+
+
+def machine_speed() -> float:
+    """Milliseconds of the README's CPU yardstick on this machine, to compare sittings:
+    ``python -m timeit -n 3 -r 3 "sum(i*i for i in range(2_000_000))"`` (79 ms on the
+    fastest machine seen)."""
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "timeit",
+            "-n",
+            "3",
+            "-r",
+            "3",
+            "sum(i*i for i in range(2_000_000))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    value, unit = re.search(r"best of 3: ([\d.]+) (\w+)", out).groups()
+    return float(value) * {"sec": 1000.0, "msec": 1.0, "usec": 0.001}[unit]
+
+
 def identical(a: Path, b: Path) -> bool:
     """Whether two folders hold the same files, byte for byte."""
     names = sorted(p.name for p in a.iterdir())
@@ -155,6 +210,11 @@ def main() -> None:
     folder.mkdir(parents=True, exist_ok=True)
     try:
         print(f"annotator report, 12 raters x 3 scales x 6 models ({load()})", flush=True)
+        print(
+            f"machine: the CPU yardstick takes {machine_speed():.0f} ms (79 ms on the fastest "
+            "machine seen)",
+            flush=True,
+        )
         for n_items, goal in GOALS:
             url = build(folder / f"report{n_items}.sqlite", n_items)
             env = dict(os.environ, ANNOTATOR_DATABASE_URL=url, ANNOTATOR_SECRET_KEY="bench")
@@ -202,6 +262,13 @@ def main() -> None:
                     f"             {times['this version'] / times['baseline']:.2f}x the baseline "
                     f"(CPU {cpus['this version'] / cpus['baseline']:.2f}x); "
                     f"--tables CSV files {'identical' if same else 'DIFFERENT'} to the baseline's",
+                    flush=True,
+                )
+            if n_items == GOALS[0][0]:
+                wall, cpu = import_floor(env)
+                print(
+                    f"             of which the report's imports and matplotlib's warm-up, "
+                    f"before any work: {wall:.2f} s (CPU {cpu:.2f} s)",
                     flush=True,
                 )
             parts = phases(url)
