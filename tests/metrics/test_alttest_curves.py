@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from annotator.metrics import alt_test, alt_test_curve, alt_test_domains
+from annotator.metrics import TooFewItemsError, alt_test, alt_test_curve, alt_test_domains
 
 
 def _data(n_items=80, n_humans=5, llm_noise=0.5, seed=0):
@@ -42,7 +42,8 @@ def test_items_curve_is_the_mean_of_alt_tests_on_the_drawn_subsets():
         for _ in range(6):
             chosen = [names[j] for j in sorted(rng.choice(5, 3, replace=False))]
             picked = {items[j] for j in rng.choice(80, int(point.x), replace=False)}
-            sub = {h: {i: v for i, v in humans[h].items() if i in picked} for h in chosen}
+            kept = set(picked)
+            sub = {h: {i: v for i, v in humans[h].items() if i in kept} for h in chosen}
             res = alt_test(humans=sub, llm={i: llm[i] for i in picked}, min_items_per_human=30)
             wr.append(res.winning_rate)
             ap.append(res.advantage_probability)
@@ -180,3 +181,141 @@ def test_alt_tests_by_epsilon_raise_what_alt_test_raises():
         alt_test(humans=humans, llm={}, epsilon=0.1)
     with pytest.raises(ValueError, match=re.escape(str(expected.value))):
         bad()
+
+
+def _sparse_data(seed=3, labels=False):
+    """40 items, 7 annotators who skip items (missing, None or NaN), and an LLM that
+    skips 3: annotators end up with different item counts, so some resamples test only
+    some annotators and some test none."""
+    rng = np.random.default_rng(seed)
+    truth = rng.uniform(0, 4, 40)
+
+    def rate(x):
+        return int(round(x)) if labels else float(x)
+
+    humans = {}
+    for j in range(7):
+        anns = {}
+        for i in rng.permutation(40):  # each annotator's own order
+            u = rng.random()
+            if u < 0.1 + 0.05 * j:
+                continue
+            anns[f"i{i}"] = (None, math.nan)[j % 2] if u > 0.95 else rate(truth[i] + rng.normal())
+        humans[f"h{j}"] = anns
+    llm = {f"i{i}": rate(truth[i] + rng.normal(0, 0.7)) for i in range(40)}
+    for i in (3, 17, 28):
+        llm[f"i{i}"] = None
+    return humans, llm
+
+
+def _curve_by_alt_test(
+    humans,
+    llm,
+    *,
+    against,
+    values,
+    n_resamples,
+    n_annotators,
+    n_items=None,
+    epsilon=0.2,
+    interval=0.9,
+    random_state=0,
+    **options,
+):
+    """The curve's points the plain way: the same draws, one alt_test per resample and
+    epsilon, and numpy's mean and quantiles over each point's resamples."""
+    rng = np.random.default_rng(random_state)
+    names = list(humans)
+    items = [i for i, v in llm.items() if v is not None]
+    sizes = values if against == "items" else [n_items]
+    epsilons = [epsilon] if against == "items" else values
+    runs = []  # per size, per resample: per epsilon, an AltTestResult or None
+    for size in sizes:
+        runs.append([])
+        for _ in range(n_resamples):
+            chosen = [names[j] for j in sorted(rng.choice(len(names), n_annotators, replace=False))]
+            picked = [items[j] for j in sorted(rng.choice(len(items), size, replace=False))]
+            kept = set(picked)
+            sub = {h: {i: v for i, v in humans[h].items() if i in kept} for h in chosen}
+            sub_llm = {i: llm[i] for i in picked}
+            per_epsilon = []
+            for e in epsilons:
+                try:
+                    per_epsilon.append(alt_test(humans=sub, llm=sub_llm, epsilon=e, **options))
+                except TooFewItemsError:
+                    per_epsilon.append(None)
+            runs[-1].append(per_epsilon)
+    if against == "items":
+        by_point = [[r[0] for r in size_runs] for size_runs in runs]
+    else:
+        by_point = [[r[j] for r in runs[0]] for j in range(len(epsilons))]
+    tail = (1.0 - interval) / 2.0
+    points = []
+    for x, results in zip(values, by_point, strict=True):
+        done = [r for r in results if r is not None]
+        if not done:
+            points.append((x, *[math.nan] * 7, n_resamples, n_resamples))
+            continue
+        wr = np.array([r.winning_rate for r in done])
+        ap = np.array([r.advantage_probability for r in done])
+        points.append(
+            (
+                x,
+                wr.mean(),
+                np.quantile(wr, tail),
+                np.quantile(wr, 1.0 - tail),
+                ap.mean(),
+                np.quantile(ap, tail),
+                np.quantile(ap, 1.0 - tail),
+                np.mean([r.passed for r in done]),
+                n_resamples,
+                n_resamples - len(done),
+            )
+        )
+    return points
+
+
+@pytest.mark.parametrize(
+    ("against", "values", "labels", "options"),
+    [
+        ("items", [8, 20, 30, 37], False, {"min_items_per_human": 12}),
+        ("epsilon", [0.0, 0.1, 0.15, 0.3], False, {"min_items_per_human": 20}),
+        (
+            "epsilon",
+            [0.05, 0.2],
+            False,
+            {"inverse_probability_weighting": True, "min_items_per_human": 20},
+        ),
+        ("epsilon", [0.0, 0.1, 0.2], True, {"scoring": "accuracy", "min_items_per_human": 20}),
+        (
+            "items",
+            [15, 37],
+            True,
+            {"scoring": "accuracy", "min_humans_per_item": 3, "min_items_per_human": 5},
+        ),
+    ],
+)
+def test_batched_curve_equals_alt_test_on_each_resample_bit_for_bit(
+    monkeypatch, against, values, labels, options
+):
+    # The curve computes all resamples at once (_curve_rates._batched); each point must
+    # be exactly, not approximately, what alt_test on each drawn subset gives.
+    from annotator.metrics.alttest import _curve_rates
+
+    def unbatched(*args, **kwargs):
+        raise AssertionError("the batched path declined these options")
+
+    monkeypatch.setattr(_curve_rates, "_per_resample", unbatched)
+    humans, llm = _sparse_data(labels=labels)
+    draws = {"against": against, "values": values, "n_resamples": 9, "n_annotators": 5}
+    if against == "epsilon":
+        draws["n_items"] = 30
+    curve = alt_test_curve(humans=humans, llm=llm, random_state=5, interval=0.8, **draws, **options)
+    expected = _curve_by_alt_test(humans, llm, random_state=5, interval=0.8, **draws, **options)
+    got = [tuple(p.__dict__.values()) for p in curve.points]
+    assert np.array_equal(
+        np.array(got, dtype=float), np.array(expected, dtype=float), equal_nan=True
+    )
+    # The data reaches every case: untested annotators, undefined and defined points.
+    undefined = [p.n_undefined for p in curve.points]
+    assert any(n < 9 for n in undefined)

@@ -25,6 +25,7 @@ MODULES = [
     "alttest._inputs",
     "alttest._results",
     "alttest._curves",
+    "alttest._curve_rates",
     "consistency",
     "correlation",
     "kappa",

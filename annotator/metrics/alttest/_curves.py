@@ -8,7 +8,6 @@ interval.
 
 from __future__ import annotations
 
-import inspect
 import math
 import warnings
 from collections.abc import Hashable, Mapping, Sequence
@@ -19,9 +18,9 @@ import numpy as np
 
 from .._names import CURVES
 from .._validation import check_integer, check_probability, json_float
-from ._api import _assemble, _check_threshold, _decide, _options, _rates, alt_test
+from ._api import _assemble, _check_threshold, _decide, _options
 from ._core import _indicators_of, _tested
-from ._inference import _by_rejections
+from ._curve_rates import _DEFAULTS, _Resample, _resample_rates
 from ._inputs import _as_mapping, _is_missing
 
 __all__ = ["CURVES", "AltTestCurve", "CurvePoint", "alt_test_curve"]
@@ -106,94 +105,53 @@ class AltTestCurve:
         }
 
 
-def _summary(x: float, results: list[Any], n_resamples: int, interval: float) -> CurvePoint:
-    done = [r for r in results if r is not None]
-    nan = math.nan
-    if not done:
-        return CurvePoint(x, nan, nan, nan, nan, nan, nan, nan, n_resamples, n_resamples)
-    wr = np.array([r.winning_rate for r in done])
-    ap = np.array([r.advantage_probability for r in done])
-    tail = (1.0 - interval) / 2.0
-    return CurvePoint(
-        x=float(x),
-        winning_rate=float(wr.mean()),
-        winning_rate_low=float(np.quantile(wr, tail)),
-        winning_rate_high=float(np.quantile(wr, 1.0 - tail)),
-        advantage_probability=float(ap.mean()),
-        advantage_low=float(np.quantile(ap, tail)),
-        advantage_high=float(np.quantile(ap, 1.0 - tail)),
-        pass_share=float(np.mean([r.passed for r in done])),
-        n_resamples=n_resamples,
-        n_undefined=n_resamples - len(done),
-    )
+def _points(
+    xs: Sequence[float],
+    winning_rate: np.ndarray,
+    advantage: np.ndarray,
+    passed: np.ndarray,
+    n_resamples: int,
+    interval: float,
+) -> list[CurvePoint]:
+    """One point per row of the (points x resamples) arrays, NaN where undefined.
 
-
-_DEFAULTS = {
-    name: p.default
-    for name, p in inspect.signature(alt_test).parameters.items()
-    if p.default is not inspect.Parameter.empty
-}
-
-
-def _tested_at(humans: dict, llm: dict, epsilons: list[float], options: dict) -> tuple:
-    """The per-annotator tests of one resample at each epsilon, scoring the items once:
-    the leave-one-out scores and indicators do not depend on epsilon, only the tests do."""
-    args = {**_DEFAULTS, **options}
-    opts = [_options({**args, "epsilon": e}) for e in epsilons]
-    indicators = _indicators_of(humans, llm, opts[0])
-    return [_tested(indicators, o) for o in opts], opts
-
-
-def _rates_of(resamples: list[tuple], options: dict) -> list[list[Any]]:
-    """The rates of each resample's parts (from :func:`_tested_at`), ``None`` where no
-    annotator could be tested (where ``alt_test`` raises TooFewItemsError).
-
-    The t-test's Benjamini-Yekutieli correction is one family per part, so the rows of
-    every resample go to scipy in one call (one call per row length): its input checks
-    cost about 20 times the arithmetic on a handful of p-values, and a curve has up to
-    800 parts (0.15 s of the report's curves at 150 items when called per resample).
+    Points with as many defined resamples share one call per statistic: a row-wise
+    mean or quantile of a 2-D array is, bit for bit, that of each row on its own, and
+    600 calls of ``np.quantile`` cost 0.1 s of the report's curves.
     """
-    threshold = _check_threshold({**_DEFAULTS, **options}["pass_threshold"])
-    live = {
-        (r, k): (part, opts[k])
-        for r, (parts, opts) in enumerate(resamples)
-        for k, part in enumerate(parts)
-        if part.tested.any()
-    }
-    rejected: dict[tuple[int, int], np.ndarray] = {}
-    # The test and q are the curve's own, the same in every part.
-    first = next(iter(live.values()), (None, None))[1]
-    if first is not None and first.test == "ttest":
-        by_size: dict[int, list[tuple[int, int]]] = {}
-        for key, (part, _) in live.items():
-            by_size.setdefault(part.p_value.size, []).append(key)
-        for keys in by_size.values():
-            rows = np.stack([live[key][0].p_value for key in keys])
-            rejected.update(zip(keys, _by_rejections(rows, first.q), strict=True))
-    else:
-        for key, (part, opts) in live.items():
-            rejected[key] = _decide([part], opts)[0][0]
-    out: list[list[Any]] = []
-    for r, (parts, _) in enumerate(resamples):
-        rates: list[Any] = []
-        for k, part in enumerate(parts):
-            if (r, k) not in rejected:
-                rates.append(None)
-                continue
-            # Only the rates enter a curve's point: not the per-annotator rows of a result.
-            winning_rate, advantage = _rates(part, rejected[r, k])
-            rates.append(_Rates(winning_rate, advantage, winning_rate >= threshold))
-        out.append(rates)
-    return out
-
-
-@dataclass(frozen=True)
-class _Rates:
-    """What :func:`_summary` reads of an :class:`AltTestResult`."""
-
-    winning_rate: float
-    advantage_probability: float
-    passed: bool
+    tail = (1.0 - interval) / 2.0
+    done = ~np.isnan(winning_rate)
+    counts = done.sum(axis=1)
+    points: list[Any] = [None] * len(xs)
+    nan = math.nan
+    for size in np.unique(counts).tolist():
+        rows = np.flatnonzero(counts == size)
+        if size == 0:
+            for i in rows:
+                points[i] = CurvePoint(
+                    float(xs[i]), nan, nan, nan, nan, nan, nan, nan, n_resamples, n_resamples
+                )
+            continue
+        mask = done[rows]
+        wr = winning_rate[rows][mask].reshape(-1, size)
+        ap = advantage[rows][mask].reshape(-1, size)
+        share = passed[rows][mask].reshape(-1, size).mean(axis=1)
+        wr_mean, (wr_low, wr_high) = wr.mean(axis=1), np.quantile(wr, [tail, 1.0 - tail], axis=1)
+        ap_mean, (ap_low, ap_high) = ap.mean(axis=1), np.quantile(ap, [tail, 1.0 - tail], axis=1)
+        for j, i in enumerate(rows.tolist()):
+            points[i] = CurvePoint(
+                x=float(xs[i]),
+                winning_rate=float(wr_mean[j]),
+                winning_rate_low=float(wr_low[j]),
+                winning_rate_high=float(wr_high[j]),
+                advantage_probability=float(ap_mean[j]),
+                advantage_low=float(ap_low[j]),
+                advantage_high=float(ap_high[j]),
+                pass_share=float(share[j]),
+                n_resamples=n_resamples,
+                n_undefined=n_resamples - size,
+            )
+    return points
 
 
 def _alt_tests_by_epsilon(
@@ -202,10 +160,10 @@ def _alt_tests_by_epsilon(
     """``alt_test(humans=humans, llm=llm, epsilon=e, **options)`` for each ``e``, as
     zero-argument callables that score the items once between them.
 
-    The leave-one-out scores and indicators do not depend on epsilon (as in
-    :func:`_tested_at`); each callable validates its options, raises what
-    :func:`alt_test` would (the scoring's error each time) and returns the same result,
-    so a caller keeps one ``try`` per epsilon. The report's alt-test table runs 6
+    The leave-one-out scores and indicators do not depend on epsilon (as in the
+    curves' resamples, :mod:`._curve_rates`); each callable validates its options,
+    raises what :func:`alt_test` would (the scoring's error each time) and returns the
+    same result, so a caller keeps one ``try`` per epsilon. The report's alt-test table runs 6
     epsilons on every item: this is its cost divided by about 6.
     """
     args = {**_DEFAULTS, **options}
@@ -345,64 +303,38 @@ def alt_test_curve(
         if n_items > total:
             raise ValueError(f"n_items ({n_items}) exceeds the {total} items the LLM scored")
     rng = np.random.default_rng(random_state)
-    scores = [llm[i] for i in items]
-    # Per annotator, where each of the LLM's items stands among the annotator's own (-1:
-    # not annotated), so a draw picks an annotator's items with numpy instead of looking
-    # up each drawn item (840 draws of 3 annotators x 100 items for the report's curves),
-    # and still lists them in the annotator's order.
-    position: dict[Hashable, tuple[np.ndarray, list, list]] = {}
+    whole = k == len(annotators)
 
-    def annotated(h: Hashable) -> tuple[np.ndarray, list, list]:
-        if h not in position:
-            where = {i: p for p, i in enumerate(humans[h].keys())}
-            rank = np.fromiter((where.get(i, -1) for i in items), dtype=np.int64, count=total)
-            position[h] = (rank, list(humans[h].keys()), list(humans[h].values()))
-        return position[h]
-
-    def draw(size: int) -> tuple[dict, dict]:
-        if k == len(annotators) and size == total:
+    def draw(size: int) -> _Resample:
+        if whole and size == total:
             # Nothing to choose: every resample is the whole data (and costs the same).
-            return humans, llm
-        chosen = [annotators[j] for j in sorted(rng.choice(len(annotators), k, replace=False))]
-        picked = np.sort(rng.choice(total, size, replace=False)).tolist()
-        sub = {}
-        for h in chosen:
-            rank, keys, values = annotated(h)
-            ranks = rank[picked]
-            mine = np.sort(ranks[ranks >= 0]).tolist()
-            sub[h] = {keys[p]: values[p] for p in mine}
-        return sub, {items[j]: scores[j] for j in picked}
+            return None
+        chosen = np.sort(rng.choice(len(annotators), k, replace=False))
+        return chosen, np.sort(rng.choice(total, size, replace=False))
 
-    points = []
+    sizes = [int(v) for v in values] if against == "items" else [n_items]
+    resamples: list[_Resample] = []
+    rows = []
+    for size in sizes:
+        start, draws = len(resamples), 1 if whole and size == total else n_resamples
+        resamples += [draw(size) for _ in range(draws)]
+        # The whole data drawn once stands for every resample of its point.
+        rows.append(np.r_[start : start + draws, np.full(n_resamples - draws, start)])
     with warnings.catch_warnings():
         # Tiny subsets give NaN t statistics; the resample then counts as not rejected.
         warnings.simplefilter("ignore", RuntimeWarning)
-        if against == "items":
-            # Every resample of every value tested first, then decided together.
-            tested, counts = [], []
-            for v in values:
-                same = k == len(annotators) and int(v) == total
-                draws = 1 if same else n_resamples
-                for _ in range(draws):
-                    sub, sub_llm = draw(int(v))
-                    tested.append(_tested_at(sub, sub_llm, [epsilon], options))
-                counts.append(draws)
-            rates = iter(_rates_of(tested, options))
-            for v, draws in zip(values, counts, strict=True):
-                runs = [next(rates)[0] for _ in range(draws)]
-                # The whole data drawn once stands for every resample of its point.
-                runs += runs[:1] * (n_resamples - draws)
-                points.append(_summary(v, runs, n_resamples, interval))
-        else:
-            same = k == len(annotators) and n_items == total
-            draws = 1 if same else n_resamples
-            tested = [_tested_at(*draw(n_items), values, options) for _ in range(draws)]
-            by_resample = _rates_of(tested, options)
-            by_resample += by_resample[:1] * (n_resamples - draws)
-            points = [
-                _summary(v, [rates[j] for rates in by_resample], n_resamples, interval)
-                for j, v in enumerate(values)
-            ]
+        epsilons = [epsilon] if against == "items" else values
+        rates = _resample_rates(humans, llm, items, resamples, epsilons, options)
+    if against == "items":
+        at = np.stack(rows)
+        winning_rate, passed = rates.winning_rate[at, 0], rates.passed[at, 0]
+        advantage = rates.advantage[at]
+    else:
+        # One resample tests its subset at every epsilon: a column per point.
+        at = rows[0]
+        winning_rate, passed = rates.winning_rate[at].T, rates.passed[at].T
+        advantage = np.tile(rates.advantage[at], (len(values), 1))
+    points = _points(values, winning_rate, advantage, passed, n_resamples, interval)
     return AltTestCurve(
         against=against,
         points=tuple(points),

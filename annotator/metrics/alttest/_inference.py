@@ -12,7 +12,7 @@ def _t_tests(
     w_h: np.ndarray,
     annot: np.ndarray,
     m: int,
-    epsilon: float,
+    epsilon: float | np.ndarray,
     pi: np.ndarray | None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One-sided t-tests of mean(W_h - W_f) < epsilon for all annotators at once.
@@ -21,6 +21,10 @@ def _t_tests(
     per annotator, zero variance included (t = -inf, +inf or NaN as in scipy), in
     closed form. Weighted (IPW), the paper's weighted mean, weighted standard deviation
     and effective sample size, with ``n_eff - 1`` degrees of freedom.
+
+    ``epsilon`` may be a column of margins, shape (e, 1): the statistic and p-value
+    then have a row per margin, each as the call with that margin alone gives it (the
+    alt-test curves test every resample at every epsilon).
     """
     d = w_h - w_f
     weight = np.ones_like(d) if pi is None else pi
