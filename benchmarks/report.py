@@ -13,7 +13,7 @@ imports. The CPU seconds (user + system of the command and of the process it for
 the alt-test part, less the start-up's) are printed beside: on a shared machine they
 move much less with the others' load than the wall time, and the second process makes
 the wall time shorter than the CPU time, not the CPU time shorter. ``--repeat N`` runs
-the report N times (default 3) and prints the medians. Then, in this process, the
+the report N times (default 3) and prints the medians; ``--items 150`` (or 5000) times only that study. Then, in this process, the
 report's phases, each in one process as the web server's download runs them: reading
 the study (``study_frames``), the tables (``report_tables``) and the HTML with its
 figures (``render_report``). The machine's load average is printed beside the figures:
@@ -201,6 +201,12 @@ def main() -> None:
     parser.add_argument("--folder", type=Path, help="keep (and reuse) the studies here")
     parser.add_argument("--baseline", type=Path, help="folder with an earlier annotator/")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each report (medians)")
+    parser.add_argument(
+        "--items",
+        type=int,
+        choices=[n for n, _ in GOALS],
+        help="only the study of this many items (default: both)",
+    )
     args = parser.parse_args()
     tmp = None
     folder = args.folder
@@ -216,6 +222,8 @@ def main() -> None:
             flush=True,
         )
         for n_items, goal in GOALS:
+            if args.items and n_items != args.items:
+                continue
             url = build(folder / f"report{n_items}.sqlite", n_items)
             env = dict(os.environ, ANNOTATOR_DATABASE_URL=url, ANNOTATOR_SECRET_KEY="bench")
             env["ANNOTATOR_INSTANCE_PATH"] = str(folder / "instance")
