@@ -14,14 +14,14 @@ the alt-test part, less the start-up's) are printed beside: on a shared machine 
 move much less with the others' load than the wall time, and the second process makes
 the wall time shorter than the CPU time, not the CPU time shorter. ``--repeat N`` runs
 the report N times (default 3) and prints the medians; ``--items 150`` (or 5000) times
-only that study. Then, in this process, the report's phases, each in one process as
-the web server's download runs them: reading the study (``study_frames``), the tables
-(``report_tables``) and the HTML with its figures (``render_report``). The machine's load average is printed beside the figures:
-the machine is shared, and the goals are for an idle one. The first line gives the
-machine's speed (the README's CPU yardstick, to compare sittings on different
-machines); at 150 items a line gives the report's own imports and matplotlib's warm-up
-in a fresh process, the serial part of the figure that no change to the tables or
-figures shortens.
+only that study. Then, in this process, the report's phases, each in one process as the
+web server's download runs them: reading the study (``study_frames``), the tables
+(``report_tables``) and the HTML with its figures (``render_report``). The machine's
+load average is printed beside the figures: the machine is shared, and the goals are for
+an idle one. The first line gives the machine's speed (the README's CPU yardstick, to
+compare sittings on different machines); at 150 items a line gives the report's own
+imports and matplotlib's warm-up in a fresh process, the serial part of the figure that
+no change to the tables or figures shortens.
 
 ``--baseline DIR``: also time the report of an earlier version of the package, the
 folder holding its ``annotator/`` (for instance ``git archive COMMIT annotator | tar -x
