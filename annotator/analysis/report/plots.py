@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ...metrics.plotting import TITLE_Y, data_uri, new_figure, panel_grid, png_bytes, tight
+from ...metrics.plotting import TITLE_Y, data_uri, new_figure, panel_grid, png_bytes
 from ...metrics.plotting import empty_panel as _empty
+from ...metrics.row_layout import fit_row
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -104,7 +105,7 @@ def score_distribution_figure(frame: pd.DataFrame, *, group_by: str | None = Non
         ax.set_ylabel("density")
         ax.set_title(scale, y=TITLE_Y)
         ax.legend(fontsize="x-small")
-    tight(fig)
+    fit_row(fig)
     return fig
 
 
@@ -156,7 +157,7 @@ def icc_interval_figure(frame: pd.DataFrame, *, columns: Sequence[tuple[str, str
     ax.set_ylabel("ICC (95% CI)")
     ax.set_title("ICC with 95% intervals per scale", y=TITLE_Y)
     ax.legend(fontsize="small", loc="lower left")
-    tight(fig)
+    fit_row(fig)
     return fig
 
 
@@ -206,7 +207,7 @@ def icc_nmae_figure(frame: pd.DataFrame) -> Figure:
         for sc, mk in markers.items()
     ]
     fig.axes[-1].legend(handles=handles, fontsize="x-small", loc="best")
-    tight(fig)
+    fit_row(fig)
     return fig
 
 
@@ -228,7 +229,7 @@ def item_disagreement_figure(frame: pd.DataFrame, *, threshold: float = NMAE_THR
     ax.set_ylabel("nMAE (human mean vs LLM mean)")
     ax.set_title("Per-item disagreement", y=TITLE_Y)
     ax.legend(fontsize="small")
-    tight(fig)
+    fit_row(fig)
     return fig
 
 
@@ -266,5 +267,5 @@ def bootstrap_figure(frame: pd.DataFrame) -> Figure:
     ax.set_yticks(ys, [bootstrap_label(row) for _, row in frame.iterrows()])
     ax.set_xlabel("estimate with its bootstrap interval")
     ax.set_title("Bootstrap intervals (resampling items)", y=TITLE_Y)
-    tight(fig)
+    fit_row(fig)
     return fig

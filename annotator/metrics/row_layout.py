@@ -1,0 +1,156 @@
+"""Margins of a row of panels fitted to their text, measured string by string.
+
+:func:`fit_row` sets the margins ``tight_layout`` would set on a figure of one row of
+panels, from the sizes of the strings that sit outside the panels (tick labels, axis
+labels, titles), each measured once through the text-size cache that drawing uses
+after it. ``tight_layout`` finds them by laying out every tick of every axis and
+measuring every label's box where it will be drawn: a pass as long as a third of
+drawing the figure, whose boxes drawing then works out again (0.1 s of CPU for a
+three-panel figure of the report on the slow machine).
+
+The rules are matplotlib's: a tick label sits ``pad`` points plus the outer length of
+the tick from the spine, the axis label ``labelpad`` points beyond the tick labels, a
+title ``axes.titlepad`` points above the panel (where :data:`~.plotting.TITLE_Y` puts
+it). As ``tight_layout`` does, the widths of the x-axis label and of the title are
+left out (a too-long label is not made room for), the tick labels are those of the
+panels' sizes before the layout, and panels are ``pad`` times the font size apart and
+from the figure's edges. ``tests/metrics/test_row_layout.py`` checks that the text
+drawn stays on the canvas and off the neighbouring panels.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.axis import Axis
+    from matplotlib.backend_bases import RendererBase
+    from matplotlib.figure import Figure
+    from matplotlib.text import Text
+
+__all__ = ["fit_row"]
+
+
+def fit_row(fig: Figure, *, pad: float = 1.08) -> None:
+    """Set the margins and gaps of ``fig``, a row of panels, to fit their text.
+
+    Parameters
+    ----------
+    fig : Figure
+        A figure whose axes are one row of subplots of one grid (``new_figure``),
+        their limits, ticks, labels and titles set.
+    pad : float, default 1.08
+        Space around the panels' text, as a fraction of the font size
+        (``tight_layout``'s default).
+
+    Axes whose decorations these rules do not cover (an offset or a scale factor
+    above the ticks, tick labels at the top or right) are laid out by
+    :func:`~annotator.metrics.plotting.tight` instead, and so is a figure with any.
+    """
+    import matplotlib as mpl
+
+    from .plotting import tight
+
+    axes = fig.axes
+    renderer = fig.canvas.get_renderer()
+    sides = [_sides(ax, renderer) for ax in axes]
+    if not axes or any(side is None for side in sides):
+        tight(fig)
+        return
+    width, height = fig.get_size_inches()
+    dpi = fig.dpi
+    pad_px = pad * mpl.rcParams["font.size"] / 72 * dpi
+    left = sides[0][0] + pad_px
+    right = sides[-1][1] + pad_px
+    bottom = max(side[2] for side in sides) + pad_px
+    top = max(side[3] for side in sides) + pad_px
+    gap = max((a[1] + b[0] for a, b in zip(sides, sides[1:], strict=False)), default=0.0)
+    panel = (width * dpi - left - right - (gap + pad_px) * (len(axes) - 1)) / len(axes)
+    fig.subplots_adjust(
+        left=left / (width * dpi),
+        right=1.0 - right / (width * dpi),
+        bottom=bottom / (height * dpi),
+        top=1.0 - top / (height * dpi),
+        wspace=(gap + pad_px) / panel if len(axes) > 1 else None,
+    )
+
+
+def _sides(ax: Axes, renderer: RendererBase) -> tuple[float, float, float, float] | None:
+    """How far ``ax``'s text reaches beyond its box, in pixels: (left, right, bottom, top).
+
+    ``None`` when the axes have decorations the rules leave out.
+    """
+    if not ax.axison:
+        return _reach(ax, [t for t in ax.texts if t.get_visible()], renderer)
+    box = ax.get_window_extent(renderer)
+    dpi = ax.get_figure(root=True).dpi
+    reach = [0.0, 0.0, 0.0, 0.0]
+    for axis, across in ((ax.xaxis, 2), (ax.yaxis, 0)):
+        ticks = _tick_labels(axis)
+        if ticks is None:
+            return None
+        locs, labels, tick = ticks
+        offset = (tick.get_pad() + tick.get_tick_padding()) * dpi / 72
+        scratch = _scratch(tick.label1, ax)
+        depth = 0.0
+        for loc, label in zip(locs, labels, strict=True):
+            scratch.set_text(label)
+            extent = scratch.get_window_extent(renderer)
+            if across == 2:  # centred under its tick
+                x = ax.transData.transform((loc, 0.0))[0]
+                reach[0] = max(reach[0], box.x0 - (x - extent.width / 2))
+                reach[1] = max(reach[1], x + extent.width / 2 - box.x1)
+                depth = max(depth, extent.height)
+            else:  # centred beside its tick
+                y = ax.transData.transform((0.0, loc))[1]
+                reach[2] = max(reach[2], box.y0 - (y - extent.height / 2))
+                reach[3] = max(reach[3], y + extent.height / 2 - box.y1)
+                depth = max(depth, extent.width)
+        depth = offset + depth if labels else 0.0
+        label = axis.label
+        if label.get_visible() and label.get_text():
+            size = label.get_window_extent(renderer)
+            depth += axis.labelpad * dpi / 72 + (size.height if across == 2 else size.width)
+        reach[across] = max(reach[across], depth)
+    title = ax.title
+    if title.get_text():
+        reach[3] = max(reach[3], title.get_window_extent(renderer).y1 - box.y1)
+    return tuple(reach)
+
+
+def _tick_labels(axis: Axis):
+    """The locations and labels of ``axis``'s ticks within its limits, and its first tick;
+    ``None`` for an offset, or labels elsewhere than the bottom or left."""
+    formatter = axis.get_major_formatter()
+    locs = axis.get_majorticklocs()
+    labels = formatter.format_ticks(locs)
+    tick = axis.get_major_ticks(1)[0]  # made for the drawing anyway
+    if formatter.get_offset() or tick.label2.get_visible() or not tick.label1.get_visible():
+        return None
+    # The locator gives a tick beyond each end, which is not drawn.
+    low, high = sorted(axis.get_view_interval())
+    slack = (high - low) * 1e-10
+    keep = [low - slack <= loc <= high + slack for loc in locs]
+    locs = [loc for loc, kept in zip(locs, keep, strict=True) if kept]
+    return locs, [label for label, kept in zip(labels, keep, strict=True) if kept], tick
+
+
+def _scratch(model: Text, ax: Axes) -> Text:
+    from matplotlib.text import Text
+
+    return Text(fontproperties=model.get_fontproperties(), figure=ax.get_figure(root=True))
+
+
+def _reach(ax: Axes, texts: list[Text], renderer: RendererBase) -> tuple[float, ...]:
+    box = ax.get_window_extent(renderer)
+    reach = [0.0, 0.0, 0.0, 0.0]
+    for text in texts:
+        extent = text.get_window_extent(renderer)
+        reach = [
+            max(reach[0], box.x0 - extent.x0),
+            max(reach[1], extent.x1 - box.x1),
+            max(reach[2], box.y0 - extent.y0),
+            max(reach[3], extent.y1 - box.y1),
+        ]
+    return tuple(reach)
