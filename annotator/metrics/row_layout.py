@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from matplotlib.text import Text
 
-__all__ = ["fit_row"]
+__all__ = ["fit_row", "text_size"]
 
 
 def fit_row(fig: Figure, *, pad: float = 1.08) -> None:
@@ -140,6 +140,16 @@ def _scratch(model: Text, ax: Axes) -> Text:
     from matplotlib.text import Text
 
     return Text(fontproperties=model.get_fontproperties(), figure=ax.get_figure(root=True))
+
+
+def text_size(model: Text, text: str) -> tuple[float, float]:
+    """The width and height in pixels of ``text`` in the font of ``model`` (unrotated)."""
+    from matplotlib.text import Text
+
+    fig = model.get_figure(root=True)
+    scratch = Text(text=text, fontproperties=model.get_fontproperties(), figure=fig)
+    extent = scratch.get_window_extent(fig.canvas.get_renderer())
+    return extent.width, extent.height
 
 
 def _reach(ax: Axes, texts: list[Text], renderer: RendererBase) -> tuple[float, ...]:

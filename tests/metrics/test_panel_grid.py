@@ -1,6 +1,16 @@
-"""``panel_grid``'s ``reuse``: a figure of the same grid drawn again on its own panels."""
+"""``panel_grid``'s ``reuse``: a figure of the same grid drawn again on its own panels;
+``unit_y``'s axes."""
 
-from annotator.metrics.plotting import panel_grid, png_bytes
+import pytest
+
+from annotator.metrics.plotting import (
+    TITLE_Y,
+    UNIT_LIMITS,
+    UNIT_TICKS,
+    panel_grid,
+    png_bytes,
+    unit_y,
+)
 
 
 def _draw(reuse=None, *, rows=2, shift=0.0):
@@ -31,3 +41,42 @@ def test_another_grid_is_not_reused():
     first = _draw()
     assert _draw(first, rows=3) is not first
     assert panel_grid(2, 2, width=9.0, row_height=3.0, reuse=first)[0] is not first
+
+
+def _curves(reuse=None, *, x=(0.1, 0.2), rows=2, unit=True):
+    """A grid as the report's alt-test figures: y in [0, 1] (by ``unit_y``, or only its
+    limits), x over ``x``."""
+    fig, axes = panel_grid(rows, 2, width=8.0, row_height=3.0, reuse=reuse)
+    if unit:
+        unit_y(axes)
+    else:
+        for ax in axes.flat:
+            ax.set_ylim(*UNIT_LIMITS)
+    for row in range(rows):
+        for col in range(2):
+            ax = axes[row][col]
+            for k in range(3):
+                ax.plot([x[0], sum(x) / 2, x[1]], [0.1 * k, 0.5, 0.9], marker=".", label=f"m{k}")
+            ax.fill_between(x, [0.0, 0.1], [0.5, 0.6], alpha=0.15)
+            ax.axhline(0.5, linestyle=":")
+            ax.set_xlabel("epsilon" if x[1] < 1 else "number of items")
+            ax.set_ylabel("winning rate")
+            ax.set_title(f"{row}, {col}", y=TITLE_Y)
+        axes[row][1].legend(loc="lower right")
+    return fig
+
+
+def test_unit_y_ticks_and_axis_labels_are_where_matplotlib_puts_them():
+    pinned, auto = _curves(), _curves(unit=False)
+    png_bytes(pinned)
+    png_bytes(auto)
+    for ax, other in zip(pinned.axes, auto.axes, strict=True):
+        # No tick made beyond the ends; the labels where drawing would have put them.
+        assert list(ax.get_yticks()) == list(UNIT_TICKS)
+        assert list(ax.get_xticks()) == list(other.get_xticks())
+        for label, auto_label in (
+            (ax.xaxis.label, other.xaxis.label),
+            (ax.yaxis.label, other.yaxis.label),
+        ):
+            ours, theirs = label.get_window_extent(), auto_label.get_window_extent()
+            assert ours.bounds == pytest.approx(theirs.bounds, abs=1e-6)

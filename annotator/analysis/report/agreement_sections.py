@@ -33,7 +33,7 @@ def alt_test_curve_figure(
     """
     from matplotlib.collections import PolyCollection
 
-    from ...metrics.plotting import TITLE_Y, empty_panel, panel_grid
+    from ...metrics.plotting import TITLE_Y, empty_panel, panel_grid, unit_y
     from ...metrics.plotting import new_figure as new
 
     scales = list(dict.fromkeys(frame["scale"]))
@@ -43,6 +43,7 @@ def alt_test_curve_figure(
         return fig
     # The y-axes are fixed to [0, 1]: the margins are known without measuring.
     fig, axes = panel_grid(len(scales), 2, width=10.0, row_height=3.2, reuse=reuse)
+    unit_y(axes)
     label = "number of items" if against == "items" else "epsilon"
     for row, scale in enumerate(scales):
         part = frame[frame["scale"] == scale]
@@ -69,7 +70,6 @@ def alt_test_curve_figure(
         axes[row][0].axhline(0.5, color="grey", linewidth=1, linestyle=":")
         for col, name in enumerate(("winning rate", "advantage probability")):
             ax = axes[row][col]
-            ax.set_ylim(-0.02, 1.02)
             ax.set_xlabel(label)
             ax.set_ylabel(name)
             ax.set_title(f"{scale}: {name}", y=TITLE_Y)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ...metrics.plotting import TITLE_Y, data_uri, new_figure, panel_grid, png_bytes
+from ...metrics.plotting import TITLE_Y, data_uri, new_figure, panel_grid, png_bytes, unit_y
 from ...metrics.plotting import empty_panel as _empty
 from ...metrics.row_layout import fit_row
 
@@ -52,6 +52,7 @@ def alt_test_epsilon_figure(frame: pd.DataFrame, *, reuse: Figure | None = None)
         return fig
     # The y-axes are fixed to [0, 1]: the margins are known without measuring.
     fig, axes = panel_grid(len(scales), 2, width=10.0, row_height=3.2, reuse=reuse)
+    unit_y(axes)
     for row, scale in enumerate(scales):
         part = frame[frame["scale"] == scale]
         for model, lines in part.groupby("model", sort=False):
@@ -63,7 +64,6 @@ def alt_test_epsilon_figure(frame: pd.DataFrame, *, reuse: Figure | None = None)
         axes[row][0].axhline(0.5, color="grey", linewidth=1, linestyle=":")
         for col, label in enumerate(("winning rate", "advantage probability")):
             ax = axes[row][col]
-            ax.set_ylim(-0.02, 1.02)
             ax.set_xlabel("epsilon")
             ax.set_ylabel(label)
             ax.set_title(f"{scale}: {label}", y=TITLE_Y)
