@@ -89,11 +89,14 @@ def panel_grid(
 
     ``reuse``: a figure this function returned before, already saved; when it has the
     same grid, its panels are emptied and returned instead of new ones (see
-    :func:`_emptied`). Returns the figure and its 2-D array of axes.
+    :func:`_emptied`). The figure is a :class:`~annotator.metrics.layered.LayeredFigure`:
+    drawn again, it starts from the frame (panels, ticks and text) it kept when that
+    has not changed. Returns the figure and its 2-D array of axes.
     """
     import numpy as np
     from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+
+    from .layered import LayeredFigure
 
     height = row_height * rows
     panel_w = (width - left - right - col_gap * (cols - 1)) / cols
@@ -108,7 +111,7 @@ def panel_grid(
     }
     if reuse is not None and _same_grid(reuse, rows, cols, (width, height), grid):
         return _emptied(reuse), np.array(reuse.axes).reshape(rows, cols)
-    fig = Figure(figsize=(width, height), dpi=100)
+    fig = LayeredFigure(figsize=(width, height), dpi=100)
     FigureCanvasAgg(fig)
     axes = fig.subplots(rows, cols, squeeze=False, gridspec_kw=grid)
     return fig, axes

@@ -1,7 +1,8 @@
-"""``panel_grid``'s ``reuse``: a figure of the same grid drawn again on its own panels;
-``unit_y``'s axes."""
+"""``panel_grid``'s ``reuse``: a figure of the same grid drawn again on its own panels,
+over the frame it kept (``LayeredFigure``); ``unit_y``'s axes."""
 
 import pytest
+from matplotlib.axis import XAxis, YAxis
 
 from annotator.metrics.plotting import (
     TITLE_Y,
@@ -64,6 +65,43 @@ def _curves(reuse=None, *, x=(0.1, 0.2), rows=2, unit=True):
             ax.set_title(f"{row}, {col}", y=TITLE_Y)
         axes[row][1].legend(loc="lower right")
     return fig
+
+
+class _Count:
+    """How many times the y-axes and the x-axes are drawn (shown)."""
+
+    def __init__(self, monkeypatch):
+        self.calls = {"x": 0, "y": 0}
+        for name, cls in (("x", XAxis), ("y", YAxis)):
+            monkeypatch.setattr(cls, "draw", self._counted(name, cls.draw))
+
+    def _counted(self, name, draw):
+        def counted(axis, renderer):
+            self.calls[name] += axis.get_visible()
+            return draw(axis, renderer)
+
+        return counted
+
+
+def test_a_grid_drawn_again_over_its_kept_frame_gives_the_png_of_a_new_one(monkeypatch):
+    # The frame of the first is kept whole for the second (the same x-axes), without its
+    # x-axes for the others (other x-limits, ticks and labels: drawn again over it).
+    first = _curves()
+    png_bytes(first)
+    count = _Count(monkeypatch)
+    same = png_bytes(_curves(first))
+    assert count.calls == {"x": 0, "y": 0}
+    other_x = [png_bytes(_curves(first, x=x)) for x in ((0.0, 0.3), (30.0, 150.0))]
+    assert count.calls == {"x": 8, "y": 0}
+    monkeypatch.undo()
+    assert same == png_bytes(_curves())
+    assert other_x == [png_bytes(_curves(x=x)) for x in ((0.0, 0.3), (30.0, 150.0))]
+    # Other y-limits: the whole frame drawn again.
+    fig = _curves(first)
+    fig.axes[0].set_ylim(-0.5, 1.5)
+    count = _Count(monkeypatch)
+    png_bytes(fig)
+    assert count.calls == {"x": 4, "y": 4}
 
 
 def test_unit_y_ticks_and_axis_labels_are_where_matplotlib_puts_them():
