@@ -2,7 +2,7 @@
 
 import pytest
 
-from annotator.metrics.plotting import TITLE_Y, empty_panel, new_figure, tight
+from annotator.metrics.plotting import TITLE_Y, empty_panel, new_figure, png_bytes, tight
 from annotator.metrics.row_layout import fit_row
 
 # Long tick labels and axis labels, a title and an x-axis label that fit their panel:
@@ -115,3 +115,18 @@ def test_an_offset_above_the_ticks_is_left_to_tight_layout():
     tight(tight_one)
     assert vars(fitted.subplotpars) == vars(tight_one.subplotpars)
     _check_fits(fitted)
+
+
+@pytest.mark.parametrize("kind", [SHORT, LONG], ids=["short", "long"])
+def test_the_ticks_are_fixed_to_those_drawn(kind):
+    # The same figure with the same margins and matplotlib's own ticks: the same PNG,
+    # without a tick beyond either end.
+    fitted, auto = _row(kind), _row(kind)
+    fit_row(fitted)
+    sides = ("left", "right", "bottom", "top", "wspace")
+    auto.subplots_adjust(**{side: getattr(fitted.subplotpars, side) for side in sides})
+    assert png_bytes(fitted) == png_bytes(auto)
+    for ax in fitted.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            low, high = sorted(axis.get_view_interval())
+            assert all(low <= loc <= high for loc in axis.get_majorticklocs())
