@@ -45,8 +45,9 @@ def fit_row(fig: Figure, *, pad: float = 1.08) -> None:
         (``tight_layout``'s default).
 
     Axes whose decorations these rules do not cover (an offset or a scale factor
-    above the ticks, tick labels at the top or right) are laid out by
-    :func:`~annotator.metrics.plotting.tight` instead, and so is a figure with any.
+    above the ticks; tick labels at the top or right, rotated, wrapped or of several
+    lines) are laid out by :func:`~annotator.metrics.plotting.tight` instead, and so
+    is a figure with any.
     """
     import matplotlib as mpl
 
@@ -54,7 +55,8 @@ def fit_row(fig: Figure, *, pad: float = 1.08) -> None:
 
     axes = fig.axes
     renderer = fig.canvas.get_renderer()
-    sides = [_sides(ax, renderer) for ax in axes]
+    sizes: dict = {}
+    sides = [_sides(ax, renderer, sizes) for ax in axes]
     if not axes or any(side is None for side in sides):
         tight(fig)
         return
@@ -99,11 +101,14 @@ def _trim_ticks(axis: Axis) -> None:
             axis.set_major_locator(FixedLocator(inside))
 
 
-def _sides(ax: Axes, renderer: RendererBase) -> tuple[float, float, float, float] | None:
+def _sides(ax: Axes, renderer: RendererBase, sizes: dict) -> tuple[float, ...] | None:
     """How far ``ax``'s text reaches beyond its box, in pixels: (left, right, bottom, top).
 
-    ``None`` when the axes have decorations the rules leave out.
+    ``None`` when the axes have decorations the rules leave out. ``sizes``: the sizes of
+    the tick labels measured so far, shared by the panels (which repeat their labels).
     """
+    import numpy as np
+
     if not ax.axison:
         return _reach(ax, [t for t in ax.texts if t.get_visible()], renderer)
     box = ax.get_window_extent(renderer)
@@ -116,20 +121,23 @@ def _sides(ax: Axes, renderer: RendererBase) -> tuple[float, float, float, float
         locs, labels, tick = ticks
         offset = (tick.get_pad() + tick.get_tick_padding()) * dpi / 72
         scratch = _scratch(tick.label1, ax)
+        font = tick.label1.get_fontproperties()
+        at = ax.transData.transform(np.column_stack([locs, locs]))[:, 0 if across == 2 else 1]
         depth = 0.0
-        for loc, label in zip(locs, labels, strict=True):
-            scratch.set_text(label)
-            extent = scratch.get_window_extent(renderer)
+        for where, label in zip(at, labels, strict=True):
+            if (label, font) not in sizes:
+                scratch.set_text(label)
+                extent = scratch.get_window_extent(renderer)
+                sizes[label, font] = extent.width, extent.height
+            width, height = sizes[label, font]
             if across == 2:  # centred under its tick
-                x = ax.transData.transform((loc, 0.0))[0]
-                reach[0] = max(reach[0], box.x0 - (x - extent.width / 2))
-                reach[1] = max(reach[1], x + extent.width / 2 - box.x1)
-                depth = max(depth, extent.height)
+                reach[0] = max(reach[0], box.x0 - (where - width / 2))
+                reach[1] = max(reach[1], where + width / 2 - box.x1)
+                depth = max(depth, height)
             else:  # centred beside its tick
-                y = ax.transData.transform((0.0, loc))[1]
-                reach[2] = max(reach[2], box.y0 - (y - extent.height / 2))
-                reach[3] = max(reach[3], y + extent.height / 2 - box.y1)
-                depth = max(depth, extent.width)
+                reach[2] = max(reach[2], box.y0 - (where - height / 2))
+                reach[3] = max(reach[3], where + height / 2 - box.y1)
+                depth = max(depth, width)
         depth = offset + depth if labels else 0.0
         label = axis.label
         if label.get_visible() and label.get_text():
@@ -149,7 +157,10 @@ def _tick_labels(axis: Axis):
     locs = axis.get_majorticklocs()
     labels = formatter.format_ticks(locs)
     tick = axis.get_major_ticks(1)[0]  # made for the drawing anyway
-    if formatter.get_offset() or tick.label2.get_visible() or not tick.label1.get_visible():
+    label = tick.label1
+    if formatter.get_offset() or tick.label2.get_visible() or not label.get_visible():
+        return None
+    if label.get_rotation() or label.get_wrap() or "\n" in "".join(labels):
         return None
     # The locator gives a tick beyond each end, which is not drawn.
     low, high = sorted(axis.get_view_interval())

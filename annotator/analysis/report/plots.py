@@ -77,7 +77,9 @@ def score_distribution_figure(frame: pd.DataFrame, *, group_by: str | None = Non
     ``frame`` is ``ReportTables.distributions`` (``scale, kind, who, group, share``):
     one series for all humans, one per demographic group, one for the LLMs.
     """
-    scales = list(dict.fromkeys(frame["scale"]))
+    # In order of appearance, as dict.fromkeys would give them: unique() does not
+    # iterate the column's thousands of strings in Python (3 ms at 150 items).
+    scales = list(frame["scale"].unique())
     fig = new_figure(max(len(scales), 1), width=4.2, height=3.2)
     if not scales:
         _empty(fig.axes[0], "no scores yet")
