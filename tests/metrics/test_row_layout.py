@@ -109,8 +109,15 @@ def _offset_row():
     return fig
 
 
-def test_an_offset_above_the_ticks_is_left_to_tight_layout():
-    fitted, tight_one = _offset_row(), _offset_row()
+def _rotated_row():
+    fig = _row(LONG, 2)
+    fig.axes[1].tick_params(axis="x", labelrotation=45)
+    return fig
+
+
+@pytest.mark.parametrize("make", [_offset_row, _rotated_row], ids=["offset", "rotated"])
+def test_what_the_rules_leave_out_is_left_to_tight_layout(make):
+    fitted, tight_one = make(), make()
     fit_row(fitted)
     tight(tight_one)
     assert vars(fitted.subplotpars) == vars(tight_one.subplotpars)
