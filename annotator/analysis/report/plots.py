@@ -181,23 +181,14 @@ def icc_nmae_figure(frame: pd.DataFrame) -> Figure:
     colours = {m: f"C{i % 10}" for i, m in enumerate(models)}
     for ax, bench in zip(fig.axes, benchmarks, strict=True):
         part = frame[frame["benchmark"] == bench]
-        # One collection per scale and fill (not one per point): the same marks, with a
-        # fraction of the artists to lay out and draw.
+        groups = []
         for scale, points in part.groupby("scale", sort=False):
             marker = markers.get(scale, "o")
             colour = [colours[m] for m in points["model"]]
             x = points["nmae"].to_numpy(dtype=float)
-            ax.scatter(
-                x, points["icc_human_llm"].to_numpy(dtype=float), marker=marker, c=colour, s=36
-            )
-            ax.scatter(
-                x,
-                points["pearson_r"].to_numpy(dtype=float),
-                marker=marker,
-                facecolors="none",
-                edgecolors=colour,
-                s=36,
-            )
+            groups.append((x, points["icc_human_llm"].to_numpy(dtype=float), marker, colour, True))
+            groups.append((x, points["pearson_r"].to_numpy(dtype=float), marker, colour, False))
+        _scatter(ax, groups)
         ax.set_xlabel("nMAE (lower is better)")
         ax.set_ylabel("ICC(A,1) filled, Pearson r hollow")
         ax.set_title(bench, y=TITLE_Y)
@@ -211,6 +202,42 @@ def icc_nmae_figure(frame: pd.DataFrame) -> Figure:
     fig.axes[-1].legend(handles=handles, fontsize="x-small", loc="best")
     fit_row(fig)
     return fig
+
+
+def _scatter(ax, groups, *, size: float = 36.0) -> None:
+    """The marks of ``ax.scatter(x, y, marker=marker, c=colours, s=size)`` for each group
+    ``(x, y, marker, colours, True)`` in turn, and of ``ax.scatter(..., facecolors="none",
+    edgecolors=colours)`` for each ``(..., False)``, as one collection.
+
+    One collection for all the marks of a panel, not one per scale and fill: the same
+    marks drawn in the same order (scatter draws a collection of several colours mark
+    by mark too), for a sixth of the artists (3 ms each, made and drawn). A point whose x
+    or y is not a number is not drawn and does not count in the limits, as with scatter.
+    """
+    import numpy as np
+    from matplotlib.collections import PathCollection
+    from matplotlib.colors import to_rgba_array
+    from matplotlib.markers import MarkerStyle
+    from matplotlib.transforms import IdentityTransform
+
+    paths, offsets, faces, edges = [], [], [], []
+    for x, y, marker, colours, filled in groups:
+        style = MarkerStyle(marker)
+        paths += [style.get_path().transformed(style.get_transform())] * len(x)
+        offsets.append(np.column_stack([x, y]))
+        rgba = to_rgba_array(colours)
+        faces.append(rgba if filled else np.zeros_like(rgba))  # "none"
+        edges.append(rgba)  # filled: scatter's edges are the face's colour
+    collection = PathCollection(
+        paths,
+        [size],
+        facecolors=np.concatenate(faces),
+        edgecolors=np.concatenate(edges),
+        offsets=np.concatenate(offsets),
+        offset_transform=ax.transData,
+    )
+    collection.set_transform(IdentityTransform())
+    ax.add_collection(collection)
 
 
 def item_disagreement_figure(frame: pd.DataFrame, *, threshold: float = NMAE_THRESHOLD) -> Figure:
