@@ -165,9 +165,8 @@ def unit_y(axes) -> None:
     """
     import numpy as np
     from matplotlib.ticker import FixedLocator
-    from matplotlib.transforms import blended_transform_factory, offset_copy
 
-    from .row_layout import text_size
+    from .row_layout import pin_label, text_size
 
     axes = list(np.ravel(axes))
     fig = axes[0].get_figure(root=True)
@@ -181,12 +180,8 @@ def unit_y(axes) -> None:
     height = text_size(xtick.label1, _DIGITS)[1]
     points = 72 / fig.dpi
     for ax in axes:
-        left = ytick.get_pad() + ytick.get_tick_padding() + width * points + ax.yaxis.labelpad
-        below = xtick.get_pad() + xtick.get_tick_padding() + height * points + ax.xaxis.labelpad
-        beside = offset_copy(ax.transAxes, fig=fig, x=-left, units="points")
-        under = offset_copy(ax.transAxes, fig=fig, y=-below, units="points")
-        ax.yaxis.set_label_coords(0.0, 0.5, blended_transform_factory(beside, ax.transAxes))
-        ax.xaxis.set_label_coords(0.5, 0.0, blended_transform_factory(ax.transAxes, under))
+        pin_label(ax.yaxis, ytick.get_pad() + ytick.get_tick_padding() + width * points)
+        pin_label(ax.xaxis, xtick.get_pad() + xtick.get_tick_padding() + height * points)
 
 
 def tight(fig: Figure) -> None:

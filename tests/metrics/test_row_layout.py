@@ -137,3 +137,17 @@ def test_the_ticks_are_fixed_to_those_drawn(kind):
         for axis in (ax.xaxis, ax.yaxis):
             low, high = sorted(axis.get_view_interval())
             assert all(low <= loc <= high for loc in axis.get_majorticklocs())
+
+
+def test_the_axis_labels_stay_where_the_layout_put_them():
+    # Where drawing would put them (the test above), but fixed: drawing does not measure
+    # the tick labels again to place them.
+    fig = _row(SHORT, 1)
+    fit_row(fig)
+    png_bytes(fig)
+    ax = fig.axes[0]
+    before = [axis.label.get_window_extent().bounds for axis in (ax.xaxis, ax.yaxis)]
+    ax.set_yticks([0.0, 1.0, 2.0], ["0", "1", "a much wider label"])
+    ax.set_xticks([0.0, 150.0], ["0", "a taller\nlabel"])
+    png_bytes(fig)
+    assert [axis.label.get_window_extent().bounds for axis in (ax.xaxis, ax.yaxis)] == before
