@@ -13,7 +13,6 @@ metrics import nothing from the rest of ``annotator``; the report's figures
 from __future__ import annotations
 
 import base64
-import io
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -221,26 +220,57 @@ def warm_up() -> None:
 
 def png_bytes(fig: Figure) -> bytes:
     """The figure as PNG bytes: its pixels as drawn on the canvas, without the alpha
-    channel, compressed at zlib level 1.
+    channel when every pixel is opaque (:func:`_png`).
 
-    Not ``savefig``: its PNG keeps the alpha channel, which the report's figures do
-    not need (their white background is opaque, and so is every pixel drawn over it),
-    and compresses at level 6. A quarter fewer bytes to filter and compress, and level
-    1, take half the time of its encoding (0.28 s of CPU for the report's eight
-    figures at 150 items), for files a few percent smaller than its. The pixels are
-    the same: ``savefig`` draws the figure on the same canvas (and would draw it twice
-    with ``bbox_inches="tight"``; the layout is set before).
+    Not ``savefig``: its PNG (through Pillow) keeps the alpha channel, which the
+    report's figures do not need (their white background is opaque, and so is every
+    pixel drawn over it), picks a filter for every row and compresses at level 6. This
+    takes a third of its time (0.28 s of CPU for the report's eight figures at 150
+    items) for files a tenth smaller. The pixels are the same: ``savefig`` draws the
+    figure on the same canvas (and would draw it twice with ``bbox_inches="tight"``;
+    the layout is set before).
     """
-    from PIL import Image
+    import numpy as np
 
     canvas = fig.canvas
     canvas.draw()
-    image = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw")
-    if image.getchannel("A").getextrema()[0] == 255:
-        image = image.convert("RGB")
-    buffer = io.BytesIO()
-    image.save(buffer, format="png", compress_level=1, dpi=(fig.dpi, fig.dpi))
-    return buffer.getvalue()
+    rgba = np.asarray(canvas.buffer_rgba())
+    opaque = rgba[:, :, 3].min() == 255
+    return _png(rgba[:, :, :3] if opaque else rgba, dpi=fig.dpi)
+
+
+def _png(pixels, *, dpi: float) -> bytes:
+    """A PNG of ``pixels`` (height x width x 3 or 4, 8 bits), each row unfiltered, the
+    whole compressed at zlib level 1.
+
+    Pillow tries five filters on every row and keeps the best: on figures (large areas
+    of one colour, thin lines) no filter at level 1 compresses as well (3% smaller
+    files here than Pillow at level 1), in three quarters of the time.
+    """
+    import struct
+    import zlib
+
+    import numpy as np
+
+    height, width, channels = pixels.shape
+    rows = np.zeros((height, 1 + width * channels), dtype=np.uint8)  # 0: no filter
+    rows[:, 1:] = pixels.reshape(height, -1)
+    per_metre = round(dpi / 0.0254)
+    colour = {3: 2, 4: 6}[channels]  # RGB, RGBA
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    return b"".join(
+        [
+            PNG_SIGNATURE,
+            chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, colour, 0, 0, 0)),
+            chunk(b"pHYs", struct.pack(">IIB", per_metre, per_metre, 1)),
+            chunk(b"IDAT", zlib.compress(rows.tobytes(), 1)),
+            chunk(b"IEND", b""),
+        ]
+    )
 
 
 def data_uri(fig: Figure) -> str:
