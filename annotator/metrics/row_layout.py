@@ -115,14 +115,8 @@ def _pin(axis: Axis, renderer: RendererBase, sizes: dict) -> None:
     if not ticks or not ticks[1]:
         return  # placed against the spine by drawing
     locs, labels, tick = ticks
-    scratch, font = _scratch(tick.label1, axis.axes), tick.label1.get_fontproperties()
-    for label in labels:
-        if (label, font) not in sizes:
-            scratch.set_text(label)
-            extent = scratch.get_window_extent(renderer)
-            sizes[label, font] = extent.width, extent.height
     across = 1 if axis.axis_name == "x" else 0  # the tick labels' height or width
-    depth = max(sizes[label, font][across] for label in labels)
+    depth = max(size[across] for size in _sizes(labels, tick, renderer, sizes))
     pin_label(axis, tick.get_pad() + tick.get_tick_padding() + depth * 72 / renderer.dpi)
 
 
@@ -167,16 +161,9 @@ def _sides(ax: Axes, renderer: RendererBase, sizes: dict) -> tuple[float, ...] |
             return None
         locs, labels, tick = ticks
         offset = (tick.get_pad() + tick.get_tick_padding()) * dpi / 72
-        scratch = _scratch(tick.label1, ax)
-        font = tick.label1.get_fontproperties()
         at = ax.transData.transform(np.column_stack([locs, locs]))[:, 0 if across == 2 else 1]
         depth = 0.0
-        for where, label in zip(at, labels, strict=True):
-            if (label, font) not in sizes:
-                scratch.set_text(label)
-                extent = scratch.get_window_extent(renderer)
-                sizes[label, font] = extent.width, extent.height
-            width, height = sizes[label, font]
+        for where, (width, height) in zip(at, _sizes(labels, tick, renderer, sizes), strict=True):
             if across == 2:  # centred under its tick
                 reach[0] = max(reach[0], box.x0 - (where - width / 2))
                 reach[1] = max(reach[1], where + width / 2 - box.x1)
@@ -217,10 +204,21 @@ def _tick_labels(axis: Axis):
     return locs, [label for label, kept in zip(labels, keep, strict=True) if kept], tick
 
 
-def _scratch(model: Text, ax: Axes) -> Text:
+def _sizes(labels: list[str], tick, renderer: RendererBase, sizes: dict) -> list[tuple]:
+    """The width and height in pixels of each of ``labels`` as ``tick``'s label, each
+    measured once in ``sizes`` (by the font)."""
     from matplotlib.text import Text
 
-    return Text(fontproperties=model.get_fontproperties(), figure=ax.get_figure(root=True))
+    font = tick.label1.get_fontproperties()
+    scratch = None
+    for label in labels:
+        if (label, font) not in sizes:
+            if scratch is None:
+                scratch = Text(fontproperties=font, figure=tick.get_figure(root=True))
+            scratch.set_text(label)
+            extent = scratch.get_window_extent(renderer)
+            sizes[label, font] = extent.width, extent.height
+    return [sizes[label, font] for label in labels]
 
 
 def text_size(model: Text, text: str) -> tuple[float, float]:
