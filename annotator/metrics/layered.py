@@ -44,8 +44,9 @@ class LayeredFigure(Figure):
     figure's size, and each panel's position, limits, ticks, tick labels, axis labels
     and title). A drawing starts from the whole frame when its keys match, else from
     the base when its key matches, drawing the x-axes over it, else from nothing. What
-    the keys leave out (colours, fonts, tick and spine parameters) must not change
-    between two drawings of one figure; the report's figures set none of it.
+    the keys leave out (colours, fonts, tick and spine parameters, the figure's own
+    artists) must not change between two drawings of one figure; the report's figures
+    set none of it.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
