@@ -13,7 +13,6 @@ metrics import nothing from the rest of ``annotator``; the report's figures
 from __future__ import annotations
 
 import base64
-import io
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +22,8 @@ if TYPE_CHECKING:
 __all__ = [
     "PNG_SIGNATURE",
     "TITLE_Y",
+    "UNIT_LIMITS",
+    "UNIT_TICKS",
     "alt_test_power_figure",
     "data_uri",
     "empty_panel",
@@ -32,6 +33,7 @@ __all__ = [
     "png_bytes",
     "png_data_uri",
     "tight",
+    "unit_y",
     "warm_up",
 ]
 
@@ -41,6 +43,14 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 #: tick labels sit above the panel, but given, so drawing the figure does not measure
 #: every tick label to check (a fifth of the time of drawing a many-panel figure).
 TITLE_Y = 1.0
+
+
+#: The y-axis of :func:`unit_y`: a share or a probability, with a little room at the ends
+#: so that lines at 0 and 1 stay clear of the panel's edges, and its ticks.
+UNIT_LIMITS = (-0.02, 1.02)
+UNIT_TICKS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+# What a number's tick label can hold: the x tick labels' height is this string's.
+_DIGITS = "0123456789.\N{MINUS SIGN}"
 
 
 def new_figure(n_panels: int = 1, *, width: float = 6.4, height: float = 3.6) -> Figure:
@@ -78,11 +88,14 @@ def panel_grid(
 
     ``reuse``: a figure this function returned before, already saved; when it has the
     same grid, its panels are emptied and returned instead of new ones (see
-    :func:`_emptied`). Returns the figure and its 2-D array of axes.
+    :func:`_emptied`). The figure is a :class:`~annotator.metrics.layered.LayeredFigure`:
+    drawn again, it starts from the frame (panels, ticks and text) it kept when that
+    has not changed. Returns the figure and its 2-D array of axes.
     """
     import numpy as np
     from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+
+    from .layered import LayeredFigure
 
     height = row_height * rows
     panel_w = (width - left - right - col_gap * (cols - 1)) / cols
@@ -97,7 +110,7 @@ def panel_grid(
     }
     if reuse is not None and _same_grid(reuse, rows, cols, (width, height), grid):
         return _emptied(reuse), np.array(reuse.axes).reshape(rows, cols)
-    fig = Figure(figsize=(width, height), dpi=100)
+    fig = LayeredFigure(figsize=(width, height), dpi=100)
     FigureCanvasAgg(fig)
     axes = fig.subplots(rows, cols, squeeze=False, gridspec_kw=grid)
     return fig, axes
@@ -123,10 +136,13 @@ def _emptied(fig: Figure) -> Figure:
     the panels and their ticks is about a third of the time of a panel-grid figure,
     and the report draws three of the same grid one after the other. What the removed
     artists left behind is reset as new axes have it: the data limits the axes scale
-    to (``relim``) and the colour cycle the next lines take their colours from. Limits
-    and labels are set again by the caller, as on new axes; the PNG is the same
+    to (``relim``), the colour cycle the next lines take their colours from, and the
+    tick locators (``trim_ticks`` fixes them to the last plots' ticks). Limits and
+    labels are set again by the caller, as on new axes; the PNG is the same
     (``tests/analysis/test_report_apart.py`` compares the pages).
     """
+    from matplotlib.ticker import AutoLocator
+
     for ax in fig.axes:
         for artist in [*ax.lines, *ax.collections, *ax.patches, *ax.texts]:
             artist.remove()
@@ -134,7 +150,42 @@ def _emptied(fig: Figure) -> Figure:
             ax.get_legend().remove()
         ax.relim()
         ax.set_prop_cycle(None)
+        ax.xaxis.set_major_locator(AutoLocator())
+        ax.yaxis.set_major_locator(AutoLocator())
     return fig
+
+
+def unit_y(axes) -> None:
+    """Fix the y-axes of ``axes`` (panels of one figure) to :data:`UNIT_LIMITS`, ticked
+    at :data:`UNIT_TICKS`, and their axis labels where matplotlib would put them.
+
+    The ticks are those matplotlib would choose, without the one beyond each end that
+    it would make and update at every drawing but not draw. The axis labels are put at
+    fixed offsets from the panel, as the titles at :data:`TITLE_Y`: drawing would place
+    each one beyond its tick labels by measuring them all again (a tenth of the time of
+    drawing a panel grid). The offsets are matplotlib's: the tick's length and pad,
+    the widest y tick label or the height of a number (the x-axes' tick labels must be
+    numbers), and the axis label's pad.
+    """
+    import numpy as np
+    from matplotlib.ticker import FixedLocator
+
+    from .row_layout import pin_label, text_size
+
+    axes = list(np.ravel(axes))
+    fig = axes[0].get_figure(root=True)
+    for ax in axes:
+        ax.set_ylim(*UNIT_LIMITS)
+        ax.yaxis.set_major_locator(FixedLocator(UNIT_TICKS))
+    yaxis, xaxis = axes[0].yaxis, axes[0].xaxis
+    ytick, xtick = yaxis.get_major_ticks(1)[0], xaxis.get_major_ticks(1)[0]
+    labels = yaxis.get_major_formatter().format_ticks(UNIT_TICKS)
+    width = max(text_size(ytick.label1, label)[0] for label in labels)
+    height = text_size(xtick.label1, _DIGITS)[1]
+    points = 72 / fig.dpi
+    for ax in axes:
+        pin_label(ax.yaxis, ytick.get_pad() + ytick.get_tick_padding() + width * points)
+        pin_label(ax.xaxis, xtick.get_pad() + xtick.get_tick_padding() + height * points)
 
 
 def tight(fig: Figure) -> None:
@@ -168,11 +219,58 @@ def warm_up() -> None:
 
 
 def png_bytes(fig: Figure) -> bytes:
-    """The figure as PNG bytes."""
-    buffer = io.BytesIO()
-    # tight_layout already fitted the figure: bbox_inches="tight" would draw it twice.
-    fig.savefig(buffer, format="png")
-    return buffer.getvalue()
+    """The figure as PNG bytes: its pixels as drawn on the canvas, without the alpha
+    channel when every pixel is opaque (:func:`_png`).
+
+    Not ``savefig``: its PNG (through Pillow) keeps the alpha channel, which the
+    report's figures do not need (their white background is opaque, and so is every
+    pixel drawn over it), picks a filter for every row and compresses at level 6. This
+    takes a quarter of its time (0.07 s of CPU against 0.28 s for the report's eight
+    figures at 150 items) for files 6% smaller. The pixels are the same: ``savefig``
+    draws the figure on the same canvas (and would draw it twice with
+    ``bbox_inches="tight"``; the layout is set before).
+    """
+    import numpy as np
+
+    canvas = fig.canvas
+    canvas.draw()
+    rgba = np.asarray(canvas.buffer_rgba())
+    opaque = rgba[:, :, 3].min() == 255
+    return _png(rgba[:, :, :3] if opaque else rgba, dpi=fig.dpi)
+
+
+def _png(pixels, *, dpi: float) -> bytes:
+    """A PNG of ``pixels`` (height x width x 3 or 4, 8 bits), each row unfiltered, the
+    whole compressed at zlib level 1.
+
+    Pillow tries five filters on every row and keeps the best: on figures (large areas
+    of one colour, thin lines) no filter at level 1 compresses as well (files 2%
+    smaller than Pillow's at level 1 for the report's figures), in 60% of the time.
+    """
+    import struct
+    import zlib
+
+    import numpy as np
+
+    height, width, channels = pixels.shape
+    rows = np.zeros((height, 1 + width * channels), dtype=np.uint8)  # 0: no filter
+    rows[:, 1:] = pixels.reshape(height, -1)
+    per_metre = round(dpi / 0.0254)
+    colour = {3: 2, 4: 6}[channels]  # RGB, RGBA
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    return b"".join(
+        [
+            PNG_SIGNATURE,
+            chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, colour, 0, 0, 0)),
+            chunk(b"pHYs", struct.pack(">IIB", per_metre, per_metre, 1)),
+            chunk(b"IDAT", zlib.compress(rows.tobytes(), 1)),
+            chunk(b"IEND", b""),
+        ]
+    )
 
 
 def data_uri(fig: Figure) -> str:

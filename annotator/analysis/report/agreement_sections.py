@@ -31,8 +31,11 @@ def alt_test_curve_figure(
     of panels per scale, a line per model, the 0.5 pass line dotted. ``reuse``: as for
     :func:`~annotator.metrics.plotting.panel_grid`.
     """
-    from ...metrics.plotting import TITLE_Y, empty_panel, panel_grid
+    from matplotlib.collections import PolyCollection
+
+    from ...metrics.plotting import TITLE_Y, empty_panel, panel_grid, unit_y
     from ...metrics.plotting import new_figure as new
+    from ...metrics.row_layout import trim_ticks
 
     scales = list(dict.fromkeys(frame["scale"]))
     if not scales:
@@ -41,35 +44,59 @@ def alt_test_curve_figure(
         return fig
     # The y-axes are fixed to [0, 1]: the margins are known without measuring.
     fig, axes = panel_grid(len(scales), 2, width=10.0, row_height=3.2, reuse=reuse)
+    unit_y(axes)
     label = "number of items" if against == "items" else "epsilon"
     for row, scale in enumerate(scales):
         part = frame[frame["scale"] == scale]
+        bands = [([], []), ([], [])]  # per panel: polygons and their colours
         for model, lines in part.groupby("model", sort=False):
             lines = lines.sort_values("x")
+            x = lines["x"].to_numpy(dtype=float)
             for col, (mean, low, high) in enumerate(
                 (
                     ("winning_rate", "winning_rate_low", "winning_rate_high"),
                     ("advantage_probability", "advantage_low", "advantage_high"),
                 )
             ):
-                ax = axes[row][col]
-                (line,) = ax.plot(lines["x"], lines[mean], marker=".", label=str(model))
-                ax.fill_between(
-                    lines["x"].to_numpy(dtype=float),
-                    lines[low].to_numpy(dtype=float),
-                    lines[high].to_numpy(dtype=float),
-                    color=line.get_color(),
-                    alpha=0.15,
-                )
+                (line,) = axes[row][col].plot(x, lines[mean], marker=".", label=str(model))
+                low_y, high_y = (lines[c].to_numpy(dtype=float) for c in (low, high))
+                polygons = _bands(x, low_y, high_y)
+                bands[col][0].extend(polygons)
+                bands[col][1].extend([line.get_color()] * len(polygons))
+        for col, (polygons, colours) in enumerate(bands):
+            # One collection per panel, not a fill_between per model: the same
+            # polygons drawn in the same order, for a sixth of the artists.
+            collection = PolyCollection(polygons, color=colours, alpha=0.15)
+            axes[row][col].add_collection(collection)
         axes[row][0].axhline(0.5, color="grey", linewidth=1, linestyle=":")
         for col, name in enumerate(("winning rate", "advantage probability")):
             ax = axes[row][col]
-            ax.set_ylim(-0.02, 1.02)
             ax.set_xlabel(label)
             ax.set_ylabel(name)
             ax.set_title(f"{scale}: {name}", y=TITLE_Y)
         axes[row][1].legend(fontsize="small", loc="lower right")
+    for ax in axes.flat:
+        trim_ticks(ax.xaxis)
     return fig
+
+
+def _bands(x, low, high) -> list:
+    """The polygons ``fill_between(x, low, high)`` fills: one per run of points where
+    the three are numbers, along ``low`` and back along ``high``."""
+    import numpy as np
+    from matplotlib.cbook import contiguous_regions
+
+    polygons = []
+    for start, stop in contiguous_regions(np.isfinite(x) & np.isfinite(low) & np.isfinite(high)):
+        t, f1, f2 = x[start:stop], low[start:stop], high[start:stop]
+        n = stop - start
+        points = np.empty((2 * n + 2, 2))
+        points[0] = t[0], f2[0]
+        points[1 : n + 1, 0], points[1 : n + 1, 1] = t, f1
+        points[n + 1] = t[-1], f2[-1]
+        points[n + 2 :, 0], points[n + 2 :, 1] = t[::-1], f2[::-1]
+        polygons.append(points)
+    return polygons
 
 
 # (against, heading, caption, figure caption) of the two curve sections.

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ...metrics.plotting import TITLE_Y, data_uri, new_figure, panel_grid, png_bytes, tight
+from ...metrics.plotting import TITLE_Y, data_uri, new_figure, panel_grid, png_bytes, unit_y
 from ...metrics.plotting import empty_panel as _empty
+from ...metrics.row_layout import fit_row, trim_ticks
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -51,6 +52,7 @@ def alt_test_epsilon_figure(frame: pd.DataFrame, *, reuse: Figure | None = None)
         return fig
     # The y-axes are fixed to [0, 1]: the margins are known without measuring.
     fig, axes = panel_grid(len(scales), 2, width=10.0, row_height=3.2, reuse=reuse)
+    unit_y(axes)
     for row, scale in enumerate(scales):
         part = frame[frame["scale"] == scale]
         for model, lines in part.groupby("model", sort=False):
@@ -62,11 +64,12 @@ def alt_test_epsilon_figure(frame: pd.DataFrame, *, reuse: Figure | None = None)
         axes[row][0].axhline(0.5, color="grey", linewidth=1, linestyle=":")
         for col, label in enumerate(("winning rate", "advantage probability")):
             ax = axes[row][col]
-            ax.set_ylim(-0.02, 1.02)
             ax.set_xlabel("epsilon")
             ax.set_ylabel(label)
             ax.set_title(f"{scale}: {label}", y=TITLE_Y)
         axes[row][1].legend(fontsize="small", loc="lower right")
+    for ax in axes.flat:
+        trim_ticks(ax.xaxis)
     return fig
 
 
@@ -76,7 +79,9 @@ def score_distribution_figure(frame: pd.DataFrame, *, group_by: str | None = Non
     ``frame`` is ``ReportTables.distributions`` (``scale, kind, who, group, share``):
     one series for all humans, one per demographic group, one for the LLMs.
     """
-    scales = list(dict.fromkeys(frame["scale"]))
+    # In order of appearance, as dict.fromkeys would give them: unique() does not
+    # iterate the column's thousands of strings in Python (3 ms at 150 items).
+    scales = list(frame["scale"].unique())
     fig = new_figure(max(len(scales), 1), width=4.2, height=3.2)
     if not scales:
         _empty(fig.axes[0], "no scores yet")
@@ -104,7 +109,7 @@ def score_distribution_figure(frame: pd.DataFrame, *, group_by: str | None = Non
         ax.set_ylabel("density")
         ax.set_title(scale, y=TITLE_Y)
         ax.legend(fontsize="x-small")
-    tight(fig)
+    fit_row(fig)
     return fig
 
 
@@ -156,7 +161,7 @@ def icc_interval_figure(frame: pd.DataFrame, *, columns: Sequence[tuple[str, str
     ax.set_ylabel("ICC (95% CI)")
     ax.set_title("ICC with 95% intervals per scale", y=TITLE_Y)
     ax.legend(fontsize="small", loc="lower left")
-    tight(fig)
+    fit_row(fig)
     return fig
 
 
@@ -178,23 +183,14 @@ def icc_nmae_figure(frame: pd.DataFrame) -> Figure:
     colours = {m: f"C{i % 10}" for i, m in enumerate(models)}
     for ax, bench in zip(fig.axes, benchmarks, strict=True):
         part = frame[frame["benchmark"] == bench]
-        # One collection per scale and fill (not one per point): the same marks, with a
-        # fraction of the artists to lay out and draw.
+        groups = []
         for scale, points in part.groupby("scale", sort=False):
             marker = markers.get(scale, "o")
             colour = [colours[m] for m in points["model"]]
             x = points["nmae"].to_numpy(dtype=float)
-            ax.scatter(
-                x, points["icc_human_llm"].to_numpy(dtype=float), marker=marker, c=colour, s=36
-            )
-            ax.scatter(
-                x,
-                points["pearson_r"].to_numpy(dtype=float),
-                marker=marker,
-                facecolors="none",
-                edgecolors=colour,
-                s=36,
-            )
+            groups.append((x, points["icc_human_llm"].to_numpy(dtype=float), marker, colour, True))
+            groups.append((x, points["pearson_r"].to_numpy(dtype=float), marker, colour, False))
+        _scatter(ax, groups)
         ax.set_xlabel("nMAE (lower is better)")
         ax.set_ylabel("ICC(A,1) filled, Pearson r hollow")
         ax.set_title(bench, y=TITLE_Y)
@@ -206,8 +202,44 @@ def icc_nmae_figure(frame: pd.DataFrame) -> Figure:
         for sc, mk in markers.items()
     ]
     fig.axes[-1].legend(handles=handles, fontsize="x-small", loc="best")
-    tight(fig)
+    fit_row(fig)
     return fig
+
+
+def _scatter(ax, groups, *, size: float = 36.0) -> None:
+    """The marks of ``ax.scatter(x, y, marker=marker, c=colours, s=size)`` for each group
+    ``(x, y, marker, colours, True)`` in turn, and of ``ax.scatter(..., facecolors="none",
+    edgecolors=colours)`` for each ``(..., False)``, as one collection.
+
+    One collection for all the marks of a panel, not one per scale and fill: the same
+    marks drawn in the same order (scatter draws a collection of several colours mark
+    by mark too), for a sixth of the artists (3 ms each, made and drawn). A point whose x
+    or y is not a number is not drawn and does not count in the limits, as with scatter.
+    """
+    import numpy as np
+    from matplotlib.collections import PathCollection
+    from matplotlib.colors import to_rgba_array
+    from matplotlib.markers import MarkerStyle
+    from matplotlib.transforms import IdentityTransform
+
+    paths, offsets, faces, edges = [], [], [], []
+    for x, y, marker, colours, filled in groups:
+        style = MarkerStyle(marker)
+        paths += [style.get_path().transformed(style.get_transform())] * len(x)
+        offsets.append(np.column_stack([x, y]))
+        rgba = to_rgba_array(colours)
+        faces.append(rgba if filled else np.zeros_like(rgba))  # "none"
+        edges.append(rgba)  # filled: scatter's edges are the face's colour
+    collection = PathCollection(
+        paths,
+        [size],
+        facecolors=np.concatenate(faces),
+        edgecolors=np.concatenate(edges),
+        offsets=np.concatenate(offsets),
+        offset_transform=ax.transData,
+    )
+    collection.set_transform(IdentityTransform())
+    ax.add_collection(collection)
 
 
 def item_disagreement_figure(frame: pd.DataFrame, *, threshold: float = NMAE_THRESHOLD) -> Figure:
@@ -228,7 +260,7 @@ def item_disagreement_figure(frame: pd.DataFrame, *, threshold: float = NMAE_THR
     ax.set_ylabel("nMAE (human mean vs LLM mean)")
     ax.set_title("Per-item disagreement", y=TITLE_Y)
     ax.legend(fontsize="small")
-    tight(fig)
+    fit_row(fig)
     return fig
 
 
@@ -266,5 +298,5 @@ def bootstrap_figure(frame: pd.DataFrame) -> Figure:
     ax.set_yticks(ys, [bootstrap_label(row) for _, row in frame.iterrows()])
     ax.set_xlabel("estimate with its bootstrap interval")
     ax.set_title("Bootstrap intervals (resampling items)", y=TITLE_Y)
-    tight(fig)
+    fit_row(fig)
     return fig
