@@ -136,13 +136,10 @@ def _emptied(fig: Figure) -> Figure:
     the panels and their ticks is about a third of the time of a panel-grid figure,
     and the report draws three of the same grid one after the other. What the removed
     artists left behind is reset as new axes have it: the data limits the axes scale
-    to (``relim``), the colour cycle the next lines take their colours from, and the
-    tick locators (``trim_ticks`` fixes them to the last plots' ticks). Limits and
-    labels are set again by the caller, as on new axes; the PNG is the same
+    to (``relim``) and the colour cycle the next lines take their colours from. Limits
+    and labels are set again by the caller, as on new axes; the PNG is the same
     (``tests/analysis/test_report_apart.py`` compares the pages).
     """
-    from matplotlib.ticker import AutoLocator
-
     for ax in fig.axes:
         for artist in [*ax.lines, *ax.collections, *ax.patches, *ax.texts]:
             artist.remove()
@@ -150,8 +147,6 @@ def _emptied(fig: Figure) -> Figure:
             ax.get_legend().remove()
         ax.relim()
         ax.set_prop_cycle(None)
-        ax.xaxis.set_major_locator(AutoLocator())
-        ax.yaxis.set_major_locator(AutoLocator())
     return fig
 
 

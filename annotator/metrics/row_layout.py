@@ -18,7 +18,7 @@ from the figure's edges. ``tests/metrics/test_row_layout.py`` checks that the te
 drawn stays on the canvas and off the neighbouring panels.
 
 Once the margins are set, the ticks and axis labels are fixed where drawing would put
-them (:func:`trim_ticks`, :func:`pin_label`), so that drawing neither makes ticks
+them (:func:`_trim_ticks`, :func:`pin_label`), so that drawing neither makes ticks
 it does not draw nor measures the tick labels again to place the axis labels. On the
 report's five one-row figures, the PNGs are those of ``tight_layout``.
 """
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from matplotlib.text import Text
 
-__all__ = ["fit_row", "pin_label", "text_size", "trim_ticks"]
+__all__ = ["fit_row", "pin_label", "text_size"]
 
 
 def fit_row(fig: Figure, *, pad: float = 1.08) -> None:
@@ -85,18 +85,17 @@ def fit_row(fig: Figure, *, pad: float = 1.08) -> None:
     for ax in axes:
         if ax.axison:
             for axis in (ax.xaxis, ax.yaxis):
-                trim_ticks(axis)
+                _trim_ticks(axis)
                 _pin(axis, renderer, sizes)
 
 
-def trim_ticks(axis: Axis) -> None:
+def _trim_ticks(axis: Axis) -> None:
     """Fix ``axis``'s ticks to those its locator gives within its limits.
 
     matplotlib's default locator gives a tick beyond each end, which drawing makes (a
     tick is five artists) and updates, but does not draw: a sixth of the ticks of a
-    row of panels. To be called once the panel's size and limits are final (after
-    the layout, the plots); a locator already fixed (its labels may go by position)
-    is kept.
+    row of panels. Fixed after the layout, so that the ticks are those of the panels'
+    final size; a locator already fixed (its labels may go by position) is kept.
     """
     from matplotlib.ticker import FixedLocator, MaxNLocator
 

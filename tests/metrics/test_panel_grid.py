@@ -12,7 +12,6 @@ from annotator.metrics.plotting import (
     png_bytes,
     unit_y,
 )
-from annotator.metrics.row_layout import trim_ticks
 
 
 def _draw(reuse=None, *, rows=2, shift=0.0):
@@ -47,7 +46,7 @@ def test_another_grid_is_not_reused():
 
 def _curves(reuse=None, *, x=(0.1, 0.2), rows=2, unit=True):
     """A grid as the report's alt-test figures: y in [0, 1] (by ``unit_y``, or only its
-    limits), x over ``x``, the x ticks trimmed."""
+    limits), x over ``x``."""
     fig, axes = panel_grid(rows, 2, width=8.0, row_height=3.0, reuse=reuse)
     if unit:
         unit_y(axes)
@@ -65,8 +64,6 @@ def _curves(reuse=None, *, x=(0.1, 0.2), rows=2, unit=True):
             ax.set_ylabel("winning rate")
             ax.set_title(f"{row}, {col}", y=TITLE_Y)
         axes[row][1].legend(loc="lower right")
-    for ax in axes.flat:
-        trim_ticks(ax.xaxis)
     return fig
 
 

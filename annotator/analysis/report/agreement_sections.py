@@ -35,7 +35,6 @@ def alt_test_curve_figure(
 
     from ...metrics.plotting import TITLE_Y, empty_panel, panel_grid, unit_y
     from ...metrics.plotting import new_figure as new
-    from ...metrics.row_layout import trim_ticks
 
     scales = list(dict.fromkeys(frame["scale"]))
     if not scales:
@@ -75,8 +74,6 @@ def alt_test_curve_figure(
             ax.set_ylabel(name)
             ax.set_title(f"{scale}: {name}", y=TITLE_Y)
         axes[row][1].legend(fontsize="small", loc="lower right")
-    for ax in axes.flat:
-        trim_ticks(ax.xaxis)
     return fig
 
 

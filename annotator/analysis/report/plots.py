@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...metrics.plotting import TITLE_Y, data_uri, new_figure, panel_grid, png_bytes, unit_y
 from ...metrics.plotting import empty_panel as _empty
-from ...metrics.row_layout import fit_row, trim_ticks
+from ...metrics.row_layout import fit_row
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -68,8 +68,6 @@ def alt_test_epsilon_figure(frame: pd.DataFrame, *, reuse: Figure | None = None)
             ax.set_ylabel(label)
             ax.set_title(f"{scale}: {label}", y=TITLE_Y)
         axes[row][1].legend(fontsize="small", loc="lower right")
-    for ax in axes.flat:
-        trim_ticks(ax.xaxis)
     return fig
 
 
