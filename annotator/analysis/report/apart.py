@@ -8,9 +8,10 @@ one computes the other tables and draws the other figures; the page, the tables 
 notes are the same as when one process does it all
 (``tests/analysis/test_report_apart.py``). One child for both tables: its three figures
 share one grid of panels, which it builds once and draws each figure on in turn
-(``reuse`` of :func:`~annotator.metrics.plotting.panel_grid`; the alttest figure then
-takes 0.36 s of CPU instead of 0.48 s at 150 items on the 2-core machine), and its half
-is then about as long as this process's. A child per table instead (three parts of
+(``reuse`` of :func:`~annotator.metrics.plotting.panel_grid`: the second and third
+start from the frame the first kept, :class:`~annotator.metrics.layered.LayeredFigure`;
+the three took 0.84 s of CPU instead of 1.52 s at 150 items on the 2-core machine), and
+its half is then about as long as this process's. A child per table instead (three parts of
 about a third each for the scheduler to share out, as before the grid was shared) took
 the same wall time within that machine's noise, side by side.
 
