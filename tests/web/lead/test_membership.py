@@ -9,8 +9,10 @@ from __future__ import annotations
 import pytest
 from flask import url_for
 
+from annotator.db import session_scope
+from annotator.study.studies import create_lead
 from tests.conftest import DATA
-from tests.web.lead.conftest import csrf_token, login, snapshot
+from tests.web.lead.conftest import PASSWORD, csrf_token, login, snapshot
 
 # The owners' pages: raters, their links, invites and every change. Whatever
 # else a study has is for its analysts too.
@@ -133,3 +135,14 @@ def test_a_study_nobody_was_given_is_the_admins_alone(team, tmp_path):
     assert login(team.app, "admin@example.org").get("/lead/studies/nobodys").status_code == 200
     for email in ("owner@example.org", "analyst@example.org", "outsider@example.org"):
         assert login(team.app, email).get("/lead/studies/nobodys").status_code == 404
+
+
+def test_a_lead_without_studies_is_told_how_to_get_one(csrf_app):
+    with session_scope(csrf_app) as session:
+        create_lead(session, "admin@example.org", PASSWORD)
+        create_lead(session, "new@example.org", PASSWORD)
+    page = login(csrf_app, "new@example.org").get("/lead/").get_data(as_text=True)
+    assert "No study has been shared with you yet" in page
+    assert "annotator study share STUDY new@example.org --role owner" in page
+    page = login(csrf_app, "admin@example.org").get("/lead/").get_data(as_text=True)
+    assert "No study yet. Create one from a study file" in page
