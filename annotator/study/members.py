@@ -142,7 +142,9 @@ def share_study(
     return True
 
 
-def unshare_study(session: Session, study: Study, user: User, *, actor: User | None, via: str):
+def unshare_study(
+    session: Session, study: Study, user: User, *, actor: User | None, via: str
+) -> StudyRole | None:
     """End ``user``'s membership of ``study``; refused for its last owner.
 
     Returns the role they had (``None``: they were no member, nothing changed).

@@ -7,6 +7,7 @@ from sqlmodel import select
 
 from annotator.db import session_scope
 from annotator.models import AuditEvent, StudyMember, User
+from annotator.study.studies import get_study
 from tests.conftest import DATA
 
 PASSWORD = "a-password-1"
@@ -31,18 +32,13 @@ def _leads(runner, *names: str) -> None:
 
 def _members(app, slug: str = "small") -> dict[str, str]:
     with session_scope(app) as session:
+        study = get_study(session, slug)
         rows = session.exec(
             select(User.email, StudyMember.role)
             .join(StudyMember, StudyMember.user_id == User.id)
-            .where(StudyMember.study_id == select_study_id(session, slug))
+            .where(StudyMember.study_id == study.id)
         ).all()
     return dict(rows)
-
-
-def select_study_id(session, slug: str) -> int:
-    from annotator.study.studies import get_study
-
-    return get_study(session, slug).id
 
 
 def _events(app, action: str) -> list[tuple]:
