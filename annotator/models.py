@@ -18,6 +18,7 @@ from .clock import now
 __all__ = [
     "Study",
     "StudyVersion",
+    "StudyMember",
     "Scale",
     "Benchmark",
     "Item",
@@ -32,6 +33,7 @@ __all__ = [
     "JudgeFailure",
     "AuditEvent",
     "Role",
+    "StudyRole",
     "UserSource",
     "RatingSource",
     "ChangeReason",
@@ -48,6 +50,15 @@ __all__ = [
 class Role(StrEnum):
     LEAD = "lead"
     RATER = "rater"
+
+
+class StudyRole(StrEnum):
+    """What a lead may do in one study (``StudyMember.role``)."""
+
+    # Everything: raters and their links, invites, every change.
+    OWNER = "owner"
+    # Read only: the dashboard, the report, the exports, the versions.
+    ANALYST = "analyst"
 
 
 class UserSource(StrEnum):
@@ -85,6 +96,10 @@ class AuditAction(StrEnum):
     RATER_INCLUDED = "rater-included"
     STUDY_UPDATED = "study-updated"
     DATABASE_RESTORED = "database-restored"
+    STUDY_SHARED = "study-shared"
+    STUDY_UNSHARED = "study-unshared"
+    LEAD_ADMIN_GRANTED = "lead-admin-granted"
+    LEAD_ADMIN_REVOKED = "lead-admin-revoked"
 
 
 class RaterStatus(StrEnum):
@@ -151,6 +166,21 @@ class StudyVersion(SQLModel, table=True):
     source_toml: str = Field(default="", sa_column=Column(Text, nullable=False))
     # The key paths that changed from the previous version (empty for version 1).
     changes: list[str] = Field(default_factory=list, sa_column=Column(JSON))
+    created_at: datetime = Field(default_factory=now)
+
+
+class StudyMember(SQLModel, table=True):
+    """A lead's part in one study: a lead sees only the studies they are a member of
+    (an admin, ``User.is_admin``, sees every study)."""
+
+    __table_args__ = (UniqueConstraint("study_id", "user_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    # No index of its own: the unique key above leads with study_id.
+    study_id: int = Field(foreign_key="study.id")
+    user_id: int = Field(foreign_key="user.id", index=True)
+    # A StudyRole.
+    role: str = Field(max_length=10)
     created_at: datetime = Field(default_factory=now)
 
 
@@ -228,6 +258,9 @@ class User(SQLModel, table=True):
     platform_id: str | None = Field(default=None, max_length=100)
     # Ended by the study (failed attention checks): no further block opens.
     screened_out_at: datetime | None = None
+    # A lead who sees and may change every study, members or not (the first
+    # lead, or ``annotator lead admin EMAIL``).
+    is_admin: bool = False
 
     # flask-login's protocol.
     @property

@@ -73,9 +73,14 @@ lead_group = AppGroup("lead", help="Project leads.")
     help="Read the password from the first line of standard input, for scripts "
     "(unlike --password it stays out of the shell history and the process list).",
 )
-def lead_create(email: str, password: str | None, password_stdin: bool) -> None:
+@click.option(
+    "--admin",
+    is_flag=True,
+    help="An admin sees and may change every study (the first lead is one anyway).",
+)
+def lead_create(email: str, password: str | None, password_stdin: bool, admin: bool) -> None:
     """Create a lead account that logs in with EMAIL."""
-    _add_lead(email, _read_password(password, password_stdin), by=None)
+    _add_lead(email, _read_password(password, password_stdin), by=None, admin=admin)
 
 
 def _read_password(password: str | None, password_stdin: bool) -> str:
@@ -90,7 +95,7 @@ def _read_password(password: str | None, password_stdin: bool) -> str:
     return password
 
 
-def _add_lead(email: str, password: str, *, by: str | None) -> None:
+def _add_lead(email: str, password: str, *, by: str | None, admin: bool) -> None:
     from ..db import session_scope
     from ..study.studies import create_lead, lead_by_email
 
@@ -99,8 +104,16 @@ def _add_lead(email: str, password: str, *, by: str | None) -> None:
             actor = None
             if by is not None:
                 actor = lead_by_email(session, by)
-            user = create_lead(session, email, password, actor=actor)
+            # Without --admin: an admin only if the instance has none yet.
+            user = create_lead(session, email, password, actor=actor, admin=admin or None)
             click.echo(f"Lead {user.email} created.")
+            if user.is_admin:
+                click.echo("An admin: sees and may change every study.")
+            else:
+                click.echo(
+                    "They see the studies shared with them "
+                    "(`annotator study share STUDY EMAIL --role owner|analyst`)."
+                )
     except ValueError as exc:
         fail(str(exc))
 
@@ -121,10 +134,36 @@ def _password_options(command):
 @lead_group.command("add")
 @click.argument("email")
 @click.option("--by", metavar="EMAIL", help="The lead adding this one (recorded in the audit log).")
+@click.option("--admin", is_flag=True, help="An admin sees and may change every study.")
 @_password_options
-def lead_add(email: str, by: str | None, password: str | None, password_stdin: bool) -> None:
+def lead_add(
+    email: str, by: str | None, admin: bool, password: str | None, password_stdin: bool
+) -> None:
     """Add another lead account that logs in with EMAIL (as `lead create`)."""
-    _add_lead(email, _read_password(password, password_stdin), by=by)
+    _add_lead(email, _read_password(password, password_stdin), by=by, admin=admin)
+
+
+@lead_group.command("admin")
+@click.argument("email")
+@click.option("--revoke", is_flag=True, help="Take the admin flag away (never the last admin's).")
+def lead_admin(email: str, revoke: bool) -> None:
+    """Make the lead EMAIL an admin, who sees and may change every study (logged)."""
+    from ..db import session_scope
+    from ..study.members import set_admin
+    from ..study.studies import lead_by_email
+
+    try:
+        with session_scope() as session:
+            user = lead_by_email(session, email)
+            changed = set_admin(session, user, not revoke, actor=None, via="cli")
+            address = user.email
+    except ValueError as exc:
+        fail(str(exc))
+    state = "no longer an admin" if revoke else "an admin"
+    if changed:
+        click.echo(f"Lead {address} is {state}. This has been logged.")
+    else:
+        click.echo(f"Lead {address} already is {state}; nothing changed.")
 
 
 @lead_group.command("reset-password")

@@ -21,6 +21,7 @@ from ..models import (
     Study,
     User,
 )
+from .members import visible_studies
 from .raters import counted_rater
 from .studies import link_base_url, study_scales
 
@@ -31,11 +32,13 @@ def _per_study(session: Session, query) -> dict[int, int]:
     return dict(session.exec(query.group_by(Item.study_id)).all())
 
 
-def study_overviews(session: Session) -> list[dict]:
+def study_overviews(session: Session, *, lead: User | None = None) -> list[dict]:
     """Each study with its counts of items, raters, ratings and LLM scores.
 
     Raters and ratings are those that count: withdrawn and excluded raters'
-    are left out, as in every export and statistic.
+    are left out, as in every export and statistic. ``lead``: only the studies
+    that lead sees (:func:`annotator.study.members.visible_studies`); None:
+    every study (the command line).
     """
     items = _per_study(session, select(Item.study_id, func.count(Item.id)))
     ratings = _per_study(
@@ -63,7 +66,9 @@ def study_overviews(session: Session) -> list[dict]:
             "ratings": ratings.get(study.id, 0),
             "llm_scores": llm.get(study.id, 0),
         }
-        for study in session.exec(select(Study).order_by(Study.created_at))
+        for study in session.exec(
+            select(Study).where(visible_studies(lead)).order_by(Study.created_at)
+        )
     ]
 
 

@@ -104,15 +104,30 @@ def _check_password(password: str) -> None:
         raise ValueError(f"the password must have at least {MIN_PASSWORD_LENGTH} characters")
 
 
-def create_lead(session: Session, email: str, password: str, *, actor: User | None = None) -> User:
-    """A new lead account; ``actor`` is the lead who added it (None: the command line)."""
+def create_lead(
+    session: Session,
+    email: str,
+    password: str,
+    *,
+    actor: User | None = None,
+    admin: bool | None = None,
+) -> User:
+    """A new lead account; ``actor`` is the lead who added it (None: the command line).
+
+    ``admin``: whether the lead sees every study (None: only if there is no
+    admin yet, so the first lead of an instance is its admin).
+    """
     email = email.strip().lower()
     if "@" not in email:
         raise ValueError(f"{email!r} is not an email address")
     _check_password(password)
     if session.exec(select(User).where(User.email == email)).first() is not None:
         raise ValueError(f"a user with email {email!r} already exists")
-    user = User(role=Role.LEAD, email=email, password_hash=generate_password_hash(password))
+    if admin is None:
+        admin = session.exec(select(User.id).where(User.is_admin)).first() is None
+    user = User(
+        role=Role.LEAD, email=email, password_hash=generate_password_hash(password), is_admin=admin
+    )
     session.add(user)
     session.flush()
     session.add(
@@ -120,6 +135,7 @@ def create_lead(session: Session, email: str, password: str, *, actor: User | No
             actor_id=actor.id if actor is not None else None,
             subject_id=user.id,
             action=AuditAction.LEAD_CREATED,
+            details={"admin": True} if admin else {},
         )
     )
     return user

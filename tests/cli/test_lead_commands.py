@@ -26,7 +26,8 @@ def test_a_lead_adds_another_lead(app, runner):
         input="second-pass-2\n",
     )
     assert result.exit_code == 0, result.output
-    assert result.output.strip() == "Lead second@example.org created."
+    assert result.output.splitlines()[0] == "Lead second@example.org created."
+    assert "They see the studies shared with them" in result.output
     assert _login(app, "second@example.org", "second-pass-2") == 302
     with session_scope(app) as session:
         first = session.exec(select(User).where(User.email == "first@example.org")).one()

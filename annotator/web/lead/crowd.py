@@ -52,7 +52,7 @@ def _register(state) -> None:
 @lead_required
 def eligible_download(slug: str):
     """The platform ids whose next block is open now, one per line (the next allowlist)."""
-    study = get_study_or_404(slug)
+    study = get_study_or_404(slug, owner=True)
     ids = waves.eligible_ids(get_session(), study)
     response = make_response("".join(f"{pid}\n" for pid in ids))
     response.headers["Content-Type"] = "text/plain; charset=utf-8"

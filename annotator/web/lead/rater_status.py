@@ -44,7 +44,7 @@ def _ask(slug: str, rater, endpoint: str, *, title: str, message: str, label: st
 
 
 def _study_and_rater(slug: str, rater_id: int):
-    study = get_study_or_404(slug)
+    study = get_study_or_404(slug, owner=True)
     return study, _rater_or_404(study, rater_id)
 
 

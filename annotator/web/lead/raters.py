@@ -30,7 +30,7 @@ def _rater_or_404(study: Study, rater_id: int) -> User:
 @bp.route("/studies/<slug>/raters")
 @lead_required
 def raters(slug: str):
-    study = get_study_or_404(slug)
+    study = get_study_or_404(slug, owner=True)
     return render_template(
         "lead/raters.html",
         study=study,
@@ -54,7 +54,7 @@ def _quality(study: Study, where: str) -> dict:
 @lead_required
 def lift_rater_gap(slug: str, rater_id: int):
     session = get_session()
-    study = get_study_or_404(slug)
+    study = get_study_or_404(slug, owner=True)
     rater = _rater_or_404(study, rater_id)
     if not confirmed():
         return render_confirm(
@@ -83,7 +83,7 @@ def lift_rater_gap(slug: str, rater_id: int):
 @lead_required
 def rotate_rater_link(slug: str, rater_id: int):
     session = get_session()
-    study = get_study_or_404(slug)
+    study = get_study_or_404(slug, owner=True)
     rater = _rater_or_404(study, rater_id)
     if rater.return_token is None:
         flash(f"Rater {rater.rater_code} has no return link.", "error")

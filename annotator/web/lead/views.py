@@ -7,16 +7,19 @@ from flask import (
     abort,
     current_app,
     flash,
+    g,
     redirect,
     render_template,
     request,
     url_for,
 )
+from flask_login import current_user
 from sqlmodel import select
 
 from ...db import get_session
 from ...judge.history import cached_judge_run_summaries
-from ...models import Invite, Study
+from ...models import Invite, Study, StudyRole
+from ...study.members import study_role
 from ...study.overview import study_overviews
 from ...study.studies import (
     create_invites,
@@ -34,17 +37,34 @@ from .forms import InviteForm
 __all__ = ["get_study_or_404"]
 
 
-def get_study_or_404(slug: str) -> Study:
-    study = get_study(get_session(), slug)
-    if study is None:
+def get_study_or_404(slug: str, *, owner: bool = False) -> Study:
+    """The study ``slug`` as the current lead may see it; every lead page loads its
+    study through here.
+
+    404 unless the lead is a member of the study (or an admin): a page of another
+    team's study looks exactly like a study that does not exist. With ``owner``
+    (the owners' pages: raters, their links, invites, every change) an analyst
+    gets 403: they know the study, the page's address is the same in every
+    study, and the check comes before any rater of the address is looked up,
+    so 403 reveals nothing and tells them that it is their role, not a broken
+    link. The role is kept in ``g.study_role`` for the templates.
+    """
+    session = get_session()
+    study = get_study(session, slug)
+    role = study_role(session, study, current_user) if study is not None else None
+    if role is None:
         abort(404)
+    if owner and role != StudyRole.OWNER:
+        abort(403)
+    g.study_role = role
     return study
 
 
 @bp.route("/")
 @lead_required
 def index():
-    return render_template("lead/index.html", studies=study_overviews(get_session()))
+    studies = study_overviews(get_session(), lead=current_user)
+    return render_template("lead/index.html", studies=studies)
 
 
 # How the study page's export form names each choice an ExportError is about.
@@ -183,7 +203,7 @@ def report(slug: str):
 @lead_required
 def invites(slug: str):
     session = get_session()
-    the_study = get_study_or_404(slug)
+    the_study = get_study_or_404(slug, owner=True)
     form = InviteForm()
     if request.method == "POST":
         if not form.validate():
