@@ -271,6 +271,9 @@ class User(SQLModel, table=True):
         # flask-login's alternative token: the session and remember cookies
         # carry the account's session version, and the user loader refuses a
         # cookie whose version is no longer the account's (annotator.extensions).
+        # Version 0 is the bare id, as cookies were before versions existed.
+        if not self.session_version:
+            return str(self.id)
         return f"{self.id}:{self.session_version}"
 
     def end_sessions(self) -> None:
