@@ -6,6 +6,7 @@ from __future__ import annotations
 from flask import abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
+from ...collect.crowd import browsers_per_rater
 from ...collect.enrolment import return_url
 from ...db import get_session
 from ...models import Role, Study, User
@@ -35,6 +36,8 @@ def raters(slug: str):
         "lead/raters.html",
         study=study,
         rows=rater_rows(get_session(), study),
+        # Crowd raters let in from several browsers: worth a look (a shared id?).
+        browsers=browsers_per_rater(get_session(), study),
         **_quality(study, request.args.get("where", "")),
     )
 
