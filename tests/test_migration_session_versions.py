@@ -34,9 +34,7 @@ def test_existing_accounts_migrate(make_app):
     migrate.upgrade(engine)
     with engine.connect() as connection:
         rows = connection.execute(
-            text(
-                'SELECT id, session_version, password_hash, return_token FROM "user" ORDER BY id'
-            )
+            text('SELECT id, session_version, password_hash, return_token FROM "user" ORDER BY id')
         ).all()
         assert [tuple(row) for row in rows] == [
             (1, 0, "scrypt:lead", None),

@@ -15,8 +15,8 @@ from ...extensions import limiter
 from ...models import RaterStatus, Role, User
 from ..confirm import confirmed, render_confirm
 from . import bp
-from .forms import LoginForm
 from .access import withdrawn_page
+from .forms import LoginForm
 from .passwords import check_password, dummy_hash
 
 

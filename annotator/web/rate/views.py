@@ -190,8 +190,11 @@ def account():
         # A crowd participant comes back by the platform's link in a browser
         # bound to them (crowd.py); a password would let anyone who once got
         # into their account in.
-        flash("You come back to this study through its link on your study platform, "
-              "so you need no password.", "info")
+        flash(
+            "You come back to this study through its link on your study platform, "
+            "so you need no password.",
+            "info",
+        )
         return redirect(url_for("rate.dashboard"))
     form = PasswordForm()
     if form.validate_on_submit():
