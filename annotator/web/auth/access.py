@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import wraps
 
-from flask import abort, render_template
+from flask import abort, g, render_template
 from flask_login import current_user, login_required, logout_user
 
 from ...models import RaterStatus, Role
@@ -42,8 +42,10 @@ def rater_required(view):
     @login_required
     def wrapped(*args, **kwargs):
         if current_user.status == RaterStatus.WITHDRAWN:
+            # The user loader loaded the rater's study with them.
+            study = g.get("user_study")
             logout_user()
-            return withdrawn_page()
+            return withdrawn_page(study)
         if (
             current_user.role != Role.RATER
             or current_user.study_id is None

@@ -12,7 +12,7 @@ from sqlmodel import select
 
 from ...db import get_session
 from ...extensions import limiter
-from ...models import RaterStatus, Role, User
+from ...models import RaterStatus, Role, Study, User
 from ..confirm import confirmed, render_confirm
 from . import bp
 from .access import withdrawn_page
@@ -103,7 +103,8 @@ def login():
         if not check_password(user, form.password.data or ""):
             error = "Unknown user or wrong password."
         elif user.status == RaterStatus.WITHDRAWN:
-            return withdrawn_page()
+            # Only to the rater themselves: the password was right.
+            return withdrawn_page(get_session().get(Study, user.study_id))
         else:
             login_user(user)
             return redirect(_safe_next(request.args.get("next")) or _home_for(user))

@@ -69,7 +69,9 @@ def test_password_login_says_they_withdrew(app, client, runner, study, rater):
     code = _user(app, rater).rater_code
     withdraw(runner, study.slug, app, rater)
     fresh = app.test_client()
-    assert_withdrawn_page(fresh.post("/login", data={"username": code, "password": password}))
+    refused = fresh.post("/login", data={"username": code, "password": password})
+    assert_withdrawn_page(refused)
+    assert "<em>Rating test study</em>" in refused.text
     assert fresh.get("/rate/").status_code == 302
     # A wrong password still gets the ordinary answer (nothing is told).
     wrong = fresh.post("/login", data={"username": code, "password": "not the password"})
@@ -111,7 +113,9 @@ def test_a_request_still_logged_in_is_refused_at_the_withdrawal(app, client, stu
         user = session.exec(select(User).where(User.role == "rater")).one()
         user.status = RaterStatus.WITHDRAWN
         rater = user.id
-    assert_withdrawn_page(client.post(item_url(mid_block, 2), data={"score": "3"}))
+    refused = client.post(item_url(mid_block, 2), data={"score": "3"})
+    assert_withdrawn_page(refused)
+    assert "<em>Rating test study</em>" in refused.text
     assert [r.position for r in ratings_of(app, rater)] == [1]
     assert client.get("/rate/").status_code == 302
 
