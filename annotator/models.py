@@ -5,7 +5,6 @@ Times are timezone-aware UTC datetimes from :func:`annotator.clock.now`.
 
 from __future__ import annotations
 
-import hashlib
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -32,6 +31,8 @@ __all__ = [
     "LLMScore",
     "JudgeFailure",
     "AuditEvent",
+    "CrowdEntry",
+    "EntryProof",
     "Role",
     "StudyRole",
     "UserSource",
@@ -115,6 +116,25 @@ class RaterStatus(StrEnum):
     # Left out by the lead (a pilot or test rater, a careless one): undone by
     # including the rater again.
     EXCLUDED = "excluded"
+
+
+class EntryProof(StrEnum):
+    """What let a crowd participant in by the study's entry link (``CrowdEntry.proof``).
+
+    Knowing a participant id is no proof: the id only finds the rater.
+    """
+
+    # The participant consented in this browser (their first entry).
+    CONSENT = "consent"
+    # The browser was bound to the rater at an earlier entry (its cookie).
+    BROWSER = "browser"
+    # The platform session of the rater's block in progress.
+    SESSION = "session"
+    # A platform session none of the rater's blocks has, for the next block
+    # (wave) the rater is due to start.
+    NEW_SESSION = "new-session"
+    # No proof: refused, nothing opened.
+    REFUSED = "refused"
 
 
 class WithdrawnRatings(StrEnum):
@@ -262,6 +282,11 @@ class User(SQLModel, table=True):
     # lead, or ``annotator lead admin EMAIL``).
     is_admin: bool = False
 
+    # Part of every session and remember cookie of the account (get_id):
+    # one more ends them all (logout, a new password or return link, a
+    # withdrawal; see end_sessions).
+    session_version: int = 0
+
     # flask-login's protocol.
     @property
     def is_authenticated(self) -> bool:
@@ -269,21 +294,25 @@ class User(SQLModel, table=True):
 
     @property
     def is_active(self) -> bool:
-        return True
+        # flask-login's login_user refuses an inactive user.
+        return self.status != RaterStatus.WITHDRAWN
 
     @property
     def is_anonymous(self) -> bool:
         return False
 
     def get_id(self) -> str:
-        # A rater's logins are tied to their current return link, so that
-        # replacing a leaked link also ends every session opened with it
-        # (the session and remember cookies carry this id). Only a digest of
-        # the token goes into the cookie, which the browser can read.
-        if self.return_token:
-            digest = hashlib.sha256(self.return_token.encode()).hexdigest()[:16]
-            return f"{self.id}:{digest}"
-        return str(self.id)
+        # flask-login's alternative token: the session and remember cookies
+        # carry the account's session version, and the user loader refuses a
+        # cookie whose version is no longer the account's (annotator.extensions).
+        # Version 0 is the bare id, as cookies were before versions existed.
+        if not self.session_version:
+            return str(self.id)
+        return f"{self.id}:{self.session_version}"
+
+    def end_sessions(self) -> None:
+        """End every session and remember cookie of this account (at the commit)."""
+        self.session_version = (self.session_version or 0) + 1
 
     @property
     def is_lead(self) -> bool:
@@ -453,4 +482,23 @@ class AuditEvent(SQLModel, table=True):
     # An AuditAction.
     action: str = Field(max_length=50)
     details: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
+    created_at: datetime = Field(default_factory=now)
+
+
+class CrowdEntry(SQLModel, table=True):
+    """One arrival of a crowd participant by the study's entry link, let in or not.
+
+    A browser is bound to a rater by an entry let in from it; the lead's
+    raters page flags raters who came in from several browsers.
+    """
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="user.id", index=True)
+    # A SHA-256 digest of the browser's binding cookie (never the cookie itself).
+    browser: str = Field(max_length=64)
+    # The client's address as the app saw it (after ProxyFix).
+    address: str | None = Field(default=None, max_length=100)
+    # An EntryProof.
+    proof: str = Field(max_length=20)
+    platform_session_id: str | None = Field(default=None, max_length=100)
     created_at: datetime = Field(default_factory=now)

@@ -41,6 +41,7 @@ def raters_links(study: str, code: str | None, rotate: bool, base_url: str | Non
     """
     from ..collect.enrolment import no_return_link, return_url
     from ..db import session_scope
+    from ..models import RaterStatus
     from ..study.raters import rotate_return_link
     from ..study.studies import study_raters
 
@@ -50,7 +51,12 @@ def raters_links(study: str, code: str | None, rotate: bool, base_url: str | Non
             fail(f"study {study!r} has no rater with code {code!r}")
         if code is not None and all(r.return_token is None for r in raters):
             fail(no_return_link(raters[0]))
-        raters = [r for r in raters if r.return_token is not None]
+        # A withdrawn rater's link is retired: it only says that they withdrew.
+        if code is not None and all(r.status == RaterStatus.WITHDRAWN for r in raters):
+            fail(f"rater {raters[0].rater_code} has withdrawn; their link is retired")
+        raters = [
+            r for r in raters if r.return_token is not None and r.status != RaterStatus.WITHDRAWN
+        ]
         if rotate:
             for rater in raters:
                 rotate_return_link(session, rater, actor=None, via="cli")

@@ -170,7 +170,7 @@ def lead_admin(email: str, revoke: bool) -> None:
 @click.argument("email")
 @_password_options
 def lead_reset_password(email: str, password: str | None, password_stdin: bool) -> None:
-    """Set a new password for the lead EMAIL (logged as an audit event)."""
+    """Set a new password for the lead EMAIL and log them out everywhere (logged as an audit event)."""
     from ..db import session_scope
     from ..study.studies import reset_lead_password
 
@@ -178,6 +178,10 @@ def lead_reset_password(email: str, password: str | None, password_stdin: bool) 
     try:
         with session_scope() as session:
             user = reset_lead_password(session, email, new_password)
+            # Every session and remember cookie of the lead ends (a stolen
+            # cookie is one reason to reset a password).
+            user.end_sessions()
+            session.add(user)
             click.echo(f"Password of lead {user.email} reset.")
     except ValueError as exc:
         fail(str(exc))

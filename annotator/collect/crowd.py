@@ -2,9 +2,12 @@
 id (Prolific, MTurk, or any platform that passes one), the completion code
 of each wave and screening out. Who may join the next wave: ``waves.py``.
 
-A participant id only *finds* a rater: it is never a password, and the
-session cookie carries the rater's id and return-link digest as for any
-rater (see ``User.get_id``). Each wave of a study is its own platform
+A participant id only *finds* a rater: it is never a password. Coming back
+takes proof (:func:`entry_proof`): a browser bound to the rater at an
+earlier entry, the platform session of the block in progress, or a new
+platform session for the wave the rater is due to start. Every entry is
+recorded (:class:`~annotator.models.CrowdEntry`). Crowd raters have no
+return link and no password. Each wave of a study is its own platform
 study, so every block keeps the platform study and session it was started
 under.
 
@@ -13,17 +16,30 @@ Data-access functions take the session and leave the commit to the caller.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import quote, urlsplit
 
-from sqlalchemy import func
+from sqlalchemy import distinct, func
 from sqlmodel import Session, select
 
 from ..clock import now
-from ..models import Block, Item, Rating, Role, Scale, Study, User, UserSource
+from ..models import (
+    Block,
+    CrowdEntry,
+    EntryProof,
+    Item,
+    Rating,
+    Role,
+    Scale,
+    Study,
+    User,
+    UserSource,
+)
 from ..study.studyfile import CrowdSpec, attention_settings, crowd_settings
+from .block_states import BlockStatus, block_states
 from .enrolment import admit, lock_study, new_rater
 from .scores import attention_passed
 
@@ -42,6 +58,10 @@ __all__ = [
     "enrol_participant",
     "decline_participant",
     "note_platform_session",
+    "browser_digest",
+    "entry_proof",
+    "record_entry",
+    "browsers_per_rater",
     "wave_code",
     "screen_out_code",
     "completion_link",
@@ -202,7 +222,8 @@ def enrol_participant(session: Session, study: Study, entry: Entry) -> User:
     if is_full(session, study, spec):
         raise StudyFull(study.slug)
     user = new_rater(session, study, source=UserSource.CROWD, platform_id=entry.participant)
-    admit(session, study, user)
+    # No return link: it would let in whoever saw it, in any browser.
+    admit(session, study, user, return_link=False)
     return user
 
 
@@ -219,6 +240,92 @@ def note_platform_session(block: Block, entry: Mapping[str, str | None] | None) 
         return
     block.platform_study_id = entry.get("study")
     block.platform_session_id = entry.get("session")
+
+
+# ------------------------------------------------------ proof of entry
+
+
+def browser_digest(token: str) -> str:
+    """What is stored of a browser's binding cookie: its SHA-256 digest."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _bound(session: Session, user: User, browser: str) -> bool:
+    return (
+        session.exec(
+            select(CrowdEntry.id).where(
+                CrowdEntry.user_id == user.id,
+                CrowdEntry.browser == browser,
+                CrowdEntry.proof != EntryProof.REFUSED,
+            )
+        ).first()
+        is not None
+    )
+
+
+def entry_proof(session: Session, user: User, entry: Entry, browser: str | None) -> EntryProof:
+    """What proves that this entry by ``user``'s participant id is theirs.
+
+    ``browser``: the digest of the browser's binding cookie (``None``
+    without one). In order: the browser was let in as ``user`` before; the
+    link carries the platform session of the block in progress; or, with no
+    block in progress and the next block open to start (its gap over), a
+    platform session none of the rater's blocks was started under (the
+    platform's link for a new wave). Otherwise
+    :attr:`~annotator.models.EntryProof.REFUSED`.
+    """
+    if browser is not None and _bound(session, user, browser):
+        return EntryProof.BROWSER
+    if entry.platform_session is None:
+        return EntryProof.REFUSED
+    states = block_states(session, user, count_rated=False)
+    current = next((s for s in states if s.status == BlockStatus.IN_PROGRESS), None)
+    if current is not None:
+        if current.block.platform_session_id == entry.platform_session:
+            return EntryProof.SESSION
+        return EntryProof.REFUSED
+    upcoming = next((s for s in states if s.status != BlockStatus.DONE), None)
+    used = {s.block.platform_session_id for s in states}
+    if (
+        upcoming is not None
+        and upcoming.status == BlockStatus.AVAILABLE
+        and entry.platform_session not in used
+    ):
+        return EntryProof.NEW_SESSION
+    return EntryProof.REFUSED
+
+
+def record_entry(
+    session: Session,
+    user: User,
+    entry: Entry,
+    *,
+    browser: str,
+    address: str | None,
+    proof: EntryProof,
+) -> CrowdEntry:
+    """Record one entry of ``user``; one let in binds ``browser`` to them."""
+    row = CrowdEntry(
+        user_id=user.id,
+        browser=browser,
+        address=(address or "")[:100] or None,
+        proof=proof,
+        platform_session_id=entry.platform_session,
+    )
+    session.add(row)
+    session.flush()
+    return row
+
+
+def browsers_per_rater(session: Session, study: Study) -> dict[int, int]:
+    """For each crowd rater of ``study``: from how many browsers they were let in."""
+    rows = session.exec(
+        select(CrowdEntry.user_id, func.count(distinct(CrowdEntry.browser)))
+        .join(User, User.id == CrowdEntry.user_id)
+        .where(User.study_id == study.id, CrowdEntry.proof != EntryProof.REFUSED)
+        .group_by(CrowdEntry.user_id)
+    ).all()
+    return dict(rows)
 
 
 # ------------------------------------------------------------- completion

@@ -104,13 +104,16 @@ def enrol(session: Session, invite: Invite) -> User:
     return user
 
 
-def admit(session: Session, study: Study, user: User) -> None:
+def admit(session: Session, study: Study, user: User, *, return_link: bool = True) -> None:
     """Record ``user``'s consent and give them their blocks in their assigned order.
 
     ``study`` must have been locked with :func:`lock_study` in this transaction.
+    ``return_link``: whether the rater gets a personal return link (crowd
+    participants do not: they come back by the platform's link).
     """
     user.consented_at = now()
-    issue_return_link(user)
+    if return_link:
+        issue_return_link(user)
     scales = study_scales(session, study)
     last = session.exec(
         select(func.max(BlockAssignment.sequence)).where(BlockAssignment.study_id == study.id)
@@ -156,7 +159,12 @@ def issue_return_link(user: User) -> None:
 
 def no_return_link(rater: User) -> str:
     """Why ``rater`` has no return link."""
-    reason = "was imported" if rater.source == UserSource.IMPORT else "declined to take part"
+    if rater.source == UserSource.IMPORT:
+        reason = "was imported"
+    elif rater.source == UserSource.CROWD:
+        reason = "came in by the crowd entry link"
+    else:
+        reason = "declined to take part"
     return f"rater {rater.rater_code} {reason} and has no return link"
 
 

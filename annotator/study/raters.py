@@ -95,7 +95,11 @@ def rotate_return_link(session: Session, rater: User, *, actor: User | None, via
     """Replace the rater's return link, logged as an AuditEvent (``via``: "web" or "cli")."""
     if rater.return_token is None:
         raise ValueError(no_return_link(rater))
+    if rater.status == RaterStatus.WITHDRAWN:
+        raise ValueError(f"rater {rater.rater_code} has withdrawn; their link stays retired")
     issue_return_link(rater)
+    # Every session opened with the old link (or otherwise) ends.
+    rater.end_sessions()
     session.add(rater)
     session.add(
         AuditEvent(
@@ -148,8 +152,9 @@ def withdraw_rater(
 
     The study's ``withdrawn_ratings`` decides what happens to the ratings:
     ``keep`` leaves them in the database (hidden), ``delete`` deletes them with
-    their history and the rater's demographic answers. Either way the rater's
-    return link and password stop working (they withdrew), the rater row stays
+    their history and the rater's demographic answers. Either way every
+    session of the rater ends, every way in refuses them with a page that says
+    they withdrew (their return link and password only recognise them), the rater row stays
     (with its code, so the audit history keeps its subject) and an AuditEvent
     records the withdrawal. Final: a withdrawn rater cannot be included again.
     Returns the number of ratings deleted.
@@ -164,9 +169,10 @@ def withdraw_rater(
         deleted = session.execute(delete(Rating).where(Rating.rater_id == rater.id)).rowcount
         session.execute(delete(Demographics).where(Demographics.user_id == rater.id))
     _set_status(rater, RaterStatus.WITHDRAWN, reason)
-    rater.return_token = None
-    rater.return_token_issued_at = None
-    rater.password_hash = None
+    # Every session and remember cookie ends now. The return link and the
+    # password are kept only to recognise the rater: each way in (invite,
+    # return link, crowd link, login) then answers that they withdrew.
+    rater.end_sessions()
     session.add(rater)
     _log_status(
         session,

@@ -182,15 +182,17 @@ def test_a_withdrawal_is_final_and_an_exclusion_can_be_undone(app, runner, small
     ]
 
 
-def test_withdrawn_rater_loses_return_link(app, runner, small_study):
+def test_withdrawn_rater_is_refused_at_their_return_link(app, runner, small_study):
     with session_scope(app) as session:
         ann = session.exec(select(User).where(User.rater_code == "ann")).one()
         ann.return_token = "token-of-ann-1234567890"
     runner.invoke(args=["raters", "withdraw", "small", "ann"])
     with session_scope(app) as session:
         ann = session.exec(select(User).where(User.rater_code == "ann")).one()
-        assert ann.return_token is None and ann.status == RaterStatus.WITHDRAWN
-    assert app.test_client().get("/r/token-of-ann-1234567890").status_code == 404
+        assert ann.status == RaterStatus.WITHDRAWN
+    # The link only recognises the rater, to say that they withdrew.
+    refused = app.test_client().get("/r/token-of-ann-1234567890")
+    assert refused.status_code == 403 and "You have withdrawn" in refused.text
 
 
 def test_lead_withdraws_and_excludes_from_the_raters_page(app, lead_client, small_study):

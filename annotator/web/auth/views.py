@@ -9,14 +9,21 @@ from flask_limiter.util import get_remote_address
 from flask_login import current_user, login_user, logout_user
 from sqlalchemy import func
 from sqlmodel import select
-from werkzeug.security import check_password_hash
 
 from ...db import get_session
 from ...extensions import limiter
-from ...models import Role, User
+from ...models import RaterStatus, Role, Study, User
 from ..confirm import confirmed, render_confirm
 from . import bp
+from .access import withdrawn_page
 from .forms import LoginForm
+from .passwords import check_password, dummy_hash
+
+
+@bp.record_once
+def _make_dummy_hash(state) -> None:
+    # Made before the first login, so that login is not the slower one.
+    dummy_hash()
 
 
 def _safe_next(target: str | None) -> str | None:
@@ -92,12 +99,12 @@ def login():
     error = None
     if form.is_submitted():
         user = _find_account(form.username.data) if form.validate() else None
-        if (
-            user is None
-            or not user.password_hash
-            or not check_password_hash(user.password_hash, form.password.data)
-        ):
+        # One hash check whether or not the account exists (passwords.py).
+        if not check_password(user, form.password.data or ""):
             error = "Unknown user or wrong password."
+        elif user.status == RaterStatus.WITHDRAWN:
+            # Only to the rater themselves: the password was right.
+            return withdrawn_page(get_session().get(Study, user.study_id))
         else:
             login_user(user)
             return redirect(_safe_next(request.args.get("next")) or _home_for(user))
@@ -123,6 +130,14 @@ def logout():
             cancel_url=url_for("auth.index"),
             cancel_label="Stay logged in",
         )
+    if current_user.is_authenticated:
+        # Every session and remember cookie of the account ends, not only
+        # this browser's (a cookie copied before logging out stops working).
+        user = current_user._get_current_object()
+        user.end_sessions()
+        session = get_session()
+        session.add(user)
+        session.commit()
     logout_user()
     flash("You are logged out.", "info")
     return redirect(url_for("auth.login"))

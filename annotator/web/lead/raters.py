@@ -6,9 +6,10 @@ from __future__ import annotations
 from flask import abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
+from ...collect.crowd import browsers_per_rater
 from ...collect.enrolment import return_url
 from ...db import get_session
-from ...models import Role, Study, User
+from ...models import RaterStatus, Role, Study, User
 from ...study.overview import rater_rows
 from ...study.raters import lift_gap, rotate_return_link
 from ...study.studies import link_base_url
@@ -35,6 +36,8 @@ def raters(slug: str):
         "lead/raters.html",
         study=study,
         rows=rater_rows(get_session(), study),
+        # Crowd raters let in from several browsers: worth a look (a shared id?).
+        browsers=browsers_per_rater(get_session(), study),
         **_quality(study, request.args.get("where", "")),
     )
 
@@ -85,8 +88,8 @@ def rotate_rater_link(slug: str, rater_id: int):
     session = get_session()
     study = get_study_or_404(slug, owner=True)
     rater = _rater_or_404(study, rater_id)
-    if rater.return_token is None:
-        flash(f"Rater {rater.rater_code} has no return link.", "error")
+    if rater.return_token is None or rater.status == RaterStatus.WITHDRAWN:
+        flash(f"Rater {rater.rater_code} has no return link to replace.", "error")
         return redirect(url_for("lead.raters", slug=slug))
     if not confirmed():
         return render_confirm(

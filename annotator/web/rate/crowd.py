@@ -7,6 +7,11 @@ only the platform study and session the rater came in under (the block
 records them when it starts). The development server's access log is
 filtered so that query strings of entry links are not written.
 
+The id alone opens nothing: each browser gets a long-lived signed cookie
+(``BROWSER_COOKIE``, a random token) and an entry is let in only with a
+proof (:func:`annotator.collect.crowd.entry_proof`); the browser of an entry
+let in is bound to the rater from then on.
+
 The completion redirect works without JavaScript: the page after a block
 carries a ``<meta http-equiv="refresh">`` to the platform's completion URL,
 a link to it and the code itself, in case the redirect fails. The refresh is
@@ -17,6 +22,8 @@ from __future__ import annotations
 
 import logging
 import re
+import secrets
+from datetime import timedelta
 
 from flask import (
     abort,
@@ -30,6 +37,7 @@ from flask import (
 from flask import session as cookie
 from flask_limiter.util import get_remote_address
 from flask_login import current_user, login_user, logout_user
+from itsdangerous import BadSignature, URLSafeSerializer
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
@@ -37,8 +45,9 @@ from ...collect import crowd
 from ...collect.blocks import BlockState, BlockStatus
 from ...db import get_session
 from ...extensions import limiter
-from ...models import Benchmark, Block, Item, Study, User
+from ...models import Benchmark, Block, EntryProof, Item, RaterStatus, Study, User
 from ...study.studies import get_study, link_base_url, study_scales
+from ..auth.access import withdrawn_page
 from ..confirm import confirmed, render_confirm
 from ..display import instructions_for, render_item_text
 from . import bp
@@ -49,10 +58,16 @@ __all__ = [
     "note_entry",
     "screened_out_redirect",
     "ENTRY_KEY",
+    "BROWSER_COOKIE",
 ]
 
 # The flask session key of the platform study and session of the last entry.
 ENTRY_KEY = "crowd_entry"
+# The cookie that binds a browser to the crowd raters let in from it.
+BROWSER_COOKIE = "annotator_browser"
+_BROWSER_SALT = "annotator.crowd-browser"
+# Browsers keep a cookie at most 400 days (Chrome's cap).
+_BROWSER_MAX_AGE = timedelta(days=400)
 # CSP frame-ancestors for the rating pages when MTURK_FRAME is set: MTurk's
 # worker site and its sandbox, nothing else.
 _MTURK_ANCESTORS = "frame-ancestors " + " ".join(crowd.MTURK_HOSTS)
@@ -152,14 +167,74 @@ def _ended(study: Study, why: str):
     return redirect(url_for("rate.crowd_end", slug=study.slug, why=why))
 
 
-def _let_in(study: Study, rater: User, entry: crowd.Entry):
+def _serializer() -> URLSafeSerializer:
+    return URLSafeSerializer(current_app.secret_key, salt=_BROWSER_SALT)
+
+
+def _browser_token() -> str | None:
+    """The token of this browser's binding cookie; ``None`` without a valid one."""
+    raw = request.cookies.get(BROWSER_COOKIE)
+    if not raw:
+        return None
+    try:
+        token = _serializer().loads(raw)
+    except BadSignature:
+        return None
+    return token if isinstance(token, str) and token else None
+
+
+def _keep_browser_cookie(response, token: str):
+    """Set (or renew) the binding cookie, with the session cookie's settings."""
+    config = current_app.config
+    response.set_cookie(
+        BROWSER_COOKIE,
+        _serializer().dumps(token),
+        max_age=_BROWSER_MAX_AGE,
+        httponly=True,
+        secure=config.get("SESSION_COOKIE_SECURE", False),
+        samesite=config.get("SESSION_COOKIE_SAMESITE") or "Lax",
+        partitioned=config.get("SESSION_COOKIE_PARTITIONED", False),
+    )
+    return response
+
+
+def _let_in(study: Study, rater: User, entry: crowd.Entry, *, consented: bool = False):
+    """Log ``rater`` in if this entry proves to be theirs; record it either way.
+
+    ``consented``: the participant consented in this request (their first
+    entry, which binds this browser).
+    """
     if rater.declined_at is not None:
         return _ended(study, "declined")
+    if rater.status == RaterStatus.WITHDRAWN:
+        return withdrawn_page(study)
     if rater.screened_out_at is not None:
         return _ended(study, "screened-out")
+    session = get_session()
+    token = _browser_token()
+    if consented or (current_user.is_authenticated and current_user.id == rater.id):
+        # Consenting here, or logged in here already: this browser is theirs.
+        proof = EntryProof.CONSENT if consented else EntryProof.BROWSER
+    else:
+        browser = crowd.browser_digest(token) if token else None
+        proof = crowd.entry_proof(session, rater, entry, browser)
+    token = token or secrets.token_urlsafe(32)
+    crowd.record_entry(
+        session,
+        rater,
+        entry,
+        browser=crowd.browser_digest(token),
+        address=request.remote_addr,
+        proof=proof,
+    )
+    session.commit()
+    if proof == EntryProof.REFUSED:
+        platform = crowd.PLATFORM_NAMES[crowd.study_crowd(study).platform]
+        page = render_template("rate/crowd_other_browser.html", study=study, platform=platform)
+        return _keep_browser_cookie(make_response(page, 403), token)
     login_user(rater, remember=True)
     cookie[ENTRY_KEY] = entry.as_dict()
-    return redirect(url_for("rate.dashboard"))
+    return _keep_browser_cookie(redirect(url_for("rate.dashboard")), token)
 
 
 @bp.route("/s/<slug>", methods=["GET", "POST"])
@@ -206,7 +281,7 @@ def crowd_entry(slug: str):
                 user = crowd.crowd_rater(session, study, entry.participant)
                 if user is None:
                     raise
-            return _no_store(_let_in(study, user, entry))
+            return _no_store(_let_in(study, user, entry, consented=True))
         if decision == "decline":
             if not confirmed():
                 return render_confirm(

@@ -8,7 +8,8 @@ from sqlmodel import select
 
 from ...collect.enrolment import InviteUsed, decline, enrol, rater_by_return_token
 from ...db import commit_retrying, get_session
-from ...models import Invite, Study
+from ...models import Invite, RaterStatus, Study, User, UserSource
+from ..auth.access import withdrawn_page
 from ..confirm import confirmed, render_confirm
 from . import bp
 
@@ -21,6 +22,9 @@ def invite(token: str):
         abort(404)
     study = session.get(Study, the_invite.study_id)
     if the_invite.used_at is not None:
+        joined = session.get(User, the_invite.user_id) if the_invite.user_id else None
+        if joined is not None and joined.status == RaterStatus.WITHDRAWN:
+            return withdrawn_page(study)
         if current_user.is_authenticated and current_user.id == the_invite.user_id:
             return redirect(url_for("rate.dashboard"))
         return render_template("rate/invite_used.html", study=study), 410
@@ -68,9 +72,13 @@ def invite(token: str):
 @bp.route("/r/<token>")
 def come_back(token: str):
     """A rater's personal return link: log them in and show their blocks."""
-    rater = rater_by_return_token(get_session(), token)
-    if rater is None or rater.declined_at is not None:
+    session = get_session()
+    rater = rater_by_return_token(session, token)
+    # A crowd participant comes back only by the platform's link (crowd.py).
+    if rater is None or rater.declined_at is not None or rater.source == UserSource.CROWD:
         response = make_response(render_template("rate/return_unknown.html"), 404)
+    elif rater.status == RaterStatus.WITHDRAWN:
+        response = make_response(withdrawn_page(session.get(Study, rater.study_id)))
     else:
         login_user(rater, remember=True)
         response = redirect(url_for("rate.dashboard"))

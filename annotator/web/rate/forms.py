@@ -15,8 +15,13 @@ _TOO_SHORT = f"Please choose a password of at least {MIN_PASSWORD_LENGTH} charac
 
 
 class PasswordForm(FlaskForm):
-    """A rater's password, so they can log in with their rater code."""
+    """A rater's password, so they can log in with their rater code.
 
+    ``current`` is asked for (by the view) when the rater has a password
+    already: a browser left logged in must not be enough to change it.
+    """
+
+    current = PasswordField("Your current password")
     password = PasswordField(
         f"Password (at least {MIN_PASSWORD_LENGTH} characters)",
         validators=[InputRequired(_TOO_SHORT), Length(min=MIN_PASSWORD_LENGTH, message=_TOO_SHORT)],
@@ -33,7 +38,7 @@ class PasswordForm(FlaskForm):
     @property
     def error(self) -> str | None:
         """The one message shown: the password's own problem first."""
-        for field in (self.password, self.confirm):
+        for field in (self.current, self.password, self.confirm):
             if field.errors:
                 return field.errors[0]
         return None

@@ -12,6 +12,7 @@ from functools import wraps
 
 from flask import (
     abort,
+    current_app,
     flash,
     g,
     make_response,
@@ -20,7 +21,7 @@ from flask import (
     request,
     url_for,
 )
-from flask_login import current_user
+from flask_login import current_user, login_user
 from sqlalchemy.exc import IntegrityError
 from werkzeug.security import generate_password_hash
 
@@ -47,8 +48,9 @@ from ...collect.enrolment import (
 from ...collect.questionnaire import choice_label, read_answers, self_describe_key
 from ...collect.scores import ScoreError, format_number, parse_score, scale_hint
 from ...db import commit_retrying, get_session
-from ...models import Demographics, Study, User
+from ...models import Demographics, Study, User, UserSource
 from ..auth.access import rater_required
+from ..auth.passwords import check_password
 from ..display import instructions_for, render_item_text
 from . import bp
 from .crowd import crowd_block_done, note_entry, screened_out_redirect
@@ -183,12 +185,31 @@ def dashboard():
 @bp.route("/rate/account", methods=["GET", "POST"])
 @rater_required
 def account():
+    user = _rater()
+    if user.source == UserSource.CROWD:
+        # A crowd participant comes back by the platform's link in a browser
+        # bound to them (crowd.py); a password would let anyone who once got
+        # into their account in.
+        flash(
+            "You come back to this study through its link on your study platform, "
+            "so you need no password.",
+            "info",
+        )
+        return redirect(url_for("rate.dashboard"))
     form = PasswordForm()
     if form.validate_on_submit():
+        if user.password_hash and not check_password(user, form.current.data or ""):
+            form.current.errors = ["Your current password is wrong; nothing was changed."]
+            return render_template("rate/account.html", form=form), 422
         session = get_session()
-        current_user.password_hash = generate_password_hash(form.password.data)
-        session.add(current_user)
+        user.password_hash = generate_password_hash(form.password.data)
+        # Every other session and remember cookie of the account ends; this
+        # browser stays logged in under the new session version.
+        user.end_sessions()
+        session.add(user)
         session.commit()
+        remembered = current_app.config.get("REMEMBER_COOKIE_NAME", "remember_token")
+        login_user(user, remember=remembered in request.cookies)
         flash(
             f"Password saved. Log in with your rater code {current_user.rater_code} "
             "and this password to come back.",

@@ -495,8 +495,10 @@ def test_a_participant_who_left_mid_block_resumes_where_they_stopped(app, client
     for position in range(1, 4):
         client.get(item_url(first.id, position))
         client.post(item_url(first.id, position), data={"score": "1"})
+    # Another browser continues with the platform session of the block in
+    # progress (any other session is refused: tests/web/test_crowd_binding.py).
     elsewhere = app.test_client()
-    assert elsewhere.get(entry(session_id="SESSION1B")).status_code == 302
+    assert elsewhere.get(entry(session_id="SESSION1")).status_code == 302
     dashboard = elsewhere.get("/rate/").text
     assert "In progress: 3 / 10 rated." in dashboard and ">Resume</a>" in dashboard
     resume = elsewhere.get(f"/rate/blocks/{first.id}")

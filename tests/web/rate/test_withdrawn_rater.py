@@ -29,7 +29,8 @@ def test_withdrawn_rater_is_logged_out_and_their_link_ends(app, client, runner, 
     response = client.get("/rate/")
     assert response.status_code == 302 and "/login" in response.headers["Location"]
     other = app.test_client()
-    assert other.get(f"/r/{token}").status_code == 404
+    refused = other.get(f"/r/{token}")
+    assert refused.status_code == 403 and "You have withdrawn" in refused.text
 
 
 def test_excluded_rater_goes_on_rating(app, client, runner, study, rater):

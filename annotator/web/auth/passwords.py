@@ -1,0 +1,32 @@
+"""Checking a password so that the time taken does not tell whether the account exists.
+
+An unknown account, or one without a password, is checked against a dummy
+hash made by the same hasher with the same cost as real passwords
+(werkzeug's ``generate_password_hash`` defaults, which every password of
+the app uses), so every login attempt costs one hash check.
+"""
+
+from __future__ import annotations
+
+import secrets
+from functools import cache
+
+from werkzeug import security
+
+from ...models import User
+
+__all__ = ["check_password", "dummy_hash"]
+
+
+@cache
+def dummy_hash() -> str:
+    """A hash of a random password nobody knows, made once per process."""
+    return security.generate_password_hash(secrets.token_urlsafe(24))
+
+
+def check_password(user: User | None, password: str) -> bool:
+    """Whether ``password`` is ``user``'s; always exactly one hash check."""
+    if user is None or not user.password_hash:
+        security.check_password_hash(dummy_hash(), password)
+        return False
+    return security.check_password_hash(user.password_hash, password)
