@@ -1,296 +1,309 @@
-"""Leave-one-out alignment scores and indicators of all annotators of one domain at once."""
+"""The winning rates and advantage probabilities of an alt-test curve's resamples.
+
+A curve runs :func:`alt_test` on up to several hundred resamples (840 for the report's
+21 curves at 150 items), each a subset of one table of annotations. Run one by one,
+that is thousands of numpy calls on arrays of a few hundred elements, where the calls'
+overhead is most of the cost. :func:`_batched` collects the annotations once and
+computes every resample at once: the resamples' annotations are concatenated and
+every per-annotator sum is binned by (resample, annotator), so the scores, the t-tests,
+the Benjamini-Yekutieli corrections and the rates take a handful of calls per curve.
+
+The results are bit for bit those of the per-resample computation: ``np.bincount``
+accumulates each bin in input order, and the concatenation keeps each resample's
+annotations in the order :func:`alt_test` sorts them into, so each bin adds the same
+numbers in the same order; the rates' row-wise means reduce each row as the 1-D call
+does. Options the batched path does not cover go through :func:`_per_resample`, the
+plain route through :func:`alt_test`'s own steps.
+"""
 
 from __future__ import annotations
 
-import warnings
+import inspect
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .._scipy import stats
-from ._betting import betting_log_capital
-from ._inference import _t_tests
-from ._inputs import _annotator_weights, _collect, _group_ranks, _Options, _Tested
+from ._api import _check_threshold, _decide, _options, _rates, alt_test
+from ._core import (
+    _indicators,
+    _indicators_of,
+    _ipw_weights,
+    _mode_per_group,
+    _pairs,
+    _run_starts,
+    _score_pairs,
+    _tested,
+)
+from ._inference import _by_rejections, _t_tests
+from ._inputs import _collect, _Options, _Tested
 
+#: The defaults of :func:`alt_test`'s options, which a curve's ``**options`` override.
+_DEFAULTS = {
+    name: p.default
+    for name, p in inspect.signature(alt_test).parameters.items()
+    if p.default is not inspect.Parameter.empty
+}
 
-def _run_starts(*keys: np.ndarray) -> np.ndarray:
-    """Boolean mask of the first element of each run of equal keys (sorted input)."""
-    n = keys[0].size
-    new = np.ones(n, dtype=bool)
-    if n > 1:
-        new[1:] = keys[0][1:] != keys[0][:-1]
-        for key in keys[1:]:
-            new[1:] |= key[1:] != key[:-1]
-    return new
-
-
-def _pairs(item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """All ordered pairs (a, b), a != b, of annotations of the same item.
-
-    ``item`` must be sorted; the partners of each ``a`` come out in annotation order,
-    the order in which the reference implementation lists an item's annotators.
-    """
-    n = item.size
-    if n == 0:
-        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
-    new = _run_starts(item)
-    block = np.cumsum(new) - 1
-    size_of = np.bincount(block)[block]
-    first_of = np.flatnonzero(new)[block]
-    a = np.repeat(np.arange(n), size_of)
-    # Partner k of annotation a: the k-th annotation of a's item.
-    local = np.arange(a.size) - np.repeat(np.cumsum(size_of) - size_of, size_of)
-    partner = np.repeat(first_of, size_of) + local
-    keep = partner != a
-    return a[keep], partner[keep]
-
-
-def _mode_per_group(
-    group: np.ndarray, label: np.ndarray, weight: np.ndarray, n_groups: int
-) -> np.ndarray:
-    """Most frequent label per group (weighted), ties to the smallest label."""
-    order = np.lexsort((label, group))
-    g, lab, w = group[order], label[order], weight[order]
-    new = _run_starts(g, lab)
-    run = np.cumsum(new) - 1
-    run_weight = np.bincount(run, weights=w)
-    run_group = g[new]
-    run_label = lab[new]
-    # Heaviest run first, then smallest label: the first run of each group wins.
-    pick = np.lexsort((run_label, -run_weight, run_group))
-    first = _run_starts(run_group[pick])
-    out = np.full(n_groups, np.nan)
-    out[run_group[pick][first]] = run_label[pick][first]
-    return out
-
-
-def _score_pairs(
-    opts: _Options,
-    a: np.ndarray,
-    ref_value: np.ndarray,
-    ref_weight: np.ndarray,
-    value: np.ndarray,
-    llm_value: np.ndarray,
-    raw: tuple[list[Any], list[Any], list[Any]] | None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Alignment scores of each annotation and of the LLM against their reference sets.
-
-    Pair ``p`` says that annotation ``a[p]`` has the reference annotation
-    ``ref_value[p]`` (weight ``ref_weight[p]``); ``raw`` holds the original objects
-    (annotations, LLM prediction per annotation, references per pair) for a callable.
-    """
-    n = value.size
-    if opts.scoring == "neg_rmse":
-        # The operations of -sqrt(mean((x - r) ** 2)) in the reference, in the same
-        # order, so that equal scores stay equal and ties are decided identically.
-        total = np.bincount(a, weights=ref_weight, minlength=n)
-        own = np.bincount(a, weights=ref_weight * (value[a] - ref_value) ** 2, minlength=n)
-        llm = np.bincount(a, weights=ref_weight * (llm_value[a] - ref_value) ** 2, minlength=n)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return -np.sqrt(own / total), -np.sqrt(llm / total)
-    if opts.scoring == "accuracy":
-        total = np.bincount(a, weights=ref_weight, minlength=n)
-        own = np.bincount(a, weights=ref_weight * (value[a] == ref_value), minlength=n)
-        llm = np.bincount(a, weights=ref_weight * (llm_value[a] == ref_value), minlength=n)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return own / total, llm / total
-    # A callable cannot be vectorised: one call per annotation and side.
-    fn = opts.scoring
-    if raw is None:
-        own_raw, llm_raw, ref_raw = list(value), list(llm_value), list(ref_value)
-    else:
-        own_raw, llm_raw, ref_raw = raw
-    own_scores = np.full(n, np.nan)
-    llm_scores = np.full(n, np.nan)
-    starts = np.flatnonzero(_run_starts(a)) if a.size else a
-    ends = np.append(starts[1:], a.size).astype(np.intp)
-    for s, e in zip(starts, ends, strict=True):
-        idx = a[s]
-        refs = ref_raw[s:e]
-        kwargs = {"weights": ref_weight[s:e]} if opts.weights is not None else {}
-        own_scores[idx] = fn(own_raw[idx], refs, **kwargs)
-        llm_scores[idx] = fn(llm_raw[idx], refs, **kwargs)
-    return own_scores, llm_scores
+#: A resample: the sorted positions of its annotators and of its items, or None for
+#: all annotators and all items.
+_Resample = tuple[np.ndarray, np.ndarray] | None
 
 
 @dataclass(frozen=True)
-class _Indicators:
-    """The winning indicators of one domain: what the t-test and the test by betting share."""
+class _CurveRates:
+    """What the points of a curve read of its resamples' alt-tests.
 
-    data: Any
-    weights: np.ndarray
-    annot: np.ndarray
-    w_f: np.ndarray
-    w_h: np.ndarray
-    gold: np.ndarray | None
-    n_kept: int
-
-
-def _domain_statistics(humans: Any, llm: Any, opts: _Options) -> _Tested:
-    return _tested(_indicators_of(humans, llm, opts), opts)
-
-
-def _indicators_of(humans: Any, llm: Any, opts: _Options) -> _Indicators:
-    """Leave-one-out scores and indicators: independent of ``opts.test`` and
-    ``opts.min_items_per_human``, so one computation serves both tests."""
-    data = _collect(humans, llm, opts)
-    m = len(data.annotators)
-    weights = _annotator_weights(data.annotators, opts)
-
-    # Kept items: the LLM annotated them, and enough humans (or the expert) did.
-    kept_items = ~np.isnan(data.llm)
-    if data.expert is not None:
-        kept_items &= ~np.isnan(data.expert)
-    else:
-        humans_per_item = np.bincount(data.item, minlength=data.llm.size)
-        kept_items &= humans_per_item >= opts.min_humans_per_item
-    # Sorted by item, stably: within an item the annotators stay in the order of humans.
-    sel = np.flatnonzero(kept_items[data.item])
-    keys = data.item[sel]
-    if data.llm.size < np.iinfo(np.uint16).max:
-        keys = keys.astype(np.uint16)  # numpy radix-sorts 16-bit keys: several times faster
-    sel = sel[np.argsort(keys, kind="stable")]
-    item, annot, value = data.item[sel], data.annotator[sel], data.value[sel]
-    llm_value = data.llm[item]
-    expert_value = data.expert[item] if data.expert is not None else None
-    raw_own = [data.raw[i] for i in sel] if data.raw is not None else None
-
-    if opts.ranks:
-        # The LLM (and the expert) rank all kept items; each annotator ranks their own
-        # and is stretched to the same range so that the ranks stay comparable.
-        kept = np.flatnonzero(kept_items)
-        value = _group_ranks(value, annot, m, kept.size)
-        ranked = np.full(data.llm.size, np.nan)
-        ranked[kept] = stats.rankdata(data.llm[kept])
-        llm_value = ranked[item]
-        if expert_value is not None:
-            ranked = np.full(data.llm.size, np.nan)
-            ranked[kept] = stats.rankdata(data.expert[kept])
-            expert_value = ranked[item]
-
-    # Reference set of each annotation: the item's other annotators, or the expert.
-    if expert_value is not None:
-        a = np.arange(item.size)
-        ref_value = expert_value
-        ref_weight = np.ones(item.size)
-        raw_ref = [data.raw_expert[i] for i in item] if raw_own is not None else None
-    else:
-        a, b = _pairs(item)
-        ref_value = value[b]
-        ref_weight = weights[annot[b]]
-        raw_ref = [raw_own[i] for i in b] if raw_own is not None else None
-    raw = None
-    if raw_own is not None:
-        raw = (raw_own, [data.raw_llm[i] for i in item], raw_ref)
-    own, llm_score = _score_pairs(opts, a, ref_value, ref_weight, value, llm_value, raw)
-    gold = None
-    if opts.ipw:
-        gold = (
-            expert_value
-            if expert_value is not None
-            else _mode_per_group(a, ref_value, ref_weight, item.size)
-        )
-    n_dropped = 0
-    bad = np.isnan(own) | np.isnan(llm_score)
-    if bad.any():
-        bad_items = np.unique(item[bad])
-        _nan_scores(opts, data, bad_items, annot[np.argmax(bad)])
-        n_dropped = bad_items.size
-        keep = ~np.isin(item, bad_items)
-        item, annot, own, llm_score = item[keep], annot[keep], own[keep], llm_score[keep]
-        gold = gold[keep] if gold is not None else None
-    w_f, w_h = _indicators(llm_score, own)
-    return _Indicators(data, weights, annot, w_f, w_h, gold, int(kept_items.sum()) - n_dropped)
-
-
-def _tested(ind: _Indicators, opts: _Options) -> _Tested:
-    """The per-annotator tests of ``opts.test`` on the indicators."""
-    data, weights, annot, w_f, w_h, gold = (
-        ind.data,
-        ind.weights,
-        ind.annot,
-        ind.w_f,
-        ind.w_h,
-        ind.gold,
-    )
-    m = len(data.annotators)
-    n_items = np.bincount(annot, minlength=m)
-    tested = n_items >= opts.min_items_per_human
-    pi = _ipw_weights(annot, gold, n_items) if gold is not None else None
-    t_stat, p_t, rho_f, rho_h = _t_tests(w_f, w_h, annot, m, opts.epsilon, pi)
-
-    statistic = np.where(tested, t_stat, np.nan)
-    p_value = np.where(tested, p_t, np.nan)
-    tests: list[str | None] = [opts.test if t else None for t in tested]
-    log_capital = None
-    if opts.test == "betting":
-        # Each annotator's items in the order of ``llm`` (the stable sort above): fixed
-        # before seeing the data, as the supermartingale argument needs.
-        x = (w_h - w_f + 1.0) / 2.0
-        m0 = (1.0 + opts.epsilon) / 2.0
-        log_capital = [
-            betting_log_capital(x[annot == j], m0) if tested[j] else None for j in range(m)
-        ]
-    return _Tested(
-        annotators=data.annotators,
-        n_items=n_items,
-        tested=tested,
-        rho_f=rho_f,
-        rho_h=rho_h,
-        statistic=statistic,
-        p_value=p_value,
-        tests=tests,
-        weights=weights,
-        n_kept=ind.n_kept,
-        log_capital=log_capital,
-    )
-
-
-def _ipw_weights(annot: np.ndarray, gold: np.ndarray, n_items: np.ndarray) -> np.ndarray:
-    """Appendix C.1: pi_{y,j} = |I_j| / #{i in I_j : y_i = y} for each annotation."""
-    order = np.lexsort((gold, annot))
-    g_annot, g_gold = annot[order], gold[order]
-    new = _run_starts(g_annot, g_gold)
-    run = np.cumsum(new) - 1
-    pi = np.empty(annot.size)
-    pi[order] = n_items[g_annot] / np.bincount(run)[run]
-    return pi
-
-
-# Relative tolerance under which two alignment scores are a tie. Rounding: a score is a
-# sum of at most a few hundred non-negative terms, a division and a square root, so two
-# equal scores computed in different orders differ by < 1e-13 relative. Distinct scores:
-# on a 0-100 scale in 0.01 steps, two different neg_rmse scores differ by > 5e-10
-# relative. 1e-12 sits between the two with a margin of 100 on each side.
-_TIE_RTOL = 1e-12
-
-
-def _indicators(llm_score: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """W_f = [S(f) >= S(h)], W_h = [S(h) >= S(f)], with scores within _TIE_RTOL tied.
-
-    The reference implementation compares the floats exactly, so that a tie computed
-    in two rounding orders (fractional scores and more than 7 other annotators per item,
-    where numpy's sum switches to pairwise summation) is decided by rounding; here it
-    counts for both sides, as the paper's definition (ties count for both) intends.
+    Attributes
+    ----------
+    winning_rate : numpy.ndarray
+        Shape (resamples, epsilons); NaN where no annotator could be tested.
+    advantage : numpy.ndarray
+        Shape (resamples,): the advantage probability does not depend on epsilon.
+    passed : numpy.ndarray
+        Shape (resamples, epsilons), bool.
     """
-    tie = np.abs(llm_score - own) <= _TIE_RTOL * np.maximum(np.abs(llm_score), np.abs(own))
-    return ((llm_score > own) | tie).astype(float), ((own > llm_score) | tie).astype(float)
+
+    winning_rate: np.ndarray
+    advantage: np.ndarray
+    passed: np.ndarray
 
 
-def _nan_scores(opts: _Options, data: Any, bad_items: np.ndarray, first_annot: int) -> None:
-    """Raise for NaN alignment scores, or (``nan_scores="omit"``) warn that they are dropped."""
-    names = [data.items[i] for i in bad_items[:5]]
-    if opts.nan_scores == "raise":
-        raise ValueError(
-            f"scoring returned NaN on {bad_items.size} kept item(s), first item "
-            f"{names[0]!r} (annotator {data.annotators[first_annot]!r}); a NaN score cannot be "
-            "compared, so fix the scoring function, or pass nan_scores='omit' to leave such "
-            "items out of the test with a warning"
-        )
-    warnings.warn(
-        f"scoring returned NaN on {bad_items.size} kept item(s), left out of the alt-test: "
-        f"{names!r}{' ...' if bad_items.size > 5 else ''}",
-        RuntimeWarning,
-        stacklevel=4,
+def _resample_rates(
+    humans: Mapping[Hashable, Any],
+    llm: Mapping[Hashable, Any],
+    items: list[Hashable],
+    resamples: Sequence[_Resample],
+    epsilons: Sequence[float],
+    options: Mapping[str, Any],
+) -> _CurveRates:
+    """The rates of ``alt_test(humans=sub, llm=sub_llm, epsilon=e, **options)`` on
+    every resample and epsilon, raising what the first of those calls raises.
+
+    Parameters
+    ----------
+    humans, llm : mapping
+        ``{annotator: {item: annotation}}`` and ``{item: annotation}``, as mappings.
+    items : list
+        The items of ``llm`` a resample draws from: those with an annotation.
+    resamples : sequence
+        Each the sorted positions of its annotators in ``humans`` and of its items in
+        ``items``, or None for the whole of ``humans`` and ``llm``.
+    epsilons : sequence of float
+    options : mapping
+        The other options of :func:`alt_test`.
+
+    Returns
+    -------
+    _CurveRates
+    """
+    args = {**_DEFAULTS, **options}
+    # Checked first, as every resample's alt_test checks them before scoring.
+    opts = [_options({**args, "epsilon": e}) for e in epsilons]
+    batched = _batched(humans, {i: llm[i] for i in items}, resamples, opts)
+    if batched is None:
+        return _per_resample(humans, llm, items, resamples, opts, args["pass_threshold"])
+    threshold = _check_threshold(args["pass_threshold"])
+    winning_rate, advantage = batched
+    return _CurveRates(winning_rate, advantage, winning_rate >= threshold)
+
+
+@dataclass(frozen=True)
+class _Pool:
+    """The annotations a curve's resamples draw from, sorted by item and, within an
+    item, in the order of ``humans``: the order :func:`alt_test` sorts a subset into."""
+
+    item: np.ndarray
+    annot: np.ndarray
+    value: np.ndarray
+    start: np.ndarray  # per item, its first annotation; one more for the end
+    llm: np.ndarray
+    n_annotators: int
+
+
+def _pool(
+    humans: Mapping[Hashable, Any], llm: Mapping[Hashable, Any], opts: _Options
+) -> _Pool | None:
+    """The annotations collected once, or None where a subset could differ from them.
+
+    The batched path covers the built-in scores of the t-test without the expert, ranks
+    or annotator weights (ranks depend on the subset, weights are checked against each
+    subset's annotators) and without labels' majority vote under IPW (its tie rule
+    follows the order the labels appear in); annotations a subset might not hold, such as
+    an unreadable one, go through the per-resample path, which raises where
+    :func:`alt_test` raises.
+    """
+    if (
+        opts.scoring not in ("neg_rmse", "accuracy")
+        or opts.test != "ttest"
+        or opts.expert is not None
+        or opts.ranks
+        or opts.weights is not None
+        or (opts.ipw and opts.scoring == "accuracy")
+        or not all(isinstance(anns, Mapping) for anns in humans.values())
+    ):
+        return None
+    try:
+        data = _collect(humans, llm, opts)
+    except (TypeError, ValueError):
+        return None
+    order = np.argsort(data.item, kind="stable")
+    item = data.item[order]
+    start = np.searchsorted(item, np.arange(data.llm.size + 1))
+    return _Pool(
+        item, data.annotator[order], data.value[order], start, data.llm, len(data.annotators)
     )
+
+
+def _select(pool: _Pool, resamples: Sequence[_Resample], k: int) -> tuple[np.ndarray, ...]:
+    """The annotations of every resample, concatenated: their positions in the pool,
+    their resample and their annotator's position among the resample's annotators."""
+    n = len(resamples)
+    everyone, everything = np.arange(pool.n_annotators), np.arange(pool.llm.size)
+    chosen = np.stack([everyone if r is None else r[0] for r in resamples])
+    picked = [everything if r is None else r[1] for r in resamples]
+    member = np.zeros((n, pool.n_annotators), dtype=bool)
+    member[np.arange(n)[:, None], chosen] = True
+    local = np.cumsum(member, axis=1) - 1
+    items = np.concatenate(picked)
+    # Each picked item's run of annotations in the pool, laid end to end.
+    first, count = pool.start[items], pool.start[items + 1] - pool.start[items]
+    ends = np.cumsum(count)
+    at = np.repeat(first - (ends - count), count) + np.arange(ends[-1] if ends.size else 0)
+    which = np.repeat(np.repeat(np.arange(n), [p.size for p in picked]), count)
+    keep = member[which, pool.annot[at]]
+    at, which = at[keep], which[keep]
+    return at, which, local[which, pool.annot[at]]
+
+
+def _batched(
+    humans: Mapping[Hashable, Any],
+    llm: Mapping[Hashable, Any],
+    resamples: Sequence[_Resample],
+    opts: list[_Options],
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The winning rates (resamples x epsilons) and advantage probabilities of every
+    resample, computed together; None where :func:`_pool` declines the options."""
+    first = opts[0]
+    pool = _pool(humans, llm, first)
+    if pool is None:
+        return None
+    n = len(resamples)
+    k = pool.n_annotators if resamples[0] is None else resamples[0][0].size
+    at, which, local = _select(pool, resamples, k)
+    # An item is kept where the LLM scored it and enough of the resample's annotators did.
+    key = which * pool.llm.size + pool.item[at]
+    runs = np.cumsum(_run_starts(key)) - 1
+    kept = (np.bincount(runs)[runs] >= first.min_humans_per_item) & ~np.isnan(
+        pool.llm[pool.item[at]]
+    )
+    at, which, local, key = at[kept], which[kept], local[kept], key[kept]
+    # Pairs never cross resamples: the key holds the resample.
+    a, b = _pairs(key)
+    value = pool.value[at]
+    ref_value, ref_weight = value[b], np.ones(b.size)
+    llm_value = pool.llm[pool.item[at]]
+    own, llm_score = _score_pairs(first, a, ref_value, ref_weight, value, llm_value, None)
+    if np.isnan(own).any() or np.isnan(llm_score).any():
+        return None  # nan_scores' error or warning: the per-resample path gives it
+    w_f, w_h = _indicators(llm_score, own)
+    bins = which * k + local
+    n_items = np.bincount(bins, minlength=n * k)
+    tested = (n_items >= first.min_items_per_human).reshape(n, k)
+    pi = None
+    if first.ipw:
+        pi = _ipw_weights(bins, _mode_per_group(a, ref_value, ref_weight, value.size), n_items)
+    epsilons = np.array([o.epsilon for o in opts])[:, None]
+    _, p_value, rho_f, _ = _t_tests(w_f, w_h, bins, n * k, epsilons, pi)
+    p_value = np.where(tested.ravel(), p_value, np.nan).reshape(len(opts), n, k)
+    n_tested = tested.sum(axis=1)
+    live = n_tested > 0
+    # One family per (resample, epsilon): the rows of one BY call.
+    rows = p_value.transpose(1, 0, 2)[live]
+    rejected = _by_rejections(rows.reshape(-1, k), first.q).reshape(rows.shape)
+    winning_rate = np.full((n, len(opts)), np.nan)
+    # Sums of ones and zeros: exact, so the order of the additions cannot matter.
+    wins = (rejected & tested[live][:, None, :]).sum(axis=2)
+    winning_rate[live] = wins / n_tested[live][:, None]
+    advantage = np.full(n, np.nan)
+    rho_f = rho_f.reshape(n, k)
+    for size in np.unique(n_tested[live]):
+        # Rows of equal length: each row's mean is the 1-D mean of that row.
+        same = live & (n_tested == size)
+        advantage[same] = rho_f[same][tested[same]].reshape(-1, size).mean(axis=1)
+    return winning_rate, advantage
+
+
+def _tested_at(humans: Mapping, llm: Mapping, opts: list[_Options]) -> list[_Tested]:
+    """The per-annotator tests of one resample at each epsilon, scoring the items once:
+    the leave-one-out scores and indicators do not depend on epsilon, only the tests do."""
+    indicators = _indicators_of(humans, llm, opts[0])
+    return [_tested(indicators, o) for o in opts]
+
+
+def _per_resample(
+    humans: Mapping[Hashable, Any],
+    llm: Mapping[Hashable, Any],
+    items: list[Hashable],
+    resamples: Sequence[_Resample],
+    opts: list[_Options],
+    threshold: Any,
+) -> _CurveRates:
+    """:func:`_resample_rates` one resample at a time, for any options.
+
+    The t-test's Benjamini-Yekutieli correction is one family per part, so the rows of
+    every resample go to scipy in one call (one call per row length): its input checks
+    cost about 20 times the arithmetic on a handful of p-values.
+    """
+    names = list(humans)
+    scores = [llm[i] for i in items]
+    # Per annotator, where each of the LLM's items stands among the annotator's own (-1:
+    # not annotated), so a draw picks an annotator's items with numpy instead of looking
+    # up each drawn item, and still lists them in the annotator's order.
+    position: dict[Hashable, tuple[np.ndarray, list, list]] = {}
+
+    def annotated(h: Hashable) -> tuple[np.ndarray, list, list]:
+        if h not in position:
+            where = {i: p for p, i in enumerate(humans[h].keys())}
+            rank = np.fromiter((where.get(i, -1) for i in items), dtype=np.int64, count=len(items))
+            position[h] = (rank, list(humans[h].keys()), list(humans[h].values()))
+        return position[h]
+
+    def subset(resample: _Resample) -> tuple[Mapping, Mapping]:
+        if resample is None:
+            return humans, llm
+        picked = resample[1].tolist()
+        sub = {}
+        for j in resample[0].tolist():
+            rank, keys, values = annotated(names[j])
+            ranks = rank[picked]
+            mine = np.sort(ranks[ranks >= 0]).tolist()
+            sub[names[j]] = {keys[p]: values[p] for p in mine}
+        return sub, {items[j]: scores[j] for j in picked}
+
+    parts = [_tested_at(*subset(r), opts) for r in resamples]
+    threshold = _check_threshold(threshold)
+    live = {
+        (r, e): part
+        for r, tested in enumerate(parts)
+        for e, part in enumerate(tested)
+        if part.tested.any()
+    }
+    rejected: dict[tuple[int, int], np.ndarray] = {}
+    if opts[0].test == "ttest":
+        by_size: dict[int, list[tuple[int, int]]] = {}
+        for key, part in live.items():
+            by_size.setdefault(part.p_value.size, []).append(key)
+        for keys in by_size.values():
+            rows = np.stack([live[key].p_value for key in keys])
+            rejected.update(zip(keys, _by_rejections(rows, opts[0].q), strict=True))
+    else:
+        for (r, e), part in live.items():
+            rejected[r, e] = _decide([part], opts[e])[0][0]
+    winning_rate = np.full((len(resamples), len(opts)), np.nan)
+    advantage = np.full(len(resamples), np.nan)
+    for (r, e), part in live.items():
+        # Only the rates enter a curve's point: not the per-annotator rows of a result.
+        winning_rate[r, e], advantage[r] = _rates(part, rejected[r, e])
+    return _CurveRates(winning_rate, advantage, winning_rate >= threshold)
