@@ -298,14 +298,14 @@ def _curve_by_alt_test(
 def test_batched_curve_equals_alt_test_on_each_resample_bit_for_bit(
     monkeypatch, against, values, labels, options
 ):
-    # The curve computes all resamples at once (_curve_rates._batched); each point must
+    # The curve computes all resamples at once (_core._batched); each point must
     # be exactly, not approximately, what alt_test on each drawn subset gives.
-    from annotator.metrics.alttest import _curve_rates
+    from annotator.metrics.alttest import _core
 
     def unbatched(*args, **kwargs):
         raise AssertionError("the batched path declined these options")
 
-    monkeypatch.setattr(_curve_rates, "_per_resample", unbatched)
+    monkeypatch.setattr(_core, "_per_resample", unbatched)
     humans, llm = _sparse_data(labels=labels)
     draws = {"against": against, "values": values, "n_resamples": 9, "n_annotators": 5}
     if against == "epsilon":

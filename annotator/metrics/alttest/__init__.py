@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from ._api import alt_test, alt_test_domains
 from ._curves import CURVES, AltTestCurve, CurvePoint, alt_test_curve
-from ._inference import _by_rejections  # noqa: F401  (tests reach it here)
 from ._results import (
     SCORINGS,
     TESTS,
@@ -36,6 +35,7 @@ from ._results import (
     MultiDomainAltTestResult,
     TooFewItemsError,
 )
+from ._scores import _by_rejections  # noqa: F401  (tests reach it here)
 from ._sequential import AltTestPair, SequentialVerdict, alt_test_pair, alt_test_sequential
 
 __all__ = [

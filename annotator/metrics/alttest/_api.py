@@ -8,44 +8,14 @@ from typing import Any
 
 import numpy as np
 
-from ._betting import anytime_p_values, e_bh, stopped_e_values
-from ._core import _domain_statistics
-from ._inference import _by_rejections
-from ._inputs import _as_mapping, _check_options, _Options, _Tested
+from ._core import _Batch, _decide, _rates, _statistics
+from ._inputs import _as_mapping, _check_options, _Options
 from ._results import (
     AltTestResult,
     AnnotatorResult,
     MultiDomainAltTestResult,
     TooFewItemsError,
 )
-
-
-def _decide(parts: list[_Tested], opts: _Options) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Rejections and secured flags of each part, with one correction over all of them.
-
-    The t-test: Benjamini-Yekutieli on the p-values. The test by betting: each capital
-    stopped at ``m / q``, then e-BH; the statistic becomes the e-value and the p-value
-    the anytime-valid one. ``m`` counts every annotator, tested or not (an annotator
-    not tested has p = NaN, or e = 1), as the reference does for NaN p-values.
-    """
-    sizes = [part.p_value.size for part in parts]
-    bounds = np.cumsum([0, *sizes])
-    if opts.test == "betting":
-        paths = [path for part in parts for path in part.log_capital]
-        threshold = len(paths) / opts.q
-        e_values = stopped_e_values(paths, threshold)
-        p_values = anytime_p_values(paths)
-        rejected = e_bh(e_values, opts.q)
-        secured = e_values >= threshold
-        for part, lo, hi in zip(parts, bounds[:-1], bounds[1:], strict=True):
-            part.statistic = np.where(part.tested, e_values[lo:hi], np.nan)
-            part.p_value = p_values[lo:hi]
-    else:
-        rejected = _by_rejections(np.concatenate([part.p_value for part in parts]), opts.q)
-        secured = np.zeros(rejected.size, dtype=bool)
-    return [
-        (rejected[lo:hi], secured[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
-    ]
 
 
 def _check_threshold(pass_threshold: Any) -> float:
@@ -58,56 +28,53 @@ def _check_threshold(pass_threshold: Any) -> float:
     return value
 
 
-def _rates(part: _Tested, rejected: np.ndarray) -> tuple[float, float]:
-    """The winning rate and advantage probability of a part with a tested annotator."""
-    tested = part.tested
-    w = part.weights[tested]
-    return float(np.sum(w * rejected[tested]) / np.sum(w)), float(np.mean(part.rho_f[tested]))
-
-
-def _assemble(
-    part: _Tested,
+def _result(
+    batch: _Batch,
+    e: int,
     decided: tuple[np.ndarray, np.ndarray],
-    opts: _Options,
-    pass_threshold: float = 0.5,
+    threshold: float,
 ) -> AltTestResult:
-    rejected, secured = decided
-    tested = part.tested
+    """The :class:`AltTestResult` of the batch's first resample under option set ``e``."""
+    opts = batch.opts[e]
+    rejected, secured = decided[0][e, 0], decided[1][e, 0]
+    slots = np.flatnonzero(batch.chosen[0] >= 0)
+    tested = batch.tested[e, 0]
     if not tested.any():
         raise TooFewItemsError(
             min_items_per_human=opts.min_items_per_human,
-            most_items=int(part.n_items.max(initial=0)),
-            n_kept=part.n_kept,
+            most_items=int(batch.n_items[0].max(initial=0)),
+            n_kept=int(batch.n_kept[0]),
         )
-    winning_rate, advantage = _rates(part, rejected)
+    winning_rate, advantage = _rates(batch, decided[0])
     rows = tuple(
         AnnotatorResult(
-            annotator=h,
-            n_items=int(part.n_items[j]),
-            tested=bool(part.tested[j]),
-            rho_f=float(part.rho_f[j]),
-            rho_h=float(part.rho_h[j]),
-            statistic=float(part.statistic[j]),
-            p_value=float(part.p_value[j]),
+            annotator=batch.names[batch.chosen[0, j]],
+            n_items=int(batch.n_items[0, j]),
+            tested=bool(tested[j]),
+            rho_f=float(batch.rho_f[0, j]),
+            rho_h=float(batch.rho_h[0, j]),
+            statistic=float(batch.statistic[e, 0, j]),
+            p_value=float(batch.p_value[e, 0, j]),
             rejected=bool(rejected[j]),
-            test=part.tests[j],
-            weight=float(part.weights[j]),
+            test=opts.test if tested[j] else None,
+            weight=float(batch.weights[0, j]),
             secured=bool(secured[j]),
         )
-        for j, h in enumerate(part.annotators)
+        for j in slots.tolist()
     )
+    rate = float(winning_rate[0, e])
     return AltTestResult(
-        winning_rate=winning_rate,
-        advantage_probability=advantage,
-        passed=winning_rate >= pass_threshold,
+        winning_rate=rate,
+        advantage_probability=float(advantage[0, e]),
+        passed=rate >= threshold,
         annotators=rows,
-        n_items=part.n_kept,
+        n_items=int(batch.n_kept[0]),
         n_tested=int(tested.sum()),
         epsilon=opts.epsilon,
         q=opts.q,
         scoring=opts.scoring_name,
         test=opts.test,
-        pass_threshold=pass_threshold,
+        pass_threshold=threshold,
     )
 
 
@@ -267,8 +234,8 @@ def alt_test(
     """
     opts = _options(locals())
     threshold = _check_threshold(pass_threshold)
-    part = _domain_statistics(humans, llm, opts)
-    return _assemble(part, _decide([part], opts)[0], opts, threshold)
+    batch = _statistics(humans, llm, [None], [opts])  # the core's batch of one
+    return _result(batch, 0, _decide([batch])[0], threshold)
 
 
 @_shared_parameters
@@ -320,19 +287,20 @@ def alt_test_domains(
     domains = _as_mapping(domains, name="domains")
     if not domains:
         raise ValueError("domains is empty")
-    parts: dict[str, _Tested] = {}
+    parts: dict[str, _Batch] = {}
     for name, spec in domains.items():
         if not isinstance(spec, Mapping) or "humans" not in spec or "llm" not in spec:
             raise ValueError(f"domains[{name!r}] must be a mapping with 'humans' and 'llm'")
         try:
-            parts[name] = _domain_statistics(spec["humans"], spec["llm"], opts)
+            parts[name] = _statistics(spec["humans"], spec["llm"], [None], [opts])
         except ValueError as exc:
             raise ValueError(f"domain {name!r}: {exc}") from exc
-    decided = dict(zip(parts, _decide(list(parts.values()), opts), strict=True))
+    # One family over the annotators of every domain.
+    decided = dict(zip(parts, _decide(list(parts.values())), strict=True))
     results: dict[str, AltTestResult] = {}
     for name, part in parts.items():
         try:
-            results[name] = _assemble(part, decided[name], opts, threshold)
+            results[name] = _result(part, 0, decided[name], threshold)
         except TooFewItemsError as exc:
             raise TooFewItemsError(
                 min_items_per_human=exc.min_items_per_human,

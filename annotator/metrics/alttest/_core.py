@@ -1,266 +1,320 @@
-"""The winning rates and advantage probabilities of an alt-test curve's resamples.
+r"""The one core of the alt-test: every resample and every option set at once.
 
-A curve runs :func:`alt_test` on up to several hundred resamples (840 for the report's
-21 curves at 150 items), each a subset of one table of annotations. Run one by one,
-that is thousands of numpy calls on arrays of a few hundred elements, where the calls'
-overhead is most of the cost. :func:`_batched` collects the annotations once and
-computes every resample at once: the resamples' annotations are concatenated and
-every per-annotator sum is binned by (resample, annotator), so the scores, the t-tests,
-the Benjamini-Yekutieli corrections and the rates take a handful of calls per curve.
+:func:`alt_test` is a batch of one: the whole data, one set of options. The curves
+(:func:`alt_test_curve`) are hundreds of subsets of one table at several epsilons, the
+report's epsilon sweep one table at several epsilons, :func:`alt_test_pair` one table
+under the t-test and the test by betting. All go through :func:`_statistics`, which
+collects the annotations once, lays the annotations of every resample end to end and
+bins every per-annotator sum by (resample, annotator): the leave-one-out alignment
+scores, the winning indicators
 
-The results are bit for bit those of the per-resample computation: ``np.bincount``
-accumulates each bin in input order, and the concatenation keeps each resample's
-annotations in the order :func:`alt_test` sorts them into, so each bin adds the same
-numbers in the same order; the rates' row-wise means reduce each row as the 1-D call
-does. Options the batched path does not cover go through :func:`_per_resample`, the
-plain route through :func:`alt_test`'s own steps.
+.. math::
+
+    W^f_{i,j} = \mathbf{1}\{S(f, x_i, j) \ge S(h_j, x_i, j)\}, \qquad
+    W^h_{i,j} = \mathbf{1}\{S(h_j, x_i, j) \ge S(f, x_i, j)\},
+
+the advantage probabilities :math:`\rho^f_j = \bar W^f_j`, and the one-sided t-tests of
+:math:`H_{0j}: \bar d_j \ge \varepsilon`, :math:`d_{i,j} = W^h_{i,j} - W^f_{i,j}`, for
+every epsilon. :func:`_decide` then runs the Benjamini-Yekutieli procedure (or e-BH for
+the test by betting) once per (resample, option set), and :func:`_rates` gives the
+winning rate :math:`\omega = \sum_j Q_j [H_{0j}\ \mathrm{rejected}] / \sum_j Q_j` and the
+average advantage probability over the tested annotators (Calderon, Reichart and Dror,
+2025, The Alternative Annotator Test for LLM-as-a-Judge: How to Statistically Justify
+Replacing Human Annotators with LLMs, section 3).
+
+A resample's results equal, bit for bit, those of the same computation on its subset
+alone: ``numpy.bincount`` adds each bin in input order, the concatenation keeps each
+resample's annotations in the order its own call sorts them into (by item, then in the
+order of ``humans``), and the rates reduce rows of equal length, as a 1-D call does.
+
+One fallback, :func:`_per_resample`, runs the core on each resample's subset as a batch
+of one, where the annotations collected once could differ from a subset's: an expert
+given as a key of ``humans`` (a resample may or may not draw it), labels that do not
+sort under inverse probability weighting (the majority vote's tie rule then follows the
+order the labels appear in, which depends on the subset), and annotations that cannot
+all be read (a subset may not hold the unreadable one).
 """
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ._api import _check_threshold, _decide, _options, _rates, alt_test
-from ._core import (
+from ._betting import anytime_p_values, betting_log_capital, e_bh, stopped_e_values
+from ._inputs import _Annotations, _annotator_weights, _collect, _Options
+from ._scores import (
+    _by_rejections,
     _indicators,
-    _indicators_of,
     _ipw_weights,
+    _mid_ranks,
     _mode_per_group,
+    _nan_scores,
     _pairs,
-    _run_starts,
     _score_pairs,
-    _tested,
+    _t_tests,
 )
-from ._inference import _by_rejections, _t_tests
-from ._inputs import _collect, _Options, _Tested
 
-#: The defaults of :func:`alt_test`'s options, which a curve's ``**options`` override.
-_DEFAULTS = {
-    name: p.default
-    for name, p in inspect.signature(alt_test).parameters.items()
-    if p.default is not inspect.Parameter.empty
-}
-
-#: A resample: the sorted positions of its annotators and of its items, or None for
-#: all annotators and all items.
+#: A resample: the sorted positions of its annotators in ``humans`` and of its items in
+#: ``llm``, or None for all annotators and all items.
 _Resample = tuple[np.ndarray, np.ndarray] | None
 
 
-@dataclass(frozen=True)
-class _CurveRates:
-    """What the points of a curve read of its resamples' alt-tests.
+@dataclass
+class _Batch:
+    """Per-annotator statistics of R resamples under E option sets, before the correction.
 
-    Attributes
-    ----------
-    winning_rate : numpy.ndarray
-        Shape (resamples, epsilons); NaN where no annotator could be tested.
-    advantage : numpy.ndarray
-        Shape (resamples,): the advantage probability does not depend on epsilon.
-    passed : numpy.ndarray
-        Shape (resamples, epsilons), bool.
+    Annotator slot ``(r, j)`` holds the annotator ``names[chosen[r, j]]``; a slot with
+    ``chosen = -1`` is empty (only the fallback leaves some, when resamples differ in
+    size). ``statistic`` and ``p_value`` are the t-test's until :func:`_decide` replaces
+    them by the e-values and anytime-valid p-values of the test by betting.
     """
 
-    winning_rate: np.ndarray
-    advantage: np.ndarray
-    passed: np.ndarray
+    opts: list[_Options]
+    names: list[Hashable]
+    chosen: np.ndarray  # (R, k) int
+    n_items: np.ndarray  # (R, k) int
+    tested: np.ndarray  # (E, R, k) bool
+    rho_f: np.ndarray  # (R, k)
+    rho_h: np.ndarray  # (R, k)
+    statistic: np.ndarray  # (E, R, k)
+    p_value: np.ndarray  # (E, R, k)
+    weights: np.ndarray  # (R, k)
+    n_kept: np.ndarray  # (R,) int
+    # test="betting": per option set, per resample, log K_t of each slot (None: untested).
+    log_capital: dict[int, list[list[np.ndarray | None]]]
 
 
-def _resample_rates(
-    humans: Mapping[Hashable, Any],
-    llm: Mapping[Hashable, Any],
-    items: list[Hashable],
-    resamples: Sequence[_Resample],
-    epsilons: Sequence[float],
-    options: Mapping[str, Any],
-) -> _CurveRates:
-    """The rates of ``alt_test(humans=sub, llm=sub_llm, epsilon=e, **options)`` on
-    every resample and epsilon, raising what the first of those calls raises.
+def _statistics(
+    humans: Any, llm: Any, resamples: Sequence[_Resample], opts: list[_Options]
+) -> _Batch:
+    """The per-annotator statistics of ``alt_test(subset, opts[e])`` for every resample
+    and option set, raising what the first of those calls raises.
 
-    Parameters
-    ----------
-    humans, llm : mapping
-        ``{annotator: {item: annotation}}`` and ``{item: annotation}``, as mappings.
-    items : list
-        The items of ``llm`` a resample draws from: those with an annotation.
-    resamples : sequence
-        Each the sorted positions of its annotators in ``humans`` and of its items in
-        ``items``, or None for the whole of ``humans`` and ``llm``.
-    epsilons : sequence of float
-    options : mapping
-        The other options of :func:`alt_test`.
-
-    Returns
-    -------
-    _CurveRates
+    The option sets may differ in ``epsilon``, ``test`` and ``min_items_per_human``
+    (what acts after the winning indicators), not in the rest. A resample other than
+    None indexes ``list(humans)`` and ``list(llm)``.
     """
-    args = {**_DEFAULTS, **options}
-    # Checked first, as every resample's alt_test checks them before scoring.
-    opts = [_options({**args, "epsilon": e}) for e in epsilons]
-    batched = _batched(humans, {i: llm[i] for i in items}, resamples, opts)
-    if batched is None:
-        return _per_resample(humans, llm, items, resamples, opts, args["pass_threshold"])
-    threshold = _check_threshold(args["pass_threshold"])
-    winning_rate, advantage = batched
-    return _CurveRates(winning_rate, advantage, winning_rate >= threshold)
+    whole = all(r is None for r in resamples)
+    data = _pool_data(humans, llm, opts[0], whole)
+    if data is None:
+        return _per_resample(humans, llm, resamples, opts)
+    return _batched(data, resamples, opts)
 
 
-@dataclass(frozen=True)
-class _Pool:
-    """The annotations a curve's resamples draw from, sorted by item and, within an
-    item, in the order of ``humans``: the order :func:`alt_test` sorts a subset into."""
-
-    item: np.ndarray
-    annot: np.ndarray
-    value: np.ndarray
-    start: np.ndarray  # per item, its first annotation; one more for the end
-    llm: np.ndarray
-    n_annotators: int
-
-
-def _pool(
-    humans: Mapping[Hashable, Any], llm: Mapping[Hashable, Any], opts: _Options
-) -> _Pool | None:
-    """The annotations collected once, or None where a subset could differ from them.
-
-    The batched path covers the built-in scores of the t-test without the expert, ranks
-    or annotator weights (ranks depend on the subset, weights are checked against each
-    subset's annotators) and without labels' majority vote under IPW (its tie rule
-    follows the order the labels appear in); annotations a subset might not hold, such as
-    an unreadable one, go through the per-resample path, which raises where
-    :func:`alt_test` raises.
-    """
-    if (
-        opts.scoring not in ("neg_rmse", "accuracy")
-        or opts.test != "ttest"
-        or opts.expert is not None
-        or opts.ranks
-        or opts.weights is not None
-        or (opts.ipw and opts.scoring == "accuracy")
-        or not all(isinstance(anns, Mapping) for anns in humans.values())
-    ):
+def _pool_data(humans: Any, llm: Any, opts: _Options, whole: bool) -> _Annotations | None:
+    """The annotations collected once, or None where a subset could differ from them."""
+    if whole:
+        return _collect(humans, llm, opts)
+    expert = opts.expert
+    if expert is not None and not (isinstance(expert, Mapping) or hasattr(expert, "to_dict")):
         return None
     try:
         data = _collect(humans, llm, opts)
     except (TypeError, ValueError):
         return None
-    order = np.argsort(data.item, kind="stable")
-    item = data.item[order]
-    start = np.searchsorted(item, np.arange(data.llm.size + 1))
-    return _Pool(
-        item, data.annotator[order], data.value[order], start, data.llm, len(data.annotators)
-    )
+    if opts.ipw and opts.scoring == "accuracy" and not data.sorted_codes:
+        return None
+    return data
 
 
-def _select(pool: _Pool, resamples: Sequence[_Resample], k: int) -> tuple[np.ndarray, ...]:
-    """The annotations of every resample, concatenated: their positions in the pool,
-    their resample and their annotator's position among the resample's annotators."""
-    n = len(resamples)
-    everyone, everything = np.arange(pool.n_annotators), np.arange(pool.llm.size)
+def _select(
+    data: _Annotations, resamples: Sequence[_Resample]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The annotations of every resample, laid end to end.
+
+    Returns the position of each annotation in ``data`` (sorted by resample, item, then
+    annotator order), its slot among its resample's annotators, its picked item's
+    number; per picked item its item and resample; and the chosen annotators (R, k).
+    """
+    m, n_llm = len(data.annotators), data.llm.size
+    # Sorted by item, stably: within an item the annotators stay in the order of humans.
+    keys = data.item.astype(np.uint16) if n_llm < np.iinfo(np.uint16).max else data.item
+    order = np.argsort(keys, kind="stable")  # numpy radix-sorts 16-bit keys: faster
+    start = np.searchsorted(data.item[order], np.arange(n_llm + 1))
+    everyone, everything = np.arange(m), np.arange(n_llm)
     chosen = np.stack([everyone if r is None else r[0] for r in resamples])
     picked = [everything if r is None else r[1] for r in resamples]
-    member = np.zeros((n, pool.n_annotators), dtype=bool)
+    n = len(resamples)
+    member = np.zeros((n, m), dtype=bool)
     member[np.arange(n)[:, None], chosen] = True
     local = np.cumsum(member, axis=1) - 1
     items = np.concatenate(picked)
-    # Each picked item's run of annotations in the pool, laid end to end.
-    first, count = pool.start[items], pool.start[items + 1] - pool.start[items]
+    item_resample = np.repeat(np.arange(n), [p.size for p in picked])
+    # Each picked item's run of annotations, laid end to end.
+    first, count = start[items], start[items + 1] - start[items]
     ends = np.cumsum(count)
-    at = np.repeat(first - (ends - count), count) + np.arange(ends[-1] if ends.size else 0)
-    which = np.repeat(np.repeat(np.arange(n), [p.size for p in picked]), count)
-    keep = member[which, pool.annot[at]]
-    at, which = at[keep], which[keep]
-    return at, which, local[which, pool.annot[at]]
+    at = order[np.repeat(first - (ends - count), count) + np.arange(ends[-1] if ends.size else 0)]
+    slot = np.repeat(np.arange(items.size), count)
+    keep = member[item_resample[slot], data.annotator[at]]
+    at, slot = at[keep], slot[keep]
+    return at, local[item_resample[slot], data.annotator[at]], slot, items, item_resample, chosen
 
 
-def _batched(
-    humans: Mapping[Hashable, Any],
-    llm: Mapping[Hashable, Any],
-    resamples: Sequence[_Resample],
-    opts: list[_Options],
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """The winning rates (resamples x epsilons) and advantage probabilities of every
-    resample, computed together; None where :func:`_pool` declines the options."""
+def _batched(data: _Annotations, resamples: Sequence[_Resample], opts: list[_Options]) -> _Batch:
+    """:func:`_statistics` with the annotations collected once."""
     first = opts[0]
-    pool = _pool(humans, llm, first)
-    if pool is None:
-        return None
     n = len(resamples)
-    k = pool.n_annotators if resamples[0] is None else resamples[0][0].size
-    at, which, local = _select(pool, resamples, k)
-    # An item is kept where the LLM scored it and enough of the resample's annotators did.
-    key = which * pool.llm.size + pool.item[at]
-    runs = np.cumsum(_run_starts(key)) - 1
-    kept = (np.bincount(runs)[runs] >= first.min_humans_per_item) & ~np.isnan(
-        pool.llm[pool.item[at]]
-    )
-    at, which, local, key = at[kept], which[kept], local[kept], key[kept]
-    # Pairs never cross resamples: the key holds the resample.
-    a, b = _pairs(key)
-    value = pool.value[at]
-    ref_value, ref_weight = value[b], np.ones(b.size)
-    llm_value = pool.llm[pool.item[at]]
-    own, llm_score = _score_pairs(first, a, ref_value, ref_weight, value, llm_value, None)
-    if np.isnan(own).any() or np.isnan(llm_score).any():
-        return None  # nan_scores' error or warning: the per-resample path gives it
-    w_f, w_h = _indicators(llm_score, own)
-    bins = which * k + local
-    n_items = np.bincount(bins, minlength=n * k)
-    tested = (n_items >= first.min_items_per_human).reshape(n, k)
-    pi = None
+    at, local, slot, items, item_resample, chosen = _select(data, resamples)
+    k = chosen.shape[1]
+    weights = np.ones((n, k))
+    if first.weights is not None:
+        # Checked against each resample's annotators, as its own call checks them.
+        for r in range(n):
+            weights[r] = _annotator_weights([data.annotators[j] for j in chosen[r]], first)
+    # Kept items: the LLM annotated them, and enough of the resample's humans (or the
+    # expert) did.
+    ok = ~np.isnan(data.llm[items])
+    if data.expert is not None:
+        ok &= ~np.isnan(data.expert[items])
+    else:
+        ok &= np.bincount(slot, minlength=items.size) >= first.min_humans_per_item
+    n_kept = np.bincount(item_resample[ok], minlength=n)
+    keep = ok[slot]
+    at, local, slot = at[keep], local[keep], slot[keep]
+    which, value = item_resample[slot], data.value[at]
+    llm_value = data.llm[items[slot]]
+    expert_value = data.expert[items[slot]] if data.expert is not None else None
+    if first.ranks:
+        value, llm_value, expert_value = _ranks(
+            data, items, item_resample, ok, slot, value, local, k, n_kept
+        )
+    # Reference set of each annotation: the item's other annotators, or the expert.
+    if expert_value is not None:
+        a = np.arange(slot.size)
+        ref_value, ref_weight = expert_value, np.ones(slot.size)
+    else:
+        a, b = _pairs(slot)  # pairs never cross resamples: a slot is one resample's item
+        ref_value, ref_weight = value[b], weights[which[b], local[b]]
+    raw = None
+    if data.raw is not None:
+        own_raw = [data.raw[i] for i in at]
+        raw_ref = (
+            [data.raw_expert[i] for i in items[slot]]
+            if expert_value is not None
+            else [own_raw[i] for i in b]
+        )
+        raw = (own_raw, [data.raw_llm[i] for i in items[slot]], raw_ref)
+    own, llm_score = _score_pairs(first, a, ref_value, ref_weight, value, llm_value, raw)
+    gold = None
     if first.ipw:
-        pi = _ipw_weights(bins, _mode_per_group(a, ref_value, ref_weight, value.size), n_items)
+        gold = (
+            expert_value
+            if expert_value is not None
+            else _mode_per_group(a, ref_value, ref_weight, value.size)
+        )
+    bad = np.isnan(own) | np.isnan(llm_score)
+    if bad.any():
+        # Per resample, in order: the first raises (nan_scores="raise") or each warns.
+        for r in np.unique(which[bad]).tolist():
+            mine = bad & (which == r)
+            bad_items = np.unique(items[slot[mine]])
+            _nan_scores(
+                first,
+                [data.items[i] for i in bad_items],
+                data.annotators[chosen[r, local[np.argmax(mine)]]],
+            )
+            n_kept[r] -= bad_items.size
+        drop = np.isin(slot, np.unique(slot[bad]))
+        local, which, own, llm_score = local[~drop], which[~drop], own[~drop], llm_score[~drop]
+        gold = gold[~drop] if gold is not None else None
+    w_f, w_h = _indicators(llm_score, own)
+    return _tests(opts, data.annotators, chosen, which * k + local, w_f, w_h, gold, weights, n_kept)
+
+
+def _ranks(
+    data: _Annotations,
+    items: np.ndarray,
+    item_resample: np.ndarray,
+    ok: np.ndarray,
+    slot: np.ndarray,
+    value: np.ndarray,
+    local: np.ndarray,
+    k: int,
+    n_kept: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """FAQ, testing on ranks: the LLM (and the expert) rank a resample's ``N`` kept items,
+    each annotator their own ``n_j``, stretched to the same range,
+    ``(r - 0.5) * N / n_j + 0.5``, so that annotators who rated fewer items stay
+    comparable (a group of ``N`` keeps its ranks exactly)."""
+    which = item_resample[slot]
+    group = which * k + local
+    size = np.bincount(group)[group]
+    ranked = (_mid_ranks(value, group) - 0.5) * (n_kept[which] / size) + 0.5
+    kept = np.flatnonzero(ok)
+    where = np.full(items.size, -1)
+    where[kept] = np.arange(kept.size)
+
+    def rank_items(values: np.ndarray) -> np.ndarray:
+        return _mid_ranks(values[items[kept]], item_resample[kept])[where[slot]]
+
+    expert = rank_items(data.expert) if data.expert is not None else None
+    return ranked, rank_items(data.llm), expert
+
+
+def _tests(
+    opts: list[_Options],
+    names: list[Hashable],
+    chosen: np.ndarray,
+    bins: np.ndarray,
+    w_f: np.ndarray,
+    w_h: np.ndarray,
+    gold: np.ndarray | None,
+    weights: np.ndarray,
+    n_kept: np.ndarray,
+) -> _Batch:
+    """The per-annotator tests of every option set on the winning indicators."""
+    n, k = chosen.shape
+    n_items = np.bincount(bins, minlength=n * k)
+    pi = _ipw_weights(bins, gold, n_items) if gold is not None else None
     epsilons = np.array([o.epsilon for o in opts])[:, None]
-    _, p_value, rho_f, _ = _t_tests(w_f, w_h, bins, n * k, epsilons, pi)
-    p_value = np.where(tested.ravel(), p_value, np.nan).reshape(len(opts), n, k)
-    n_tested = tested.sum(axis=1)
-    live = n_tested > 0
-    # One family per (resample, epsilon): the rows of one BY call.
-    rows = p_value.transpose(1, 0, 2)[live]
-    rejected = _by_rejections(rows.reshape(-1, k), first.q).reshape(rows.shape)
-    winning_rate = np.full((n, len(opts)), np.nan)
-    # Sums of ones and zeros: exact, so the order of the additions cannot matter.
-    wins = (rejected & tested[live][:, None, :]).sum(axis=2)
-    winning_rate[live] = wins / n_tested[live][:, None]
-    advantage = np.full(n, np.nan)
-    rho_f = rho_f.reshape(n, k)
-    for size in np.unique(n_tested[live]):
-        # Rows of equal length: each row's mean is the 1-D mean of that row.
-        same = live & (n_tested == size)
-        advantage[same] = rho_f[same][tested[same]].reshape(-1, size).mean(axis=1)
-    return winning_rate, advantage
-
-
-def _tested_at(humans: Mapping, llm: Mapping, opts: list[_Options]) -> list[_Tested]:
-    """The per-annotator tests of one resample at each epsilon, scoring the items once:
-    the leave-one-out scores and indicators do not depend on epsilon, only the tests do."""
-    indicators = _indicators_of(humans, llm, opts[0])
-    return [_tested(indicators, o) for o in opts]
+    t_stat, p_t, rho_f, rho_h = _t_tests(w_f, w_h, bins, n * k, epsilons, pi)
+    tested = n_items >= np.array([o.min_items_per_human for o in opts])[:, None]
+    log_capital: dict[int, list[list[np.ndarray | None]]] = {}
+    if any(o.test == "betting" for o in opts):
+        # Each annotator's items in the order of ``llm``: fixed before seeing the data, as
+        # the supermartingale argument needs.
+        x = (w_h - w_f + 1.0) / 2.0
+        runs = np.split(x[np.argsort(bins, kind="stable")], np.cumsum(n_items)[:-1])
+        for e, o in enumerate(opts):
+            if o.test == "betting":
+                m0 = (1.0 + o.epsilon) / 2.0
+                paths = [
+                    betting_log_capital(x, m0) if t else None
+                    for x, t in zip(runs, tested[e], strict=True)
+                ]
+                log_capital[e] = [paths[r * k : (r + 1) * k] for r in range(n)]
+    shape = (len(opts), n, k)
+    return _Batch(
+        opts=opts,
+        names=names,
+        chosen=chosen,
+        n_items=n_items.reshape(n, k),
+        tested=tested.reshape(shape),
+        rho_f=rho_f.reshape(n, k),
+        rho_h=rho_h.reshape(n, k),
+        statistic=np.where(tested, t_stat, np.nan).reshape(shape),
+        p_value=np.where(tested, p_t, np.nan).reshape(shape),
+        weights=weights,
+        n_kept=n_kept,
+        log_capital=log_capital,
+    )
 
 
 def _per_resample(
     humans: Mapping[Hashable, Any],
     llm: Mapping[Hashable, Any],
-    items: list[Hashable],
     resamples: Sequence[_Resample],
     opts: list[_Options],
-    threshold: Any,
-) -> _CurveRates:
-    """:func:`_resample_rates` one resample at a time, for any options.
-
-    The t-test's Benjamini-Yekutieli correction is one family per part, so the rows of
-    every resample go to scipy in one call (one call per row length): its input checks
-    cost about 20 times the arithmetic on a handful of p-values.
-    """
-    names = list(humans)
-    scores = [llm[i] for i in items]
+) -> _Batch:
+    """The fallback: the core on each resample's subset as a batch of one, merged."""
+    names, items = list(humans), list(llm)
+    scores = list(llm.values())
     # Per annotator, where each of the LLM's items stands among the annotator's own (-1:
-    # not annotated), so a draw picks an annotator's items with numpy instead of looking
-    # up each drawn item, and still lists them in the annotator's order.
+    # not annotated), so a draw picks an annotator's items with numpy and still lists
+    # them in the annotator's order.
     position: dict[Hashable, tuple[np.ndarray, list, list]] = {}
 
     def annotated(h: Hashable) -> tuple[np.ndarray, list, list]:
@@ -271,39 +325,120 @@ def _per_resample(
         return position[h]
 
     def subset(resample: _Resample) -> tuple[Mapping, Mapping]:
-        if resample is None:
-            return humans, llm
         picked = resample[1].tolist()
         sub = {}
         for j in resample[0].tolist():
             rank, keys, values = annotated(names[j])
             ranks = rank[picked]
-            mine = np.sort(ranks[ranks >= 0]).tolist()
-            sub[names[j]] = {keys[p]: values[p] for p in mine}
+            sub[names[j]] = {keys[p]: values[p] for p in np.sort(ranks[ranks >= 0]).tolist()}
         return sub, {items[j]: scores[j] for j in picked}
 
-    parts = [_tested_at(*subset(r), opts) for r in resamples]
-    threshold = _check_threshold(threshold)
-    live = {
-        (r, e): part
-        for r, tested in enumerate(parts)
-        for e, part in enumerate(tested)
-        if part.tested.any()
-    }
-    rejected: dict[tuple[int, int], np.ndarray] = {}
-    if opts[0].test == "ttest":
-        by_size: dict[int, list[tuple[int, int]]] = {}
-        for key, part in live.items():
-            by_size.setdefault(part.p_value.size, []).append(key)
-        for keys in by_size.values():
-            rows = np.stack([live[key].p_value for key in keys])
-            rejected.update(zip(keys, _by_rejections(rows, opts[0].q), strict=True))
-    else:
-        for (r, e), part in live.items():
-            rejected[r, e] = _decide([part], opts[e])[0][0]
-    winning_rate = np.full((len(resamples), len(opts)), np.nan)
-    advantage = np.full(len(resamples), np.nan)
-    for (r, e), part in live.items():
-        # Only the rates enter a curve's point: not the per-annotator rows of a result.
-        winning_rate[r, e], advantage[r] = _rates(part, rejected[r, e])
-    return _CurveRates(winning_rate, advantage, winning_rate >= threshold)
+    parts = [
+        _batched(_collect(humans, llm, opts[0]), [None], opts)
+        if r is None
+        else _batched(_collect(*subset(r), opts[0]), [None], opts)
+        for r in resamples
+    ]
+    # Merged into one batch; slots past a part's annotators stay empty.
+    at = {h: j for j, h in enumerate(names)}
+    n, k, e = len(parts), max(p.chosen.shape[1] for p in parts), len(opts)
+    out = _Batch(
+        opts=opts,
+        names=names,
+        chosen=np.full((n, k), -1),
+        n_items=np.zeros((n, k), dtype=np.intp),
+        tested=np.zeros((e, n, k), dtype=bool),
+        rho_f=np.full((n, k), np.nan),
+        rho_h=np.full((n, k), np.nan),
+        statistic=np.full((e, n, k), np.nan),
+        p_value=np.full((e, n, k), np.nan),
+        weights=np.ones((n, k)),
+        n_kept=np.array([p.n_kept[0] for p in parts]),
+        log_capital={i: [] for i in parts[0].log_capital},
+    )
+    for r, part in enumerate(parts):
+        size = part.chosen.shape[1]
+        out.chosen[r, :size] = [at[part.names[j]] for j in part.chosen[0]]
+        for name in ("n_items", "rho_f", "rho_h", "weights"):
+            getattr(out, name)[r, :size] = getattr(part, name)[0]
+        for name in ("tested", "statistic", "p_value"):
+            getattr(out, name)[:, r, :size] = getattr(part, name)[:, 0]
+        for i, paths in part.log_capital.items():
+            out.log_capital[i].append(paths[0] + [None] * (k - size))
+    return out
+
+
+def _decide(batches: list[_Batch]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Rejections and secured flags (E, R, k) of each batch: one family per option set
+    and resample, spanning the batches (the domains of :func:`alt_test_domains`).
+
+    The t-test: Benjamini-Yekutieli on the p-values, the rows of equal family size in one
+    scipy call. The test by betting: each capital stopped at ``m / q``, then e-BH; the
+    statistic becomes the e-value and the p-value the anytime-valid one. ``m`` counts
+    every annotator, tested or not (an annotator not tested has p = NaN, or e = 1), as
+    the reference implementation does for NaN p-values.
+    """
+    opts = batches[0].opts
+    bounds = np.cumsum([0, *[b.chosen.shape[1] for b in batches]])
+    present = np.concatenate([b.chosen >= 0 for b in batches], axis=1)  # (R, K)
+    n = present.shape[0]
+    rejected = np.zeros((len(opts), *present.shape), dtype=bool)
+    secured = np.zeros_like(rejected)
+    for e, o in enumerate(opts):
+        if o.test == "betting":
+            for r in range(n):
+                paths = [
+                    p
+                    for b in batches
+                    for p, s in zip(b.log_capital[e][r], b.chosen[r], strict=True)
+                    if s >= 0
+                ]
+                threshold = len(paths) / o.q
+                e_values = stopped_e_values(paths, threshold)
+                p_values = anytime_p_values(paths)
+                slots = np.flatnonzero(present[r])
+                rejected[e, r, slots] = e_bh(e_values, o.q)
+                secured[e, r, slots] = e_values >= threshold
+                for b, lo, hi in zip(batches, bounds[:-1], bounds[1:], strict=True):
+                    mine = slots[(slots >= lo) & (slots < hi)]
+                    pos = np.searchsorted(slots, mine)
+                    b.statistic[e, r, mine - lo] = np.where(
+                        b.tested[e, r, mine - lo], e_values[pos], np.nan
+                    )
+                    b.p_value[e, r, mine - lo] = p_values[pos]
+            continue
+        p_value = np.concatenate([b.p_value[e] for b in batches], axis=1)
+        sizes = present.sum(axis=1)
+        for size in np.unique(sizes).tolist():
+            same = sizes == size
+            rows = p_value[same][present[same]].reshape(-1, size)
+            decided = np.zeros((rows.shape[0], present.shape[1]), dtype=bool)
+            decided[present[same]] = _by_rejections(rows, o.q).ravel()
+            rejected[e, same] = decided
+    return [
+        (rejected[..., lo:hi], secured[..., lo:hi])
+        for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
+    ]
+
+
+def _rates(batch: _Batch, rejected: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The winning rate and the advantage probability (R, E), NaN where none is tested.
+
+    Rows with as many tested annotators are reduced together: a row-wise sum or mean of
+    a 2-D array is, bit for bit, that of the row on its own.
+    """
+    tested = batch.tested.transpose(1, 0, 2)  # (R, E, k)
+    shape = tested.shape
+    weights = np.broadcast_to(batch.weights[:, None, :], shape)
+    won = weights * rejected.transpose(1, 0, 2)
+    rho_f = np.broadcast_to(batch.rho_f[:, None, :], shape)
+    counts = tested.sum(axis=2)
+    winning_rate = np.full(counts.shape, np.nan)
+    advantage = np.full(counts.shape, np.nan)
+    for size in np.unique(counts[counts > 0]).tolist():
+        same = counts == size
+        mask = tested[same]
+        total = weights[same][mask].reshape(-1, size).sum(axis=1)
+        winning_rate[same] = won[same][mask].reshape(-1, size).sum(axis=1) / total
+        advantage[same] = rho_f[same][mask].reshape(-1, size).mean(axis=1)
+    return winning_rate, advantage

@@ -1,17 +1,21 @@
-"""Leave-one-out alignment scores and indicators of all annotators of one domain at once."""
+r"""The arithmetic of the alt-test: alignment scores, winning indicators, t-tests, BY.
+
+Pure array functions that the core (:mod:`._core`) applies to the annotations of all its
+resamples at once. Every leave-one-out alignment score is a sum over ordered pairs of
+annotations of the same item (``sum_i c_i (c_i - 1)`` pairs for ``c_i`` annotators of item
+``i``), added with ``numpy.bincount`` in the order in which the reference implementation
+of Calderon, Reichart and Dror (2025) adds them, so that ties are decided identically.
+"""
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .._scipy import stats
-from ._betting import betting_log_capital
-from ._inference import _t_tests
-from ._inputs import _annotator_weights, _collect, _group_ranks, _Options, _Tested
+from .._scipy import special, stats
+from ._inputs import _Options
 
 
 def _run_starts(*keys: np.ndarray) -> np.ndarray:
@@ -114,139 +118,6 @@ def _score_pairs(
     return own_scores, llm_scores
 
 
-@dataclass(frozen=True)
-class _Indicators:
-    """The winning indicators of one domain: what the t-test and the test by betting share."""
-
-    data: Any
-    weights: np.ndarray
-    annot: np.ndarray
-    w_f: np.ndarray
-    w_h: np.ndarray
-    gold: np.ndarray | None
-    n_kept: int
-
-
-def _domain_statistics(humans: Any, llm: Any, opts: _Options) -> _Tested:
-    return _tested(_indicators_of(humans, llm, opts), opts)
-
-
-def _indicators_of(humans: Any, llm: Any, opts: _Options) -> _Indicators:
-    """Leave-one-out scores and indicators: independent of ``opts.test`` and
-    ``opts.min_items_per_human``, so one computation serves both tests."""
-    data = _collect(humans, llm, opts)
-    m = len(data.annotators)
-    weights = _annotator_weights(data.annotators, opts)
-
-    # Kept items: the LLM annotated them, and enough humans (or the expert) did.
-    kept_items = ~np.isnan(data.llm)
-    if data.expert is not None:
-        kept_items &= ~np.isnan(data.expert)
-    else:
-        humans_per_item = np.bincount(data.item, minlength=data.llm.size)
-        kept_items &= humans_per_item >= opts.min_humans_per_item
-    # Sorted by item, stably: within an item the annotators stay in the order of humans.
-    sel = np.flatnonzero(kept_items[data.item])
-    keys = data.item[sel]
-    if data.llm.size < np.iinfo(np.uint16).max:
-        keys = keys.astype(np.uint16)  # numpy radix-sorts 16-bit keys: several times faster
-    sel = sel[np.argsort(keys, kind="stable")]
-    item, annot, value = data.item[sel], data.annotator[sel], data.value[sel]
-    llm_value = data.llm[item]
-    expert_value = data.expert[item] if data.expert is not None else None
-    raw_own = [data.raw[i] for i in sel] if data.raw is not None else None
-
-    if opts.ranks:
-        # The LLM (and the expert) rank all kept items; each annotator ranks their own
-        # and is stretched to the same range so that the ranks stay comparable.
-        kept = np.flatnonzero(kept_items)
-        value = _group_ranks(value, annot, m, kept.size)
-        ranked = np.full(data.llm.size, np.nan)
-        ranked[kept] = stats.rankdata(data.llm[kept])
-        llm_value = ranked[item]
-        if expert_value is not None:
-            ranked = np.full(data.llm.size, np.nan)
-            ranked[kept] = stats.rankdata(data.expert[kept])
-            expert_value = ranked[item]
-
-    # Reference set of each annotation: the item's other annotators, or the expert.
-    if expert_value is not None:
-        a = np.arange(item.size)
-        ref_value = expert_value
-        ref_weight = np.ones(item.size)
-        raw_ref = [data.raw_expert[i] for i in item] if raw_own is not None else None
-    else:
-        a, b = _pairs(item)
-        ref_value = value[b]
-        ref_weight = weights[annot[b]]
-        raw_ref = [raw_own[i] for i in b] if raw_own is not None else None
-    raw = None
-    if raw_own is not None:
-        raw = (raw_own, [data.raw_llm[i] for i in item], raw_ref)
-    own, llm_score = _score_pairs(opts, a, ref_value, ref_weight, value, llm_value, raw)
-    gold = None
-    if opts.ipw:
-        gold = (
-            expert_value
-            if expert_value is not None
-            else _mode_per_group(a, ref_value, ref_weight, item.size)
-        )
-    n_dropped = 0
-    bad = np.isnan(own) | np.isnan(llm_score)
-    if bad.any():
-        bad_items = np.unique(item[bad])
-        _nan_scores(opts, data, bad_items, annot[np.argmax(bad)])
-        n_dropped = bad_items.size
-        keep = ~np.isin(item, bad_items)
-        item, annot, own, llm_score = item[keep], annot[keep], own[keep], llm_score[keep]
-        gold = gold[keep] if gold is not None else None
-    w_f, w_h = _indicators(llm_score, own)
-    return _Indicators(data, weights, annot, w_f, w_h, gold, int(kept_items.sum()) - n_dropped)
-
-
-def _tested(ind: _Indicators, opts: _Options) -> _Tested:
-    """The per-annotator tests of ``opts.test`` on the indicators."""
-    data, weights, annot, w_f, w_h, gold = (
-        ind.data,
-        ind.weights,
-        ind.annot,
-        ind.w_f,
-        ind.w_h,
-        ind.gold,
-    )
-    m = len(data.annotators)
-    n_items = np.bincount(annot, minlength=m)
-    tested = n_items >= opts.min_items_per_human
-    pi = _ipw_weights(annot, gold, n_items) if gold is not None else None
-    t_stat, p_t, rho_f, rho_h = _t_tests(w_f, w_h, annot, m, opts.epsilon, pi)
-
-    statistic = np.where(tested, t_stat, np.nan)
-    p_value = np.where(tested, p_t, np.nan)
-    tests: list[str | None] = [opts.test if t else None for t in tested]
-    log_capital = None
-    if opts.test == "betting":
-        # Each annotator's items in the order of ``llm`` (the stable sort above): fixed
-        # before seeing the data, as the supermartingale argument needs.
-        x = (w_h - w_f + 1.0) / 2.0
-        m0 = (1.0 + opts.epsilon) / 2.0
-        log_capital = [
-            betting_log_capital(x[annot == j], m0) if tested[j] else None for j in range(m)
-        ]
-    return _Tested(
-        annotators=data.annotators,
-        n_items=n_items,
-        tested=tested,
-        rho_f=rho_f,
-        rho_h=rho_h,
-        statistic=statistic,
-        p_value=p_value,
-        tests=tests,
-        weights=weights,
-        n_kept=ind.n_kept,
-        log_capital=log_capital,
-    )
-
-
 def _ipw_weights(annot: np.ndarray, gold: np.ndarray, n_items: np.ndarray) -> np.ndarray:
     """Appendix C.1: pi_{y,j} = |I_j| / #{i in I_j : y_i = y} for each annotation."""
     order = np.lexsort((gold, annot))
@@ -278,19 +149,99 @@ def _indicators(llm_score: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, np.
     return ((llm_score > own) | tie).astype(float), ((own > llm_score) | tie).astype(float)
 
 
-def _nan_scores(opts: _Options, data: Any, bad_items: np.ndarray, first_annot: int) -> None:
-    """Raise for NaN alignment scores, or (``nan_scores="omit"``) warn that they are dropped."""
-    names = [data.items[i] for i in bad_items[:5]]
+def _nan_scores(opts: _Options, names: list[Any], annotator: Any) -> None:
+    """Raise for NaN alignment scores, or (``nan_scores="omit"``) warn that they are dropped.
+
+    ``names`` are the items with a NaN score, ``annotator`` the one of the first.
+    """
     if opts.nan_scores == "raise":
         raise ValueError(
-            f"scoring returned NaN on {bad_items.size} kept item(s), first item "
-            f"{names[0]!r} (annotator {data.annotators[first_annot]!r}); a NaN score cannot be "
+            f"scoring returned NaN on {len(names)} kept item(s), first item "
+            f"{names[0]!r} (annotator {annotator!r}); a NaN score cannot be "
             "compared, so fix the scoring function, or pass nan_scores='omit' to leave such "
             "items out of the test with a warning"
         )
     warnings.warn(
-        f"scoring returned NaN on {bad_items.size} kept item(s), left out of the alt-test: "
-        f"{names!r}{' ...' if bad_items.size > 5 else ''}",
+        f"scoring returned NaN on {len(names)} kept item(s), left out of the alt-test: "
+        f"{names[:5]!r}{' ...' if len(names) > 5 else ''}",
         RuntimeWarning,
-        stacklevel=4,
+        stacklevel=5,
     )
+
+
+def _mid_ranks(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Mid-ranks (1 for the lowest, ties averaged) of ``values`` within each group.
+
+    The ranks of ``scipy.stats.rankdata(method="average")`` applied to each group on its
+    own: half-integers, so exact, for every group in one sort.
+    """
+    order = np.lexsort((values, groups))
+    g, v = groups[order], values[order]
+    group_start = np.flatnonzero(_run_starts(g))
+    first = np.repeat(group_start, np.diff(np.append(group_start, g.size)))
+    tie_start = np.flatnonzero(_run_starts(g, v))
+    tie_size = np.diff(np.append(tie_start, g.size))
+    low = np.repeat(tie_start, tie_size) - first  # tie run's first position in its group
+    ranks = np.empty(values.size)
+    ranks[order] = 0.5 * (2 * low + np.repeat(tie_size, tie_size) + 1)
+    return ranks
+
+
+def _t_tests(
+    w_f: np.ndarray,
+    w_h: np.ndarray,
+    annot: np.ndarray,
+    m: int,
+    epsilon: float | np.ndarray,
+    pi: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One-sided t-tests of mean(W_h - W_f) < epsilon for all annotators at once.
+
+    Unweighted, this is ``scipy.stats.ttest_1samp(d, epsilon, alternative="less")``
+    per annotator, zero variance included (t = -inf, +inf or NaN as in scipy), in
+    closed form. Weighted (IPW), the paper's weighted mean, weighted standard deviation
+    and effective sample size, with ``n_eff - 1`` degrees of freedom.
+
+    ``epsilon`` may be a column of margins, shape (e, 1): the statistic and p-value
+    then have a row per margin, each as the call with that margin alone gives it (the
+    alt-test curves test every resample at every epsilon).
+    """
+    d = w_h - w_f
+    weight = np.ones_like(d) if pi is None else pi
+    n_items = np.bincount(annot, minlength=m)
+    sum_w = np.bincount(annot, weights=weight, minlength=m)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho_f = np.bincount(annot, weights=weight * w_f, minlength=m) / sum_w
+        rho_h = np.bincount(annot, weights=weight * w_h, minlength=m) / sum_w
+        mean_d = np.bincount(annot, weights=weight * d, minlength=m) / sum_w
+        ss = np.bincount(annot, weights=weight * (d - mean_d[annot]) ** 2, minlength=m)
+        if pi is None:
+            sd = np.sqrt(ss / (n_items - 1))
+            n_eff = n_items.astype(float)
+        else:
+            sd = np.sqrt(ss / sum_w)
+            n_eff = sum_w**2 / np.bincount(annot, weights=pi * pi, minlength=m)
+        t_stat = (mean_d - epsilon) / (sd / np.sqrt(n_eff))
+        df = n_eff - 1.0
+        p_value = np.where(df > 0, special.stdtr(np.where(df > 0, df, 1.0), t_stat), np.nan)
+    return t_stat, p_value, rho_f, rho_h
+
+
+def _by_rejections(p_values: np.ndarray, q: float) -> np.ndarray:
+    """Benjamini-Yekutieli rejections along the last axis (one family per row).
+
+    A NaN p-value counts in m but is never rejected. The alt-test curves pass a
+    2-D array, one row per epsilon, so that scipy runs once per resample rather
+    than once per epsilon: its input checks cost about 20 times the arithmetic on
+    a handful of p-values.
+    """
+    p_values = np.asarray(p_values, dtype=float)
+    if p_values.shape[-1] == 0:
+        return np.zeros(p_values.shape, dtype=bool)
+    finite = ~np.isnan(p_values)
+    if not np.any(p_values[finite] <= q):
+        # BY-adjusted p-values are never below the raw ones: nothing can be rejected.
+        return np.zeros(p_values.shape, dtype=bool)
+    # A NaN sorts last in the reference and fails every comparison: the same as p = 1.
+    adjusted = stats.false_discovery_control(np.where(finite, p_values, 1.0), method="by", axis=-1)
+    return finite & (adjusted <= q)

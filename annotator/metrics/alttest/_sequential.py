@@ -6,8 +6,8 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ._api import _assemble, _decide, _options, alt_test
-from ._core import _indicators_of, _tested
+from ._api import _options, _result, alt_test
+from ._core import _decide, _statistics
 from ._results import AltTestResult
 
 __all__ = ["AltTestPair", "SequentialVerdict", "alt_test_pair", "alt_test_sequential"]
@@ -224,15 +224,16 @@ def alt_test_pair(
             "nan_scores": "raise",
         }
     )
+    betting = replace(opts, test="betting", min_items_per_human=1)
     try:
-        indicators = _indicators_of(humans, llm, opts)
+        batch = _statistics(humans, llm, [None], [opts, betting])
     except ValueError as exc:
         return AltTestPair(None, exc, None, exc)
+    decided = _decide([batch])[0]
     out: list[Any] = []
-    for test_opts in (opts, replace(opts, test="betting", min_items_per_human=1)):
+    for e in range(2):
         try:
-            part = _tested(indicators, test_opts)
-            out += [_assemble(part, _decide([part], test_opts)[0], test_opts), None]
+            out += [_result(batch, e, decided, 0.5), None]
         except ValueError as exc:
             out += [None, exc]
     result, error, betting, sequential_error = out
