@@ -46,21 +46,22 @@ def _result(
             n_kept=int(batch.n_kept[0]),
         )
     winning_rate, advantage = _rates(batch, decided[0])
+    columns = zip(
+        batch.chosen[0, slots].tolist(),
+        batch.n_items[0, slots].tolist(),
+        tested[slots].tolist(),
+        batch.rho_f[0, slots].tolist(),
+        batch.rho_h[0, slots].tolist(),
+        batch.statistic[e, 0, slots].tolist(),
+        batch.p_value[e, 0, slots].tolist(),
+        rejected[slots].tolist(),
+        batch.weights[0, slots].tolist(),
+        secured[slots].tolist(),
+        strict=True,
+    )
     rows = tuple(
-        AnnotatorResult(
-            annotator=batch.names[batch.chosen[0, j]],
-            n_items=int(batch.n_items[0, j]),
-            tested=bool(tested[j]),
-            rho_f=float(batch.rho_f[0, j]),
-            rho_h=float(batch.rho_h[0, j]),
-            statistic=float(batch.statistic[e, 0, j]),
-            p_value=float(batch.p_value[e, 0, j]),
-            rejected=bool(rejected[j]),
-            test=opts.test if tested[j] else None,
-            weight=float(batch.weights[0, j]),
-            secured=bool(secured[j]),
-        )
-        for j in slots.tolist()
+        AnnotatorResult(batch.names[j], n, t, rf, rh, st, p, rej, opts.test if t else None, w, sec)
+        for j, n, t, rf, rh, st, p, rej, w, sec in columns
     )
     rate = float(winning_rate[0, e])
     return AltTestResult(

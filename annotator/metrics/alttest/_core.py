@@ -49,10 +49,10 @@ from ._scores import (
     _by_rejections,
     _indicators,
     _ipw_weights,
-    _mid_ranks,
     _mode_per_group,
     _nan_scores,
     _pairs,
+    _ranks,
     _score_pairs,
     _t_tests,
 )
@@ -133,8 +133,12 @@ def _select(
     # Sorted by item, stably: within an item the annotators stay in the order of humans.
     keys = data.item.astype(np.uint16) if n_llm < np.iinfo(np.uint16).max else data.item
     order = np.argsort(keys, kind="stable")  # numpy radix-sorts 16-bit keys: faster
-    start = np.searchsorted(data.item[order], np.arange(n_llm + 1))
     everyone, everything = np.arange(m), np.arange(n_llm)
+    if len(resamples) == 1 and resamples[0] is None:
+        # A batch of one on the whole data (alt_test): nothing to select.
+        zero = np.zeros(n_llm, dtype=np.intp)
+        return order, data.annotator[order], data.item[order], everything, zero, everyone[None]
+    start = np.searchsorted(data.item[order], np.arange(n_llm + 1))
     chosen = np.stack([everyone if r is None else r[0] for r in resamples])
     picked = [everything if r is None else r[1] for r in resamples]
     n = len(resamples)
@@ -175,6 +179,7 @@ def _batched(data: _Annotations, resamples: Sequence[_Resample], opts: list[_Opt
     keep = ok[slot]
     at, local, slot = at[keep], local[keep], slot[keep]
     which, value = item_resample[slot], data.value[at]
+    bins = which * k + local
     llm_value = data.llm[items[slot]]
     expert_value = data.expert[items[slot]] if data.expert is not None else None
     if first.ranks:
@@ -187,7 +192,8 @@ def _batched(data: _Annotations, resamples: Sequence[_Resample], opts: list[_Opt
         ref_value, ref_weight = expert_value, np.ones(slot.size)
     else:
         a, b = _pairs(slot)  # pairs never cross resamples: a slot is one resample's item
-        ref_value, ref_weight = value[b], weights[which[b], local[b]]
+        ref_value = value[b]
+        ref_weight = np.ones(b.size) if first.weights is None else weights.ravel()[bins[b]]
     raw = None
     if data.raw is not None:
         own_raw = [data.raw[i] for i in at]
@@ -218,40 +224,10 @@ def _batched(data: _Annotations, resamples: Sequence[_Resample], opts: list[_Opt
             )
             n_kept[r] -= bad_items.size
         drop = np.isin(slot, np.unique(slot[bad]))
-        local, which, own, llm_score = local[~drop], which[~drop], own[~drop], llm_score[~drop]
+        bins, own, llm_score = bins[~drop], own[~drop], llm_score[~drop]
         gold = gold[~drop] if gold is not None else None
     w_f, w_h = _indicators(llm_score, own)
-    return _tests(opts, data.annotators, chosen, which * k + local, w_f, w_h, gold, weights, n_kept)
-
-
-def _ranks(
-    data: _Annotations,
-    items: np.ndarray,
-    item_resample: np.ndarray,
-    ok: np.ndarray,
-    slot: np.ndarray,
-    value: np.ndarray,
-    local: np.ndarray,
-    k: int,
-    n_kept: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """FAQ, testing on ranks: the LLM (and the expert) rank a resample's ``N`` kept items,
-    each annotator their own ``n_j``, stretched to the same range,
-    ``(r - 0.5) * N / n_j + 0.5``, so that annotators who rated fewer items stay
-    comparable (a group of ``N`` keeps its ranks exactly)."""
-    which = item_resample[slot]
-    group = which * k + local
-    size = np.bincount(group)[group]
-    ranked = (_mid_ranks(value, group) - 0.5) * (n_kept[which] / size) + 0.5
-    kept = np.flatnonzero(ok)
-    where = np.full(items.size, -1)
-    where[kept] = np.arange(kept.size)
-
-    def rank_items(values: np.ndarray) -> np.ndarray:
-        return _mid_ranks(values[items[kept]], item_resample[kept])[where[slot]]
-
-    expert = rank_items(data.expert) if data.expert is not None else None
-    return ranked, rank_items(data.llm), expert
+    return _tests(opts, data.annotators, chosen, bins, w_f, w_h, gold, weights, n_kept)
 
 
 def _tests(
@@ -408,6 +384,9 @@ def _decide(batches: list[_Batch]) -> list[tuple[np.ndarray, np.ndarray]]:
                     b.p_value[e, r, mine - lo] = p_values[pos]
             continue
         p_value = np.concatenate([b.p_value[e] for b in batches], axis=1)
+        if present.all():
+            rejected[e] = _by_rejections(p_value, o.q)
+            continue
         sizes = present.sum(axis=1)
         for size in np.unique(sizes).tolist():
             same = sizes == size
@@ -425,20 +404,35 @@ def _rates(batch: _Batch, rejected: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     """The winning rate and the advantage probability (R, E), NaN where none is tested.
 
     Rows with as many tested annotators are reduced together: a row-wise sum or mean of
-    a 2-D array is, bit for bit, that of the row on its own.
+    a 2-D array is, bit for bit, that of the row on its own. Unweighted, the winning
+    rate's sums count ones, exactly in any order.
     """
     tested = batch.tested.transpose(1, 0, 2)  # (R, E, k)
-    shape = tested.shape
-    weights = np.broadcast_to(batch.weights[:, None, :], shape)
-    won = weights * rejected.transpose(1, 0, 2)
-    rho_f = np.broadcast_to(batch.rho_f[:, None, :], shape)
     counts = tested.sum(axis=2)
     winning_rate = np.full(counts.shape, np.nan)
     advantage = np.full(counts.shape, np.nan)
-    for size in np.unique(counts[counts > 0]).tolist():
-        same = counts == size
-        mask = tested[same]
-        total = weights[same][mask].reshape(-1, size).sum(axis=1)
-        winning_rate[same] = won[same][mask].reshape(-1, size).sum(axis=1) / total
-        advantage[same] = rho_f[same][mask].reshape(-1, size).mean(axis=1)
+    live = counts > 0
+    won = rejected.transpose(1, 0, 2) & tested
+    if batch.opts[0].weights is None:
+        winning_rate[live] = won.sum(axis=2)[live] / counts[live]
+    weighted = batch.opts[0].weights is not None
+    # The advantage depends on the option set only through min_items_per_human.
+    minimum = [o.min_items_per_human for o in batch.opts]
+    for e, low in enumerate(minimum):
+        again = low in minimum[:e]
+        if again:
+            advantage[:, e] = advantage[:, minimum.index(low)]
+            if not weighted:
+                continue
+        mask, count = tested[:, e], counts[:, e]
+        for size in np.unique(count[count > 0]).tolist():
+            same = count == size
+            mine = mask[same]
+            if not again:
+                advantage[same, e] = batch.rho_f[same][mine].reshape(-1, size).mean(axis=1)
+            if weighted:
+                weights = batch.weights[same]
+                total = weights[mine].reshape(-1, size).sum(axis=1)
+                gained = (weights * won[same, e])[mine].reshape(-1, size).sum(axis=1)
+                winning_rate[same, e] = gained / total
     return winning_rate, advantage

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._scipy import special, stats
-from ._inputs import _Options
+from ._inputs import _Annotations, _Options
 
 
 def _run_starts(*keys: np.ndarray) -> np.ndarray:
@@ -48,6 +48,36 @@ def _pairs(item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     partner = np.repeat(first_of, size_of) + local
     keep = partner != a
     return a[keep], partner[keep]
+
+
+def _ranks(
+    data: _Annotations,
+    items: np.ndarray,
+    item_resample: np.ndarray,
+    ok: np.ndarray,
+    slot: np.ndarray,
+    value: np.ndarray,
+    local: np.ndarray,
+    k: int,
+    n_kept: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """FAQ, testing on ranks: the LLM (and the expert) rank a resample's ``N`` kept items,
+    each annotator their own ``n_j``, stretched to the same range,
+    ``(r - 0.5) * N / n_j + 0.5``, so that annotators who rated fewer items stay
+    comparable (a group of ``N`` keeps its ranks exactly)."""
+    which = item_resample[slot]
+    group = which * k + local
+    size = np.bincount(group)[group]
+    ranked = (_mid_ranks(value, group) - 0.5) * (n_kept[which] / size) + 0.5
+    kept = np.flatnonzero(ok)
+    where = np.full(items.size, -1)
+    where[kept] = np.arange(kept.size)
+
+    def rank_items(values: np.ndarray) -> np.ndarray:
+        return _mid_ranks(values[items[kept]], item_resample[kept])[where[slot]]
+
+    expert = rank_items(data.expert) if data.expert is not None else None
+    return ranked, rank_items(data.llm), expert
 
 
 def _mode_per_group(
