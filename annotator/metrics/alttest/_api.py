@@ -37,7 +37,6 @@ def _result(
     """The :class:`AltTestResult` of the batch's first resample under option set ``e``."""
     opts = batch.opts[e]
     rejected, secured = decided[0][e, 0], decided[1][e, 0]
-    slots = np.flatnonzero(batch.chosen[0] >= 0)
     tested = batch.tested[e, 0]
     if not tested.any():
         raise TooFewItemsError(
@@ -47,16 +46,16 @@ def _result(
         )
     winning_rate, advantage = _rates(batch, decided[0])
     columns = zip(
-        batch.chosen[0, slots].tolist(),
-        batch.n_items[0, slots].tolist(),
-        tested[slots].tolist(),
-        batch.rho_f[0, slots].tolist(),
-        batch.rho_h[0, slots].tolist(),
-        batch.statistic[e, 0, slots].tolist(),
-        batch.p_value[e, 0, slots].tolist(),
-        rejected[slots].tolist(),
-        batch.weights[0, slots].tolist(),
-        secured[slots].tolist(),
+        batch.chosen[0].tolist(),
+        batch.n_items[0].tolist(),
+        tested.tolist(),
+        batch.rho_f[0].tolist(),
+        batch.rho_h[0].tolist(),
+        batch.statistic[e, 0].tolist(),
+        batch.p_value[e, 0].tolist(),
+        rejected.tolist(),
+        batch.weights[0].tolist(),
+        secured.tolist(),
         strict=True,
     )
     rows = tuple(

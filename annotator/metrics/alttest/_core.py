@@ -66,9 +66,7 @@ _Resample = tuple[np.ndarray, np.ndarray] | None
 class _Batch:
     """Per-annotator statistics of R resamples under E option sets, before the correction.
 
-    Annotator slot ``(r, j)`` holds the annotator ``names[chosen[r, j]]``; a slot with
-    ``chosen = -1`` is empty (only the fallback leaves some, when resamples differ in
-    size). ``statistic`` and ``p_value`` are the t-test's until :func:`_decide` replaces
+    Annotator slot ``(r, j)`` holds the annotator ``names[chosen[r, j]]``. ``statistic`` and ``p_value`` are the t-test's until :func:`_decide` replaces
     them by the e-values and anytime-valid p-values of the test by betting.
     """
 
@@ -315,85 +313,61 @@ def _per_resample(
         else _batched(_collect(*subset(r), opts[0]), [None], opts)
         for r in resamples
     ]
-    # Merged into one batch; slots past a part's annotators stay empty.
+    # Merged into one batch. Every resample has as many annotators: those of a resample
+    # that lacks an expert given as a key raise (it is neither a mapping nor a key).
     at = {h: j for j, h in enumerate(names)}
-    n, k, e = len(parts), max(p.chosen.shape[1] for p in parts), len(opts)
-    out = _Batch(
+
+    def stacked(name: str, axis: int) -> np.ndarray:
+        return np.concatenate([getattr(p, name) for p in parts], axis=axis)
+
+    return _Batch(
         opts=opts,
         names=names,
-        chosen=np.full((n, k), -1),
-        n_items=np.zeros((n, k), dtype=np.intp),
-        tested=np.zeros((e, n, k), dtype=bool),
-        rho_f=np.full((n, k), np.nan),
-        rho_h=np.full((n, k), np.nan),
-        statistic=np.full((e, n, k), np.nan),
-        p_value=np.full((e, n, k), np.nan),
-        weights=np.ones((n, k)),
-        n_kept=np.array([p.n_kept[0] for p in parts]),
-        log_capital={i: [] for i in parts[0].log_capital},
+        chosen=np.array([[at[p.names[j]] for j in p.chosen[0]] for p in parts]),
+        n_items=stacked("n_items", 0),
+        tested=stacked("tested", 1),
+        rho_f=stacked("rho_f", 0),
+        rho_h=stacked("rho_h", 0),
+        statistic=stacked("statistic", 1),
+        p_value=stacked("p_value", 1),
+        weights=stacked("weights", 0),
+        n_kept=stacked("n_kept", 0),
+        log_capital={e: [p.log_capital[e][0] for p in parts] for e in parts[0].log_capital},
     )
-    for r, part in enumerate(parts):
-        size = part.chosen.shape[1]
-        out.chosen[r, :size] = [at[part.names[j]] for j in part.chosen[0]]
-        for name in ("n_items", "rho_f", "rho_h", "weights"):
-            getattr(out, name)[r, :size] = getattr(part, name)[0]
-        for name in ("tested", "statistic", "p_value"):
-            getattr(out, name)[:, r, :size] = getattr(part, name)[:, 0]
-        for i, paths in part.log_capital.items():
-            out.log_capital[i].append(paths[0] + [None] * (k - size))
-    return out
 
 
 def _decide(batches: list[_Batch]) -> list[tuple[np.ndarray, np.ndarray]]:
     """Rejections and secured flags (E, R, k) of each batch: one family per option set
     and resample, spanning the batches (the domains of :func:`alt_test_domains`).
 
-    The t-test: Benjamini-Yekutieli on the p-values, the rows of equal family size in one
-    scipy call. The test by betting: each capital stopped at ``m / q``, then e-BH; the
+    The t-test: Benjamini-Yekutieli on the p-values, every family in one scipy call. The test by betting: each capital stopped at ``m / q``, then e-BH; the
     statistic becomes the e-value and the p-value the anytime-valid one. ``m`` counts
     every annotator, tested or not (an annotator not tested has p = NaN, or e = 1), as
     the reference implementation does for NaN p-values.
     """
     opts = batches[0].opts
     bounds = np.cumsum([0, *[b.chosen.shape[1] for b in batches]])
-    present = np.concatenate([b.chosen >= 0 for b in batches], axis=1)  # (R, K)
-    n = present.shape[0]
-    rejected = np.zeros((len(opts), *present.shape), dtype=bool)
+    n, size = batches[0].chosen.shape[0], int(bounds[-1])
+    rejected = np.zeros((len(opts), n, size), dtype=bool)
     secured = np.zeros_like(rejected)
     for e, o in enumerate(opts):
-        if o.test == "betting":
+        if o.test == "betting":  # one e-BH per family: nothing to gain from batching
             for r in range(n):
-                paths = [
-                    p
-                    for b in batches
-                    for p, s in zip(b.log_capital[e][r], b.chosen[r], strict=True)
-                    if s >= 0
-                ]
+                paths = [p for b in batches for p in b.log_capital[e][r]]
                 threshold = len(paths) / o.q
                 e_values = stopped_e_values(paths, threshold)
                 p_values = anytime_p_values(paths)
-                slots = np.flatnonzero(present[r])
-                rejected[e, r, slots] = e_bh(e_values, o.q)
-                secured[e, r, slots] = e_values >= threshold
+                rejected[e, r] = e_bh(e_values, o.q)
+                secured[e, r] = e_values >= threshold
                 for b, lo, hi in zip(batches, bounds[:-1], bounds[1:], strict=True):
-                    mine = slots[(slots >= lo) & (slots < hi)]
-                    pos = np.searchsorted(slots, mine)
-                    b.statistic[e, r, mine - lo] = np.where(
-                        b.tested[e, r, mine - lo], e_values[pos], np.nan
-                    )
-                    b.p_value[e, r, mine - lo] = p_values[pos]
-            continue
-        p_value = np.concatenate([b.p_value[e] for b in batches], axis=1)
-        if present.all():
-            rejected[e] = _by_rejections(p_value, o.q)
-            continue
-        sizes = present.sum(axis=1)
-        for size in np.unique(sizes).tolist():
-            same = sizes == size
-            rows = p_value[same][present[same]].reshape(-1, size)
-            decided = np.zeros((rows.shape[0], present.shape[1]), dtype=bool)
-            decided[present[same]] = _by_rejections(rows, o.q).ravel()
-            rejected[e, same] = decided
+                    b.statistic[e, r] = np.where(b.tested[e, r], e_values[lo:hi], np.nan)
+                    b.p_value[e, r] = p_values[lo:hi]
+    # The t-test's families of all option sets with the same q in one scipy call (its
+    # input checks cost about 20 times the arithmetic on a handful of p-values).
+    for q in {o.q for o in opts if o.test == "ttest"}:
+        sets = [e for e, o in enumerate(opts) if o.test == "ttest" and o.q == q]
+        p_value = np.concatenate([b.p_value[sets] for b in batches], axis=2)  # (E', R, K)
+        rejected[sets] = _by_rejections(p_value.reshape(-1, size), q).reshape(p_value.shape)
     return [
         (rejected[..., lo:hi], secured[..., lo:hi])
         for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
