@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Hashable, Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -44,7 +45,15 @@ def _result(
             most_items=int(batch.n_items[0].max(initial=0)),
             n_kept=int(batch.n_kept[0]),
         )
-    winning_rate, advantage = _rates(batch, decided[0])
+    # The rates of this resample and option set alone.
+    row = replace(
+        batch,
+        opts=[opts],
+        tested=batch.tested[e : e + 1, :1],
+        weights=batch.weights[:1],
+        rho_f=batch.rho_f[:1],
+    )
+    winning_rate, advantage = _rates(row, decided[0][e : e + 1, :1])
     columns = zip(
         batch.chosen[0].tolist(),
         batch.n_items[0].tolist(),
@@ -62,10 +71,10 @@ def _result(
         AnnotatorResult(batch.names[j], n, t, rf, rh, st, p, rej, opts.test if t else None, w, sec)
         for j, n, t, rf, rh, st, p, rej, w, sec in columns
     )
-    rate = float(winning_rate[0, e])
+    rate = float(winning_rate[0, 0])
     return AltTestResult(
         winning_rate=rate,
-        advantage_probability=float(advantage[0, e]),
+        advantage_probability=float(advantage[0, 0]),
         passed=rate >= threshold,
         annotators=rows,
         n_items=int(batch.n_kept[0]),

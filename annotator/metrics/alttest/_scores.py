@@ -115,19 +115,25 @@ def _score_pairs(
     (annotations, LLM prediction per annotation, references per pair) for a callable.
     """
     n = value.size
-    if opts.scoring == "neg_rmse":
-        # The operations of -sqrt(mean((x - r) ** 2)) in the reference, in the same
-        # order, so that equal scores stay equal and ties are decided identically.
-        total = np.bincount(a, weights=ref_weight, minlength=n)
-        own = np.bincount(a, weights=ref_weight * (value[a] - ref_value) ** 2, minlength=n)
-        llm = np.bincount(a, weights=ref_weight * (llm_value[a] - ref_value) ** 2, minlength=n)
+    if opts.scoring in ("neg_rmse", "accuracy"):
+        if opts.scoring == "neg_rmse":
+            # The operations of -sqrt(mean((x - r) ** 2)) in the reference, in the same
+            # order, so that equal scores stay equal and ties are decided identically.
+            own_terms, llm_terms = (value[a] - ref_value) ** 2, (llm_value[a] - ref_value) ** 2
+        else:
+            own_terms, llm_terms = value[a] == ref_value, llm_value[a] == ref_value
+        if opts.weights is None:
+            # Unit weights: a count for the total, and the terms as they are (exactly what
+            # the products with 1.0 and their sums give).
+            total = np.bincount(a, minlength=n)
+        else:
+            total = np.bincount(a, weights=ref_weight, minlength=n)
+            own_terms, llm_terms = ref_weight * own_terms, ref_weight * llm_terms
+        own = np.bincount(a, weights=own_terms, minlength=n)
+        llm = np.bincount(a, weights=llm_terms, minlength=n)
         with np.errstate(invalid="ignore", divide="ignore"):
-            return -np.sqrt(own / total), -np.sqrt(llm / total)
-    if opts.scoring == "accuracy":
-        total = np.bincount(a, weights=ref_weight, minlength=n)
-        own = np.bincount(a, weights=ref_weight * (value[a] == ref_value), minlength=n)
-        llm = np.bincount(a, weights=ref_weight * (llm_value[a] == ref_value), minlength=n)
-        with np.errstate(invalid="ignore", divide="ignore"):
+            if opts.scoring == "neg_rmse":
+                return -np.sqrt(own / total), -np.sqrt(llm / total)
             return own / total, llm / total
     # A callable cannot be vectorised: one call per annotation and side.
     fn = opts.scoring
