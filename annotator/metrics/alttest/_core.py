@@ -123,9 +123,10 @@ def _select(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The annotations of every resample, laid end to end.
 
-    Returns the position of each annotation in ``data`` (sorted by resample, item, then
-    annotator order), its slot among its resample's annotators, its picked item's
-    number; per picked item its item and resample; and the chosen annotators (R, k).
+    Returns per annotation its position in ``data`` (sorted by resample, item, then
+    annotator order), its bin ``resample * k + slot among the resample's k annotators``
+    and its picked item's number; per picked item its item and resample; and the chosen
+    annotators (R, k).
     """
     m, n_llm = len(data.annotators), data.llm.size
     # Sorted by item, stably: within an item the annotators stay in the order of humans.
@@ -139,27 +140,28 @@ def _select(
     start = np.searchsorted(data.item[order], np.arange(n_llm + 1))
     chosen = np.stack([everyone if r is None else r[0] for r in resamples])
     picked = [everything if r is None else r[1] for r in resamples]
-    n = len(resamples)
+    n, k = chosen.shape
     member = np.zeros((n, m), dtype=bool)
     member[np.arange(n)[:, None], chosen] = True
-    local = np.cumsum(member, axis=1) - 1
+    # Flat (resample, annotator) -> bin of the resample's slot, or -1 when not chosen.
+    bin_of = np.where(member, np.cumsum(member, axis=1) - 1 + k * np.arange(n)[:, None], -1)
     items = np.concatenate(picked)
     item_resample = np.repeat(np.arange(n), [p.size for p in picked])
     # Each picked item's run of annotations, laid end to end.
     first, count = start[items], start[items + 1] - start[items]
     ends = np.cumsum(count)
-    at = order[np.repeat(first - (ends - count), count) + np.arange(ends[-1] if ends.size else 0)]
-    slot = np.repeat(np.arange(items.size), count)
-    keep = member[item_resample[slot], data.annotator[at]]
-    at, slot = at[keep], slot[keep]
-    return at, local[item_resample[slot], data.annotator[at]], slot, items, item_resample, chosen
+    pos = np.repeat(first - (ends - count), count) + np.arange(ends[-1] if ends.size else 0)
+    bins = bin_of.ravel()[np.repeat(item_resample * m, count) + data.annotator[order][pos]]
+    keep = bins >= 0
+    slot = np.repeat(np.arange(items.size), count)[keep]
+    return order[pos[keep]], bins[keep], slot, items, item_resample, chosen
 
 
 def _batched(data: _Annotations, resamples: Sequence[_Resample], opts: list[_Options]) -> _Batch:
     """:func:`_statistics` with the annotations collected once."""
     first = opts[0]
     n = len(resamples)
-    at, local, slot, items, item_resample, chosen = _select(data, resamples)
+    at, bins, slot, items, item_resample, chosen = _select(data, resamples)
     k = chosen.shape[1]
     weights = np.ones((n, k))
     if first.weights is not None:
@@ -175,14 +177,13 @@ def _batched(data: _Annotations, resamples: Sequence[_Resample], opts: list[_Opt
         ok &= np.bincount(slot, minlength=items.size) >= first.min_humans_per_item
     n_kept = np.bincount(item_resample[ok], minlength=n)
     keep = ok[slot]
-    at, local, slot = at[keep], local[keep], slot[keep]
-    which, value = item_resample[slot], data.value[at]
-    bins = which * k + local
+    at, bins, slot = at[keep], bins[keep], slot[keep]
+    value = data.value[at]
     llm_value = data.llm[items[slot]]
     expert_value = data.expert[items[slot]] if data.expert is not None else None
     if first.ranks:
         value, llm_value, expert_value = _ranks(
-            data, items, item_resample, ok, slot, value, local, k, n_kept
+            data, items, item_resample, ok, slot, value, bins, n_kept
         )
     # Reference set of each annotation: the item's other annotators, or the expert.
     if expert_value is not None:
@@ -212,13 +213,14 @@ def _batched(data: _Annotations, resamples: Sequence[_Resample], opts: list[_Opt
     bad = np.isnan(own) | np.isnan(llm_score)
     if bad.any():
         # Per resample, in order: the first raises (nan_scores="raise") or each warns.
+        which = item_resample[slot]
         for r in np.unique(which[bad]).tolist():
             mine = bad & (which == r)
             bad_items = np.unique(items[slot[mine]])
             _nan_scores(
                 first,
                 [data.items[i] for i in bad_items],
-                data.annotators[chosen[r, local[np.argmax(mine)]]],
+                data.annotators[chosen.ravel()[bins[np.argmax(mine)]]],
             )
             n_kept[r] -= bad_items.size
         drop = np.isin(slot, np.unique(slot[bad]))

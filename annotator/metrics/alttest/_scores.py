@@ -57,16 +57,15 @@ def _ranks(
     ok: np.ndarray,
     slot: np.ndarray,
     value: np.ndarray,
-    local: np.ndarray,
-    k: int,
+    group: np.ndarray,
     n_kept: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """FAQ, testing on ranks: the LLM (and the expert) rank a resample's ``N`` kept items,
     each annotator their own ``n_j``, stretched to the same range,
     ``(r - 0.5) * N / n_j + 0.5``, so that annotators who rated fewer items stay
-    comparable (a group of ``N`` keeps its ranks exactly)."""
+    comparable (a group of ``N`` keeps its ranks exactly). ``group``: the annotation's
+    (resample, annotator)."""
     which = item_resample[slot]
-    group = which * k + local
     size = np.bincount(group)[group]
     ranked = (_mid_ranks(value, group) - 0.5) * (n_kept[which] / size) + 0.5
     kept = np.flatnonzero(ok)
