@@ -189,10 +189,12 @@ def _batched(data: _Annotations, resamples: Sequence[_Resample], opts: list[_Opt
     if expert_value is not None:
         a = np.arange(slot.size)
         ref_value, ref_weight = expert_value, np.ones(slot.size)
+        b = None
     else:
         a, b = _pairs(slot)  # pairs never cross resamples: a slot is one resample's item
         ref_value = value[b]
-        ref_weight = np.ones(b.size) if first.weights is None else weights.ravel()[bins[b]]
+        # Without annotator weights the scores need none (None); the majority vote does.
+        ref_weight = None if first.weights is None else weights.ravel()[bins[b]]
     raw = None
     if data.raw is not None:
         own_raw = [data.raw[i] for i in at]
@@ -208,7 +210,9 @@ def _batched(data: _Annotations, resamples: Sequence[_Resample], opts: list[_Opt
         gold = (
             expert_value
             if expert_value is not None
-            else _mode_per_group(a, ref_value, ref_weight, value.size)
+            else _mode_per_group(
+                a, ref_value, np.ones(a.size) if ref_weight is None else ref_weight, value.size
+            )
         )
     bad = np.isnan(own) | np.isnan(llm_score)
     if bad.any():

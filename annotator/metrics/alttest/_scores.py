@@ -38,14 +38,14 @@ def _pairs(item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     n = item.size
     if n == 0:
         return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
-    new = _run_starts(item)
-    block = np.cumsum(new) - 1
-    size_of = np.bincount(block)[block]
-    first_of = np.flatnonzero(new)[block]
+    starts = np.flatnonzero(_run_starts(item))
+    sizes = np.diff(np.append(starts, n))
+    size_of = np.repeat(sizes, sizes)  # per annotation, its item's number of annotations
     a = np.repeat(np.arange(n), size_of)
-    # Partner k of annotation a: the k-th annotation of a's item.
-    local = np.arange(a.size) - np.repeat(np.cumsum(size_of) - size_of, size_of)
-    partner = np.repeat(first_of, size_of) + local
+    # Partner k of annotation a: the k-th annotation of a's item, at pair number
+    # (a's first pair) + k.
+    shift = np.repeat(starts, sizes) - (np.cumsum(size_of) - size_of)
+    partner = np.arange(a.size) + np.repeat(shift, size_of)
     keep = partner != a
     return a[keep], partner[keep]
 
@@ -102,7 +102,7 @@ def _score_pairs(
     opts: _Options,
     a: np.ndarray,
     ref_value: np.ndarray,
-    ref_weight: np.ndarray,
+    ref_weight: np.ndarray | None,
     value: np.ndarray,
     llm_value: np.ndarray,
     raw: tuple[list[Any], list[Any], list[Any]] | None,
@@ -110,7 +110,7 @@ def _score_pairs(
     """Alignment scores of each annotation and of the LLM against their reference sets.
 
     Pair ``p`` says that annotation ``a[p]`` has the reference annotation
-    ``ref_value[p]`` (weight ``ref_weight[p]``); ``raw`` holds the original objects
+    ``ref_value[p]`` (weight ``ref_weight[p]``; None: no annotator weights); ``raw`` holds the original objects
     (annotations, LLM prediction per annotation, references per pair) for a callable.
     """
     n = value.size
