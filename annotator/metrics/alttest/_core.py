@@ -372,8 +372,13 @@ def _decide(batches: list[_Batch]) -> list[tuple[np.ndarray, np.ndarray]]:
     # input checks cost about 20 times the arithmetic on a handful of p-values).
     for q in {o.q for o in opts if o.test == "ttest"}:
         sets = [e for e, o in enumerate(opts) if o.test == "ttest" and o.q == q]
-        p_value = np.concatenate([b.p_value[sets] for b in batches], axis=2)  # (E', R, K)
-        rejected[sets] = _by_rejections(p_value.reshape(-1, size), q).reshape(p_value.shape)
+        sets = slice(None) if len(sets) == len(opts) else sets  # all: no copy
+        parts = [b.p_value[sets] for b in batches]
+        p_value = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=2)  # (E', R, K)
+        rows = p_value.reshape(-1, size)
+        # One family goes 1-D: scipy's 2-D path costs more than the family itself.
+        rows = rows[0] if rows.shape[0] == 1 else rows
+        rejected[sets] = _by_rejections(rows, q).reshape(p_value.shape)
     return [
         (rejected[..., lo:hi], secured[..., lo:hi])
         for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
@@ -388,6 +393,13 @@ def _rates(batch: _Batch, rejected: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     rate's sums count ones, exactly in any order.
     """
     tested = batch.tested.transpose(1, 0, 2)  # (R, E, k)
+    if tested.shape[:2] == (1, 1):
+        # A batch of one: the 1-D reductions of its row.
+        mask, weights = tested[0, 0], batch.weights[0][tested[0, 0]]
+        if not mask.any():
+            return np.full((1, 1), np.nan), np.full((1, 1), np.nan)
+        won = np.sum(weights * rejected[0, 0][mask]) / np.sum(weights)
+        return np.full((1, 1), won), np.full((1, 1), np.mean(batch.rho_f[0][mask]))
     counts = tested.sum(axis=2)
     winning_rate = np.full(counts.shape, np.nan)
     advantage = np.full(counts.shape, np.nan)
