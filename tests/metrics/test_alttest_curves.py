@@ -398,9 +398,37 @@ def test_every_option_is_batched_bit_for_bit(monkeypatch, against, n_annotators,
     assert any(p.n_undefined < 7 for p in curve.points)
 
 
-def test_expert_key_goes_to_the_one_fallback(monkeypatch):
-    # An expert given as a key of humans: a resample may draw it or not, so the core runs
-    # each resample's subset as a batch of one; the points still equal alt_test's.
+def _mixed_labels(humans, llm):
+    """Label 0 as a string: labels that do not sort, so codes follow their appearance."""
+
+    def relabel(v):
+        return "zero" if v == 0 else v
+
+    return (
+        {h: {i: relabel(v) for i, v in anns.items()} for h, anns in humans.items()},
+        {i: relabel(v) for i, v in llm.items()},
+    )
+
+
+@pytest.mark.parametrize(
+    ("labels", "options"),
+    [
+        (False, {"expert": "h1", "min_items_per_human": 15}),
+        (
+            True,
+            {
+                "scoring": "accuracy",
+                "inverse_probability_weighting": True,
+                "min_items_per_human": 15,
+            },
+        ),
+    ],
+)
+def test_what_a_subset_changes_goes_to_the_one_fallback(monkeypatch, labels, options):
+    # An expert given as a key of humans (a resample may draw it or not) and labels that
+    # do not sort under IPW (the majority vote's ties follow the order labels appear in):
+    # the core runs each resample's subset as a batch of one; the points still equal
+    # alt_test's on each drawn subset.
     from annotator.metrics.alttest import _core
 
     calls = []
@@ -411,9 +439,10 @@ def test_expert_key_goes_to_the_one_fallback(monkeypatch):
         return fallback(*args, **kwargs)
 
     monkeypatch.setattr(_core, "_per_resample", counted)
-    humans, llm = _sparse_data()
+    humans, llm = _sparse_data(labels=labels)
+    if labels:
+        humans, llm = _mixed_labels(humans, llm)
     draws = {"against": "epsilon", "values": [0.1, 0.3], "n_resamples": 5, "n_annotators": 7}
-    options = {"expert": "h1", "min_items_per_human": 15}
     curve = alt_test_curve(humans=humans, llm=llm, n_items=30, **draws, **options)
     expected = _curve_by_alt_test(humans, llm, n_items=30, **draws, **options)
     got = [tuple(p.__dict__.values()) for p in curve.points]

@@ -14,9 +14,10 @@ scores, the winning indicators
     W^h_{i,j} = \mathbf{1}\{S(h_j, x_i, j) \ge S(f, x_i, j)\},
 
 the advantage probabilities :math:`\rho^f_j = \bar W^f_j`, and the one-sided t-tests of
-:math:`H_{0j}: \bar d_j \ge \varepsilon`, :math:`d_{i,j} = W^h_{i,j} - W^f_{i,j}`, for
-every epsilon. :func:`_decide` then runs the Benjamini-Yekutieli procedure (or e-BH for
-the test by betting) once per (resample, option set), and :func:`_rates` gives the
+:math:`H_{0j}: E[d_j] \ge \varepsilon`, :math:`d_{i,j} = W^h_{i,j} - W^f_{i,j}`,
+:math:`t_j = (\bar d_j - \varepsilon) / (s_j / \sqrt{n_j})`, for every epsilon.
+:func:`_decide` then runs the Benjamini-Yekutieli procedure (or e-BH for the test by
+betting) once per (resample, option set), and :func:`_rates` gives the
 winning rate :math:`\omega = \sum_j Q_j [H_{0j}\ \mathrm{rejected}] / \sum_j Q_j` and the
 average advantage probability over the tested annotators (Calderon, Reichart and Dror,
 2025, The Alternative Annotator Test for LLM-as-a-Judge: How to Statistically Justify
@@ -26,6 +27,12 @@ A resample's results equal, bit for bit, those of the same computation on its su
 alone: ``numpy.bincount`` adds each bin in input order, the concatenation keeps each
 resample's annotations in the order its own call sorts them into (by item, then in the
 order of ``humans``), and the rates reduce rows of equal length, as a 1-D call does.
+
+The options run inside the core: annotator weights (in the sums and the winning rate),
+inverse probability weighting, an expert mapping, ranks (mid-ranks per resample and
+annotator, in one sort), a callable scoring (one call per annotation and side, which
+nothing can batch) and the test by betting (each annotator's capital is a path over
+their items in order, so one ``cumsum`` per tested annotator).
 
 One fallback, :func:`_per_resample`, runs the core on each resample's subset as a batch
 of one, where the annotations collected once could differ from a subset's: an expert
