@@ -144,24 +144,21 @@ def _select(
         # A batch of one on the whole data (alt_test): nothing to select.
         zero = np.zeros(n_llm, dtype=np.intp)
         return order, data.annotator[order], data.item[order], everything, zero, everyone[None]
-    start = np.searchsorted(data.item[order], np.arange(n_llm + 1))
     chosen = np.stack([everyone if r is None else r[0] for r in resamples])
     picked = [everything if r is None else r[1] for r in resamples]
     n, k = chosen.shape
-    member = np.zeros((n, m), dtype=bool)
-    member[np.arange(n)[:, None], chosen] = True
-    # Flat (resample, annotator) -> bin of the resample's slot, or -1 when not chosen.
-    bin_of = np.where(member, np.cumsum(member, axis=1) - 1 + k * np.arange(n)[:, None], -1)
     items = np.concatenate(picked)
     item_resample = np.repeat(np.arange(n), [p.size for p in picked])
-    # Each picked item's run of annotations, laid end to end.
-    first, count = start[items], start[items + 1] - start[items]
-    ends = np.cumsum(count)
-    pos = np.repeat(first - (ends - count), count) + np.arange(ends[-1] if ends.size else 0)
-    bins = bin_of.ravel()[np.repeat(item_resample * m, count) + data.annotator[order][pos]]
-    keep = bins >= 0
-    slot = np.repeat(np.arange(items.size), count)[keep]
-    return order[pos[keep]], bins[keep], slot, items, item_resample, chosen
+    # Each annotation's key item * m + annotator increases along the sorted annotations;
+    # the keys of every picked item and chosen annotator, looked up there, find the
+    # resamples' annotations in the same order (by item, then annotator).
+    known = data.item[order] * m + data.annotator[order]
+    wanted = ((items * m)[:, None] + chosen[item_resample]).ravel()
+    at = np.searchsorted(known, wanted)
+    found = known[np.minimum(at, known.size - 1)] == wanted if known.size else at < 0
+    slot = np.repeat(np.arange(items.size), k)[found]
+    bins = (item_resample[:, None] * k + np.arange(k)).ravel()[found]
+    return order[at[found]], bins, slot, items, item_resample, chosen
 
 
 def _batched(data: _Annotations, resamples: Sequence[_Resample], opts: list[_Options]) -> _Batch:
