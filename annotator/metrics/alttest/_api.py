@@ -289,7 +289,9 @@ def alt_test_domains(
 
     References
     ----------
-    Calderon, N., Reichart, R., and Dror, R. (2025), Appendix A (FAQ).
+    Calderon, N., Reichart, R., and Dror, R. (2025). The Alternative Annotator Test for
+    LLM-as-a-Judge: How to Statistically Justify Replacing Human Annotators with LLMs.
+    ACL 2025, Appendix A (FAQ).
     """
     opts = _options(locals())
     threshold = _check_threshold(pass_threshold)

@@ -125,7 +125,8 @@ def alt_test_sequential(
     Wang, R., and Ramdas, A. (2022). False discovery rate control with e-values. Journal
     of the Royal Statistical Society B, 84(3), 822-852.
     Calderon, N., Reichart, R., and Dror, R. (2025). The Alternative Annotator Test for
-    LLM-as-a-Judge. ACL 2025, section 3.
+    LLM-as-a-Judge: How to Statistically Justify Replacing Human Annotators with LLMs.
+    ACL 2025, section 3.
 
     Examples
     --------
@@ -190,11 +191,14 @@ def alt_test_pair(
     min_humans_per_item: int = 2,
     min_items_per_human: int = 30,
 ) -> AltTestPair:
-    """:func:`alt_test` (t-test) and :func:`alt_test_sequential` with one scoring pass.
+    r""":func:`alt_test` (t-test) and :func:`alt_test_sequential` with one scoring pass.
 
     Both tests start from the same leave-one-out alignment scores and winning
-    indicators, which take most of the time; they are computed once here. The results
-    equal those of the two functions called separately.
+    indicators :math:`W^f_{i,j}, W^h_{i,j}`, which take most of the time; the core
+    computes them once and runs both on them: the one-sided t-test of
+    :math:`H_{0j}: E[W^h_j - W^f_j] \ge \varepsilon` with Benjamini-Yekutieli, and the
+    test by betting with e-BH (``min_items_per_human=1``). The results equal those of
+    the two functions called separately.
 
     Parameters
     ----------
@@ -208,6 +212,14 @@ def alt_test_pair(
     AltTestPair
         An exception of either test is returned in it, not raised; an invalid option
         raises ``ValueError``.
+
+    References
+    ----------
+    Calderon, N., Reichart, R., and Dror, R. (2025). The Alternative Annotator Test for
+    LLM-as-a-Judge: How to Statistically Justify Replacing Human Annotators with LLMs.
+    ACL 2025, section 3.
+    Waudby-Smith, I., and Ramdas, A. (2023). Estimating means of bounded random variables
+    by betting. Journal of the Royal Statistical Society B, 86(1), 1-27.
     """
     opts = _options(
         {
