@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -298,14 +299,14 @@ def _curve_by_alt_test(
 def test_batched_curve_equals_alt_test_on_each_resample_bit_for_bit(
     monkeypatch, against, values, labels, options
 ):
-    # The curve computes all resamples at once (_curve_rates._batched); each point must
+    # The curve computes all resamples at once (_core._batched); each point must
     # be exactly, not approximately, what alt_test on each drawn subset gives.
-    from annotator.metrics.alttest import _curve_rates
+    from annotator.metrics.alttest import _core
 
     def unbatched(*args, **kwargs):
         raise AssertionError("the batched path declined these options")
 
-    monkeypatch.setattr(_curve_rates, "_per_resample", unbatched)
+    monkeypatch.setattr(_core, "_per_resample", unbatched)
     humans, llm = _sparse_data(labels=labels)
     draws = {"against": against, "values": values, "n_resamples": 9, "n_annotators": 5}
     if against == "epsilon":
@@ -319,3 +320,133 @@ def test_batched_curve_equals_alt_test_on_each_resample_bit_for_bit(
     # The data reaches every case: untested annotators, undefined and defined points.
     undefined = [p.n_undefined for p in curve.points]
     assert any(n < 9 for n in undefined)
+
+
+def _neg_mae(prediction, annotations, weights=None):
+    """A callable scoring: negative mean absolute error, weighted when asked."""
+    return -float(np.average(np.abs(np.asarray(annotations) - prediction), weights=weights))
+
+
+def _nan_below_one(prediction, annotations):
+    """A callable scoring that cannot score a prediction below 1 (NaN)."""
+    return (
+        math.nan
+        if prediction < 1
+        else -float(np.mean(np.abs(np.asarray(annotations) - prediction)))
+    )
+
+
+_EXPERT = {f"i{i}": float(i % 4) for i in range(40) if i % 9}
+
+
+@pytest.mark.parametrize(
+    ("against", "n_annotators", "labels", "options"),
+    [
+        ("epsilon", 5, False, {"test": "betting", "min_items_per_human": 5}),
+        ("items", 4, False, {"ranks": True, "min_items_per_human": 10}),
+        ("epsilon", 5, False, {"scoring": _neg_mae, "min_items_per_human": 20}),
+        ("epsilon", 4, False, {"expert": _EXPERT, "min_items_per_human": 15}),
+        ("epsilon", 4, True, {"expert": _EXPERT, "scoring": "accuracy", "ranks": False}),
+        ("epsilon", 7, False, {"annotator_weights": {f"h{j}": 1.0 + j / 3 for j in range(7)}}),
+        (
+            "epsilon",
+            7,
+            False,
+            {
+                "annotator_weights": {f"h{j}": 0.5 + j for j in range(7)},
+                "scoring": _neg_mae,
+                "min_items_per_human": 20,
+            },
+        ),
+        (
+            "epsilon",
+            5,
+            True,
+            {
+                "scoring": "accuracy",
+                "inverse_probability_weighting": True,
+                "min_items_per_human": 20,
+            },
+        ),
+        ("epsilon", 5, False, {"scoring": _nan_below_one, "nan_scores": "omit"}),
+    ],
+)
+def test_every_option_is_batched_bit_for_bit(monkeypatch, against, n_annotators, labels, options):
+    # The options the curves used to run one resample at a time: the core now batches
+    # them, and each point is still exactly what alt_test on each drawn subset gives.
+    from annotator.metrics.alttest import _core
+
+    def unbatched(*args, **kwargs):
+        raise AssertionError("the batched path declined these options")
+
+    monkeypatch.setattr(_core, "_per_resample", unbatched)
+    humans, llm = _sparse_data(labels=labels)
+    values = [15, 37] if against == "items" else [0.0, 0.1, 0.25]
+    draws = {"against": against, "values": values, "n_resamples": 7}
+    draws["n_annotators"] = n_annotators
+    if against == "epsilon":
+        draws["n_items"] = 30
+    options = {"min_items_per_human": 12, **options}
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        curve = alt_test_curve(humans=humans, llm=llm, random_state=2, **draws, **options)
+        expected = _curve_by_alt_test(humans, llm, random_state=2, **draws, **options)
+    got = [tuple(p.__dict__.values()) for p in curve.points]
+    assert np.array_equal(
+        np.array(got, dtype=float), np.array(expected, dtype=float), equal_nan=True
+    )
+    assert any(p.n_undefined < 7 for p in curve.points)
+
+
+def _mixed_labels(humans, llm):
+    """Label 0 as a string: labels that do not sort, so codes follow their appearance."""
+
+    def relabel(v):
+        return "zero" if v == 0 else v
+
+    return (
+        {h: {i: relabel(v) for i, v in anns.items()} for h, anns in humans.items()},
+        {i: relabel(v) for i, v in llm.items()},
+    )
+
+
+@pytest.mark.parametrize(
+    ("labels", "options"),
+    [
+        (False, {"expert": "h1", "min_items_per_human": 15}),
+        (
+            True,
+            {
+                "scoring": "accuracy",
+                "inverse_probability_weighting": True,
+                "min_items_per_human": 15,
+            },
+        ),
+    ],
+)
+def test_what_a_subset_changes_goes_to_the_one_fallback(monkeypatch, labels, options):
+    # An expert given as a key of humans (a resample may draw it or not) and labels that
+    # do not sort under IPW (the majority vote's ties follow the order labels appear in):
+    # the core runs each resample's subset as a batch of one; the points still equal
+    # alt_test's on each drawn subset.
+    from annotator.metrics.alttest import _core
+
+    calls = []
+    fallback = _core._per_resample
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return fallback(*args, **kwargs)
+
+    monkeypatch.setattr(_core, "_per_resample", counted)
+    humans, llm = _sparse_data(labels=labels)
+    if labels:
+        humans, llm = _mixed_labels(humans, llm)
+    draws = {"against": "epsilon", "values": [0.1, 0.3], "n_resamples": 5, "n_annotators": 7}
+    curve = alt_test_curve(humans=humans, llm=llm, n_items=30, **draws, **options)
+    expected = _curve_by_alt_test(humans, llm, n_items=30, **draws, **options)
+    got = [tuple(p.__dict__.values()) for p in curve.points]
+    assert np.array_equal(
+        np.array(got, dtype=float), np.array(expected, dtype=float), equal_nan=True
+    )
+    assert calls == [1]

@@ -335,3 +335,20 @@ def test_domain_error_names_the_domain():
     humans, llm = _random_study(65)
     with pytest.raises(ValueError, match="domain 'small'"):
         alt_test_domains({"small": {"humans": humans, "llm": llm}}, min_items_per_human=500)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_mid_ranks_per_group_are_scipys_rankdata_of_each_group(seed):
+    # The core ranks every (resample, annotator) group in one sort; each group must get
+    # exactly scipy's average ranks of that group alone.
+    from scipy import stats
+
+    from annotator.metrics.alttest._scores import _mid_ranks
+
+    rng = np.random.default_rng(seed)
+    groups = rng.integers(0, 6, 200)
+    values = rng.integers(0, 5, 200).astype(float)  # many ties
+    ranks = _mid_ranks(values, groups)
+    for g in range(6):
+        mine = groups == g
+        assert np.array_equal(ranks[mine], stats.rankdata(values[mine]))

@@ -1,12 +1,17 @@
 """The alternative annotator test (alt-test) for LLM judges, vectorised.
 
 Modules: ``_results`` (result dataclasses), ``_inputs`` (option checks, annotation
-arrays), ``_core`` (alignment scores and indicators), ``_inference`` (per-annotator
-tests, false-discovery control), ``_betting`` (the anytime-valid test by betting
-and e-BH), ``_api`` (the public functions), ``_sequential`` (the verdict as ratings
-arrive).
+arrays), ``_scores`` (alignment scores, winning indicators, t-tests, the
+Benjamini-Yekutieli correction), ``_betting`` (the anytime-valid test by betting and
+e-BH), ``_core`` (the one core: every resample and option set at once, its one
+fallback, the decision and the rates), ``_api`` (:func:`alt_test`,
+:func:`alt_test_domains`), ``_sequential`` (:func:`alt_test_pair`,
+:func:`alt_test_sequential`), ``_curves`` (:func:`alt_test_curve` and the epsilon
+sweep). Every public function is a call of the core: :func:`alt_test` a batch of one.
 
-The procedure is the one of Calderon, Reichart and Dror (ACL 2025), section 3, with the
+The procedure is the one of Calderon, Reichart and Dror (2025), The Alternative
+Annotator Test for LLM-as-a-Judge: How to Statistically Justify Replacing Human
+Annotators with LLMs (ACL 2025), section 3, with the
 edge behaviour of the authors' reference implementation (public repository
 ``nitaytech/AltTest``): an item is kept when at least ``min_humans_per_item`` humans
 and the LLM annotated it; an annotator is tested only with at least
@@ -27,7 +32,6 @@ from __future__ import annotations
 
 from ._api import alt_test, alt_test_domains
 from ._curves import CURVES, AltTestCurve, CurvePoint, alt_test_curve
-from ._inference import _by_rejections  # noqa: F401  (tests reach it here)
 from ._results import (
     SCORINGS,
     TESTS,
@@ -36,6 +40,7 @@ from ._results import (
     MultiDomainAltTestResult,
     TooFewItemsError,
 )
+from ._scores import _by_rejections  # noqa: F401  (tests reach it here)
 from ._sequential import AltTestPair, SequentialVerdict, alt_test_pair, alt_test_sequential
 
 __all__ = [

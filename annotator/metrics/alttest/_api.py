@@ -4,48 +4,19 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Hashable, Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from ._betting import anytime_p_values, e_bh, stopped_e_values
-from ._core import _domain_statistics
-from ._inference import _by_rejections
-from ._inputs import _as_mapping, _check_options, _Options, _Tested
+from ._core import _Batch, _decide, _rates, _statistics
+from ._inputs import _as_mapping, _check_options, _Options
 from ._results import (
     AltTestResult,
     AnnotatorResult,
     MultiDomainAltTestResult,
     TooFewItemsError,
 )
-
-
-def _decide(parts: list[_Tested], opts: _Options) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Rejections and secured flags of each part, with one correction over all of them.
-
-    The t-test: Benjamini-Yekutieli on the p-values. The test by betting: each capital
-    stopped at ``m / q``, then e-BH; the statistic becomes the e-value and the p-value
-    the anytime-valid one. ``m`` counts every annotator, tested or not (an annotator
-    not tested has p = NaN, or e = 1), as the reference does for NaN p-values.
-    """
-    sizes = [part.p_value.size for part in parts]
-    bounds = np.cumsum([0, *sizes])
-    if opts.test == "betting":
-        paths = [path for part in parts for path in part.log_capital]
-        threshold = len(paths) / opts.q
-        e_values = stopped_e_values(paths, threshold)
-        p_values = anytime_p_values(paths)
-        rejected = e_bh(e_values, opts.q)
-        secured = e_values >= threshold
-        for part, lo, hi in zip(parts, bounds[:-1], bounds[1:], strict=True):
-            part.statistic = np.where(part.tested, e_values[lo:hi], np.nan)
-            part.p_value = p_values[lo:hi]
-    else:
-        rejected = _by_rejections(np.concatenate([part.p_value for part in parts]), opts.q)
-        secured = np.zeros(rejected.size, dtype=bool)
-    return [
-        (rejected[lo:hi], secured[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
-    ]
 
 
 def _check_threshold(pass_threshold: Any) -> float:
@@ -58,56 +29,61 @@ def _check_threshold(pass_threshold: Any) -> float:
     return value
 
 
-def _rates(part: _Tested, rejected: np.ndarray) -> tuple[float, float]:
-    """The winning rate and advantage probability of a part with a tested annotator."""
-    tested = part.tested
-    w = part.weights[tested]
-    return float(np.sum(w * rejected[tested]) / np.sum(w)), float(np.mean(part.rho_f[tested]))
-
-
-def _assemble(
-    part: _Tested,
+def _result(
+    batch: _Batch,
+    e: int,
     decided: tuple[np.ndarray, np.ndarray],
-    opts: _Options,
-    pass_threshold: float = 0.5,
+    threshold: float,
 ) -> AltTestResult:
-    rejected, secured = decided
-    tested = part.tested
+    """The :class:`AltTestResult` of the batch's first resample under option set ``e``."""
+    opts = batch.opts[e]
+    rejected, secured = decided[0][e, 0], decided[1][e, 0]
+    tested = batch.tested[e, 0]
     if not tested.any():
         raise TooFewItemsError(
             min_items_per_human=opts.min_items_per_human,
-            most_items=int(part.n_items.max(initial=0)),
-            n_kept=part.n_kept,
+            most_items=int(batch.n_items[0].max(initial=0)),
+            n_kept=int(batch.n_kept[0]),
         )
-    winning_rate, advantage = _rates(part, rejected)
-    rows = tuple(
-        AnnotatorResult(
-            annotator=h,
-            n_items=int(part.n_items[j]),
-            tested=bool(part.tested[j]),
-            rho_f=float(part.rho_f[j]),
-            rho_h=float(part.rho_h[j]),
-            statistic=float(part.statistic[j]),
-            p_value=float(part.p_value[j]),
-            rejected=bool(rejected[j]),
-            test=part.tests[j],
-            weight=float(part.weights[j]),
-            secured=bool(secured[j]),
-        )
-        for j, h in enumerate(part.annotators)
+    # The rates of this resample and option set alone.
+    row = replace(
+        batch,
+        opts=[opts],
+        tested=batch.tested[e : e + 1, :1],
+        weights=batch.weights[:1],
+        rho_f=batch.rho_f[:1],
     )
+    winning_rate, advantage = _rates(row, decided[0][e : e + 1, :1])
+    columns = zip(
+        batch.chosen[0].tolist(),
+        batch.n_items[0].tolist(),
+        tested.tolist(),
+        batch.rho_f[0].tolist(),
+        batch.rho_h[0].tolist(),
+        batch.statistic[e, 0].tolist(),
+        batch.p_value[e, 0].tolist(),
+        rejected.tolist(),
+        batch.weights[0].tolist(),
+        secured.tolist(),
+        strict=True,
+    )
+    rows = tuple(
+        AnnotatorResult(batch.names[j], n, t, rf, rh, st, p, rej, opts.test if t else None, w, sec)
+        for j, n, t, rf, rh, st, p, rej, w, sec in columns
+    )
+    rate = float(winning_rate[0, 0])
     return AltTestResult(
-        winning_rate=winning_rate,
-        advantage_probability=advantage,
-        passed=winning_rate >= pass_threshold,
+        winning_rate=rate,
+        advantage_probability=float(advantage[0, 0]),
+        passed=rate >= threshold,
         annotators=rows,
-        n_items=part.n_kept,
+        n_items=int(batch.n_kept[0]),
         n_tested=int(tested.sum()),
         epsilon=opts.epsilon,
         q=opts.q,
         scoring=opts.scoring_name,
         test=opts.test,
-        pass_threshold=pass_threshold,
+        pass_threshold=threshold,
     )
 
 
@@ -267,8 +243,8 @@ def alt_test(
     """
     opts = _options(locals())
     threshold = _check_threshold(pass_threshold)
-    part = _domain_statistics(humans, llm, opts)
-    return _assemble(part, _decide([part], opts)[0], opts, threshold)
+    batch = _statistics(humans, llm, [None], [opts])  # the core's batch of one
+    return _result(batch, 0, _decide([batch])[0], threshold)
 
 
 @_shared_parameters
@@ -313,26 +289,29 @@ def alt_test_domains(
 
     References
     ----------
-    Calderon, N., Reichart, R., and Dror, R. (2025), Appendix A (FAQ).
+    Calderon, N., Reichart, R., and Dror, R. (2025). The Alternative Annotator Test for
+    LLM-as-a-Judge: How to Statistically Justify Replacing Human Annotators with LLMs.
+    ACL 2025, Appendix A (FAQ).
     """
     opts = _options(locals())
     threshold = _check_threshold(pass_threshold)
     domains = _as_mapping(domains, name="domains")
     if not domains:
         raise ValueError("domains is empty")
-    parts: dict[str, _Tested] = {}
+    parts: dict[str, _Batch] = {}
     for name, spec in domains.items():
         if not isinstance(spec, Mapping) or "humans" not in spec or "llm" not in spec:
             raise ValueError(f"domains[{name!r}] must be a mapping with 'humans' and 'llm'")
         try:
-            parts[name] = _domain_statistics(spec["humans"], spec["llm"], opts)
+            parts[name] = _statistics(spec["humans"], spec["llm"], [None], [opts])
         except ValueError as exc:
             raise ValueError(f"domain {name!r}: {exc}") from exc
-    decided = dict(zip(parts, _decide(list(parts.values()), opts), strict=True))
+    # One family over the annotators of every domain.
+    decided = dict(zip(parts, _decide(list(parts.values())), strict=True))
     results: dict[str, AltTestResult] = {}
     for name, part in parts.items():
         try:
-            results[name] = _assemble(part, decided[name], opts, threshold)
+            results[name] = _result(part, 0, decided[name], threshold)
         except TooFewItemsError as exc:
             raise TooFewItemsError(
                 min_items_per_human=exc.min_items_per_human,

@@ -8,6 +8,7 @@ interval.
 
 from __future__ import annotations
 
+import inspect
 import math
 import warnings
 from collections.abc import Hashable, Mapping, Sequence
@@ -18,12 +19,18 @@ import numpy as np
 
 from .._names import CURVES
 from .._validation import check_integer, check_probability, json_float
-from ._api import _assemble, _check_threshold, _decide, _options
-from ._core import _indicators_of, _tested
-from ._curve_rates import _DEFAULTS, _Resample, _resample_rates
+from ._api import _check_threshold, _options, _result, alt_test
+from ._core import _decide, _rates, _Resample, _statistics
 from ._inputs import _as_mapping, _is_missing
 
 __all__ = ["CURVES", "AltTestCurve", "CurvePoint", "alt_test_curve"]
+
+#: The defaults of :func:`alt_test`'s options, which a curve's ``**options`` override.
+_DEFAULTS = {
+    name: p.default
+    for name, p in inspect.signature(alt_test).parameters.items()
+    if p.default is not inspect.Parameter.empty
+}
 
 #: The epsilon grid of Figure 3 (the paper's effective range is 0.05-0.3).
 DEFAULT_EPSILONS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3)
@@ -158,21 +165,26 @@ def _alt_tests_by_epsilon(
     humans: Any, llm: Any, epsilons: Sequence[float], options: Mapping[str, Any]
 ) -> list[Any]:
     """``alt_test(humans=humans, llm=llm, epsilon=e, **options)`` for each ``e``, as
-    zero-argument callables that score the items once between them.
+    zero-argument callables computed together by the core on their first call.
 
-    The leave-one-out scores and indicators do not depend on epsilon (as in the
-    curves' resamples, :mod:`._curve_rates`); each callable validates its options,
-    raises what :func:`alt_test` would (the scoring's error each time) and returns the
-    same result, so a caller keeps one ``try`` per epsilon. The report's alt-test table runs 6
-    epsilons on every item: this is its cost divided by about 6.
+    Each callable validates its options, raises what :func:`alt_test` would (the
+    scoring's error each time) and returns the same result, so a caller keeps one
+    ``try`` per epsilon. The report's alt-test table runs 6 epsilons on every item.
     """
     args = {**_DEFAULTS, **options}
     shared: dict[str, Any] = {}
 
-    def indicators(opts: Any) -> Any:
+    def batch() -> Any:
         if not shared:
+            valid = []
+            for e in epsilons:
+                try:
+                    valid.append(_options({**args, "epsilon": e}))
+                except ValueError:
+                    continue  # raised by that epsilon's own callable
             try:
-                shared["value"] = _indicators_of(humans, llm, opts)
+                found = _statistics(humans, llm, [None], valid)
+                shared["value"] = found, _decide([found])[0]
             except Exception as exc:
                 shared["error"] = exc
         if "error" in shared:
@@ -183,8 +195,9 @@ def _alt_tests_by_epsilon(
         def run() -> Any:
             opts = _options({**args, "epsilon": epsilon})
             threshold = _check_threshold(args["pass_threshold"])
-            part = _tested(indicators(opts), opts)
-            return _assemble(part, _decide([part], opts)[0], opts, threshold)
+            found, decided = batch()
+            e = [o.epsilon for o in found.opts].index(opts.epsilon)
+            return _result(found, e, decided, threshold)
 
         return run
 
@@ -261,8 +274,9 @@ def alt_test_curve(
 
     References
     ----------
-    Calderon, Reichart and Dror (2025), shared/papers/004: Table 3, section 5.1 and
-    Figure 2, Appendix B.1 and Figure 3.
+    Calderon, N., Reichart, R., and Dror, R. (2025). The Alternative Annotator Test for
+    LLM-as-a-Judge: How to Statistically Justify Replacing Human Annotators with LLMs.
+    ACL 2025: Table 3, section 5.1 and Figure 2, Appendix B.1 and Figure 3.
     """
     if against not in CURVES:
         raise ValueError(f"against must be one of {', '.join(CURVES)}, got {against!r}")
@@ -324,16 +338,20 @@ def alt_test_curve(
         # Tiny subsets give NaN t statistics; the resample then counts as not rejected.
         warnings.simplefilter("ignore", RuntimeWarning)
         epsilons = [epsilon] if against == "items" else values
-        rates = _resample_rates(humans, llm, items, resamples, epsilons, options)
+        args = {**_DEFAULTS, **options}
+        # Checked first, as every resample's alt_test checks them before scoring.
+        opts = [_options({**args, "epsilon": e}) for e in epsilons]
+        batch = _statistics(humans, {i: llm[i] for i in items}, resamples, opts)
+        threshold = _check_threshold(args["pass_threshold"])
+        rates, advantage = _rates(batch, _decide([batch])[0][0])
+    passes = rates >= threshold
     if against == "items":
         at = np.stack(rows)
-        winning_rate, passed = rates.winning_rate[at, 0], rates.passed[at, 0]
-        advantage = rates.advantage[at]
+        winning_rate, passed, advantage = rates[at, 0], passes[at, 0], advantage[at, 0]
     else:
         # One resample tests its subset at every epsilon: a column per point.
         at = rows[0]
-        winning_rate, passed = rates.winning_rate[at].T, rates.passed[at].T
-        advantage = np.tile(rates.advantage[at], (len(values), 1))
+        winning_rate, passed, advantage = rates[at].T, passes[at].T, advantage[at].T
     points = _points(values, winning_rate, advantage, passed, n_resamples, interval)
     return AltTestCurve(
         against=against,

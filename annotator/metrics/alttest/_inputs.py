@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 
-from .._scipy import stats
 from .._validation import check_probability
 from ._results import SCORINGS, TESTS
 
@@ -31,24 +30,6 @@ class _Options:
     expert: Hashable | Mapping[Hashable, Any] | None
     ranks: bool
     nan_scores: str
-
-
-@dataclass
-class _Tested:
-    """Per-annotator statistics of one domain, before the FDR correction."""
-
-    annotators: list[Hashable]
-    n_items: np.ndarray
-    tested: np.ndarray
-    rho_f: np.ndarray
-    rho_h: np.ndarray
-    statistic: np.ndarray
-    p_value: np.ndarray
-    tests: list[str | None]
-    weights: np.ndarray
-    n_kept: int
-    # test="betting": log K_t of each tested annotator over their items, else None.
-    log_capital: list[np.ndarray | None] | None = None
 
 
 def _is_missing(value: Any) -> bool:
@@ -170,6 +151,8 @@ class _Annotations:
     raw: list[Any] | None = None
     raw_llm: list[Any] | None = None
     raw_expert: list[Any] | None = None
+    # Whether label codes follow the labels' sort order (False when labels do not sort).
+    sorted_codes: bool = True
 
 
 def _collect(humans: Any, llm: Any, opts: _Options) -> _Annotations:
@@ -255,7 +238,7 @@ def _collect(humans: Any, llm: Any, opts: _Options) -> _Annotations:
             if arr is not None and np.isinf(arr).any():
                 raise ValueError(f"{name} holds an infinite annotation")
     if kind == "label" and codebook:
-        _sort_codes(codebook, data, value)
+        data.sorted_codes = _sort_codes(codebook, data, value)
     keep = (item >= 0) & ~np.isnan(value)
     data.item, data.annotator, data.value = item[keep], annotator[keep], value[keep]
     if kind == "object":
@@ -264,7 +247,7 @@ def _collect(humans: Any, llm: Any, opts: _Options) -> _Annotations:
     return data
 
 
-def _sort_codes(codebook: dict[Any, int], data: _Annotations, value: np.ndarray) -> None:
+def _sort_codes(codebook: dict[Any, int], data: _Annotations, value: np.ndarray) -> bool:
     """Renumber label codes in the labels' sort order (in place), when labels sort.
 
     Codes are handed out in order of appearance; the majority-vote tie rule of the IPW
@@ -273,13 +256,14 @@ def _sort_codes(codebook: dict[Any, int], data: _Annotations, value: np.ndarray)
     try:
         ordered = sorted(codebook)
     except TypeError:
-        return  # labels of mixed types: ties go to the label seen first
+        return False  # labels of mixed types: ties go to the label seen first
     remap = np.empty(len(codebook))
     remap[[codebook[label] for label in ordered]] = np.arange(len(ordered))
     for arr in (value, data.llm, data.expert):
         if arr is not None:
             ok = ~np.isnan(arr)
             arr[ok] = remap[arr[ok].astype(np.intp)]
+    return True
 
 
 def _annotator_weights(annotators: list[Hashable], opts: _Options) -> np.ndarray:
@@ -296,18 +280,3 @@ def _annotator_weights(annotators: list[Hashable], opts: _Options) -> np.ndarray
     if not np.all(np.isfinite(weights)) or np.any(weights <= 0):
         raise ValueError("annotator_weights must be positive finite numbers")
     return weights
-
-
-def _group_ranks(values: np.ndarray, groups: np.ndarray, n_groups: int, size: int) -> np.ndarray:
-    """Mid-ranks within each group, stretched to ``size`` ranks: (r - 0.5) * size / n + 0.5.
-
-    A group of ``size`` values keeps its ranks exactly (the factor is 1.0), so on a
-    crossed design these are the plain ranks and equal scores stay exactly tied.
-    """
-    out = np.empty_like(values)
-    for g in range(n_groups):
-        sel = groups == g
-        n = int(sel.sum())
-        if n:
-            out[sel] = (stats.rankdata(values[sel]) - 0.5) * (size / n) + 0.5
-    return out

@@ -6,8 +6,8 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ._api import _assemble, _decide, _options, alt_test
-from ._core import _indicators_of, _tested
+from ._api import _options, _result, alt_test
+from ._core import _decide, _statistics
 from ._results import AltTestResult
 
 __all__ = ["AltTestPair", "SequentialVerdict", "alt_test_pair", "alt_test_sequential"]
@@ -125,7 +125,8 @@ def alt_test_sequential(
     Wang, R., and Ramdas, A. (2022). False discovery rate control with e-values. Journal
     of the Royal Statistical Society B, 84(3), 822-852.
     Calderon, N., Reichart, R., and Dror, R. (2025). The Alternative Annotator Test for
-    LLM-as-a-Judge. ACL 2025, section 3.
+    LLM-as-a-Judge: How to Statistically Justify Replacing Human Annotators with LLMs.
+    ACL 2025, section 3.
 
     Examples
     --------
@@ -190,11 +191,14 @@ def alt_test_pair(
     min_humans_per_item: int = 2,
     min_items_per_human: int = 30,
 ) -> AltTestPair:
-    """:func:`alt_test` (t-test) and :func:`alt_test_sequential` with one scoring pass.
+    r""":func:`alt_test` (t-test) and :func:`alt_test_sequential` with one scoring pass.
 
     Both tests start from the same leave-one-out alignment scores and winning
-    indicators, which take most of the time; they are computed once here. The results
-    equal those of the two functions called separately.
+    indicators :math:`W^f_{i,j}, W^h_{i,j}`, which take most of the time; the core
+    computes them once and runs both on them: the one-sided t-test of
+    :math:`H_{0j}: E[W^h_j - W^f_j] \ge \varepsilon` with Benjamini-Yekutieli, and the
+    test by betting with e-BH (``min_items_per_human=1``). The results equal those of
+    the two functions called separately.
 
     Parameters
     ----------
@@ -208,6 +212,14 @@ def alt_test_pair(
     AltTestPair
         An exception of either test is returned in it, not raised; an invalid option
         raises ``ValueError``.
+
+    References
+    ----------
+    Calderon, N., Reichart, R., and Dror, R. (2025). The Alternative Annotator Test for
+    LLM-as-a-Judge: How to Statistically Justify Replacing Human Annotators with LLMs.
+    ACL 2025, section 3.
+    Waudby-Smith, I., and Ramdas, A. (2023). Estimating means of bounded random variables
+    by betting. Journal of the Royal Statistical Society B, 86(1), 1-27.
     """
     opts = _options(
         {
@@ -224,15 +236,16 @@ def alt_test_pair(
             "nan_scores": "raise",
         }
     )
+    betting = replace(opts, test="betting", min_items_per_human=1)
     try:
-        indicators = _indicators_of(humans, llm, opts)
+        batch = _statistics(humans, llm, [None], [opts, betting])
     except ValueError as exc:
         return AltTestPair(None, exc, None, exc)
+    decided = _decide([batch])[0]
     out: list[Any] = []
-    for test_opts in (opts, replace(opts, test="betting", min_items_per_human=1)):
+    for e in range(2):
         try:
-            part = _tested(indicators, test_opts)
-            out += [_assemble(part, _decide([part], test_opts)[0], test_opts), None]
+            out += [_result(batch, e, decided, 0.5), None]
         except ValueError as exc:
             out += [None, exc]
     result, error, betting, sequential_error = out
