@@ -1,6 +1,6 @@
 """The human and LLM panels of one scale (and benchmark) and the table rows built on them.
 
-Shared by :mod:`.tables` and :mod:`.sections`: each row of Tables 2-4 and of the
+Shared by :mod:`.tables` and :mod:`.study_tables`: each row of Tables 2-4 and of the
 Figure 2 data comes from one :class:`Panel`.
 """
 

@@ -2,7 +2,7 @@
 
 :func:`report_tables` turns :class:`~annotator.data.frames.StudyFrames` into
 :class:`ReportTables`, one tidy DataFrame per table, through the functions of
-``annotator.metrics`` (rows built in :mod:`.panels` and :mod:`.sections`);
+``annotator.metrics`` (rows built in :mod:`.panels` and :mod:`.study_tables`);
 :mod:`.table_files` writes them. A cell that cannot be computed (too few items, a missing cell, a
 degenerate matrix) is NaN and ``ReportTables.notes`` says why.
 """
@@ -31,7 +31,7 @@ from .matrices import (
 )
 from .panels import benchmark_row, build_panel, figure2_rows, models_rows, rows_frame, scales_row
 from .rater_quality import rater_quality_table
-from .sections import (
+from .study_tables import (
     alttest_rows,
     bootstrap_rows,
     distribution_rows,
