@@ -1,7 +1,7 @@
 """The lead's live study dashboard: display-ready numbers per scale, and why some are missing.
 
 :func:`study_dashboard` turns a study's frames into a :class:`Dashboard` whose
-fields a template shows as they are (``Figure.text``, ``Figure.reason``): no
+fields a template shows as they are (``Shown.text``, ``Shown.reason``): no
 statistic is computed in a view or a template. :mod:`annotator.analysis.live`
 keeps the last dashboard of each study and refreshes it when its data changes.
 """
@@ -35,8 +35,8 @@ from .dashboard_types import (
     RaterProgress,
     RetestRow,
     ScaleDashboard,
-    figure_of,
     missing,
+    shown,
 )
 from .matrices import (
     Notes,
@@ -83,7 +83,7 @@ def _progress(frames: StudyFrames, scale: str, n_items: int) -> tuple[tuple, dic
                 n_rated=int(rated.get(rater, 0)),
                 n_items=n_items,
                 n_repeats=int(repeats.get(rater, 0)),
-                median_seconds=figure_of(
+                median_seconds=shown(
                     median, digits=1, reason="no item with a served time (imported ratings)"
                 ),
                 attention_passed=int(passed.get(rater, 0)),
@@ -117,13 +117,13 @@ def _reliability(
         if result is None:
             icc_a1 = icc_ak = missing(notes.last_error)
         else:
-            icc_a1 = figure_of(result.icc_a1, ci=result.ci_a1)
-            icc_ak = figure_of(result.icc_ak, ci=result.ci_ak)
+            icc_a1 = shown(result.icc_a1, ci=result.ci_a1)
+            icc_ak = shown(result.icc_ak, ci=result.ci_ak)
     if wide.shape[1] < 2 or (wide.notna().sum(axis=1) >= 2).sum() < 1:
         alpha = missing("alpha needs an item rated by at least 2 raters")
     else:
         value = notes.attempt("Krippendorff's alpha", krippendorff_alpha, wide, level="interval")
-        alpha = figure_of(value, reason=notes.last_error if value is None else None)
+        alpha = shown(value, reason=notes.last_error if value is None else None)
     return block, icc_a1, icc_ak, alpha
 
 
@@ -141,12 +141,12 @@ def _retest(frames: StudyFrames, scale: str, notes: Notes) -> tuple[tuple, Retes
         RetestRow(
             rater=row.rater,
             n_items=row.n_items,
-            alpha=figure_of(row.alpha, reason=one if row.n_items < 2 else None),
-            icc_a1=figure_of(row.icc_a1, reason=one if row.n_items < 2 else None),
+            alpha=shown(row.alpha, reason=one if row.n_items < 2 else None),
+            icc_a1=shown(row.icc_a1, reason=one if row.n_items < 2 else None),
         )
         for row in result.raters
     )
-    pooled = RetestRow(None, result.n_pairs, figure_of(result.alpha), figure_of(result.icc_a1))
+    pooled = RetestRow(None, result.n_pairs, shown(result.alpha), shown(result.icc_a1))
     return rows, pooled
 
 
@@ -197,7 +197,7 @@ def _agreement(
         else:
             e = res.ensemble
             ensemble = AgreementRow(
-                "ensemble", figure_of(e.icc_a1, ci=e.ci_a1), figure_of(e.nmae), e.n_items
+                "ensemble", shown(e.icc_a1, ci=e.ci_a1), shown(e.nmae), e.n_items
             )
     rows = []
     per_model = None
@@ -220,8 +220,8 @@ def _agreement(
             rows.append(
                 AgreementRow(
                     model,
-                    figure_of(found.icc_a1, ci=found.ci_a1),
-                    figure_of(found.nmae),
+                    shown(found.icc_a1, ci=found.ci_a1),
+                    shown(found.nmae),
                     found.n_items,
                 )
             )
@@ -272,8 +272,8 @@ def _alttest(
         rows.append(
             AltTestRow(
                 model=model,
-                winning_rate=figure_of(result.winning_rate, digits=2),
-                advantage_probability=figure_of(result.advantage_probability, digits=2),
+                winning_rate=shown(result.winning_rate, digits=2),
+                advantage_probability=shown(result.advantage_probability, digits=2),
                 passed=bool(result.passed),
                 verdict="passes" if result.passed else "does not pass",
                 sequential=sequential,

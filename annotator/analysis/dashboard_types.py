@@ -1,7 +1,7 @@
 """What the lead's dashboard shows: display-ready dataclasses a template reads as they are.
 
 :func:`annotator.analysis.dashboard.study_dashboard` fills them; each number is a
-:class:`Figure` whose ``text`` is what to print and whose ``reason`` says why a
+:class:`Shown` whose ``text`` is what to print and whose ``reason`` says why a
 value is missing.
 """
 
@@ -19,11 +19,11 @@ __all__ = [
     "AgreementRow",
     "AltTestRow",
     "Dashboard",
-    "Figure",
+    "Shown",
     "RaterProgress",
     "RetestRow",
     "ScaleDashboard",
-    "figure_of",
+    "shown",
     "missing",
     "number_text",
 ]
@@ -32,7 +32,7 @@ BLOCK_STATES = (BLOCK_NOT_STARTED, BLOCK_IN_PROGRESS, BLOCK_DONE)
 
 
 @dataclass(frozen=True)
-class Figure:
+class Shown:
     """One number as the page shows it, or why there is none.
 
     Attributes
@@ -62,26 +62,26 @@ def number_text(value: float | None, digits: int) -> str:
     return f"{value:.{digits}f}"
 
 
-def figure_of(
+def shown(
     value: float | None,
     *,
     digits: int = 3,
     ci: tuple[float, float] | None = None,
     reason: str | None = None,
-) -> Figure:
+) -> Shown:
     if value is None or (isinstance(value, float) and math.isnan(value)):
-        return Figure(value=None, text="n/a", reason=reason or "undefined for these data")
+        return Shown(value=None, text="n/a", reason=reason or "undefined for these data")
     value = float(value)
     text = number_text(value, digits)
     low = high = None
     if ci is not None and not any(math.isnan(c) for c in ci):
         low, high = float(ci[0]), float(ci[1])
         text += f" [{number_text(low, digits)}, {number_text(high, digits)}]"
-    return Figure(value=value, text=text, low=low, high=high)
+    return Shown(value=value, text=text, low=low, high=high)
 
 
-def missing(reason: str) -> Figure:
-    return Figure(value=None, text="n/a", reason=reason)
+def missing(reason: str) -> Shown:
+    return Shown(value=None, text="n/a", reason=reason)
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,7 @@ class RaterProgress:
         Items rated (first ratings) out of the study's items.
     n_repeats : int
         Test-retest repeats given.
-    median_seconds : Figure
+    median_seconds : Shown
         Median time from showing an item to its score.
     attention_passed, attention_failed : int
         Attention checks within / outside their tolerance.
@@ -115,7 +115,7 @@ class RaterProgress:
     n_rated: int
     n_items: int
     n_repeats: int
-    median_seconds: Figure
+    median_seconds: Shown
     attention_passed: int
     attention_failed: int
     started_at: datetime | None
@@ -128,8 +128,8 @@ class RetestRow:
 
     rater: str | None
     n_items: int
-    alpha: Figure
-    icc_a1: Figure
+    alpha: Shown
+    icc_a1: Shown
 
 
 @dataclass(frozen=True)
@@ -137,8 +137,8 @@ class AgreementRow:
     """Human-LLM agreement of the ensemble (``model == "ensemble"``) or one model."""
 
     model: str
-    icc_a1: Figure
-    nmae: Figure
+    icc_a1: Shown
+    nmae: Shown
     n_items: int
 
 
@@ -149,7 +149,7 @@ class AltTestRow:
     Attributes
     ----------
     model : str
-    winning_rate, advantage_probability : Figure
+    winning_rate, advantage_probability : Shown
     passed : bool or None
         None when the test cannot run yet (``reason`` says why).
     verdict : str
@@ -163,8 +163,8 @@ class AltTestRow:
     """
 
     model: str
-    winning_rate: Figure
-    advantage_probability: Figure
+    winning_rate: Shown
+    advantage_probability: Shown
     passed: bool | None
     verdict: str
     sequential: str | None
@@ -193,9 +193,9 @@ class ScaleDashboard:
         The latest block completion on this scale.
     block_items, block_raters : int
         Size of the complete items x raters block the ICCs use.
-    icc_a1, icc_ak : Figure
+    icc_a1, icc_ak : Shown
         Human ICC(A,1) and ICC(A,k) with 95% intervals (``settings.confidence``).
-    alpha : Figure
+    alpha : Shown
         Krippendorff's interval alpha over every first rating (missing cells allowed).
     retest : tuple of RetestRow
         Per rater; ``retest_pooled`` pools them.
@@ -221,9 +221,9 @@ class ScaleDashboard:
     last_completed_at: datetime | None
     block_items: int
     block_raters: int
-    icc_a1: Figure
-    icc_ak: Figure
-    alpha: Figure
+    icc_a1: Shown
+    icc_ak: Shown
+    alpha: Shown
     retest: tuple[RetestRow, ...]
     retest_pooled: RetestRow
     ensemble: AgreementRow

@@ -31,6 +31,7 @@ from .matrices import (
 )
 from .panels import benchmark_row, build_panel, figure2_rows, models_rows, rows_frame, scales_row
 from .rater_quality import rater_quality_table
+from .settings import AnalysisSettings
 from .study_tables import (
     alttest_rows,
     bootstrap_rows,
@@ -40,7 +41,6 @@ from .study_tables import (
     item_rows,
     temperature_rows,
 )
-from .settings import AnalysisSettings
 
 __all__ = [
     "ALL_BENCHMARKS",
