@@ -40,6 +40,7 @@ from .dashboard_types import (
 )
 from .matrices import (
     Notes,
+    caching_frames,
     human_block,
     human_ratings,
     llm_matrix,
@@ -306,7 +307,7 @@ def study_dashboard(frames: StudyFrames, *, settings: AnalysisSettings | None = 
     """
     settings = settings or AnalysisSettings()
     started = time.perf_counter()
-    frames = select_frames(frames, settings.where_mapping)
+    frames = caching_frames(select_frames(frames, settings.where_mapping))
     temperature, how = main_temperature(frames, settings.temperature)
     n_items = int((~frames.items["is_attention_check"]).sum())
     consistency = consistency_by_scale(frames)

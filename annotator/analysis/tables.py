@@ -25,10 +25,7 @@ from .columns import (
     MODELS_COLUMNS,
     SCALES_COLUMNS,
 )
-from .matrices import (
-    Notes,
-    main_temperature,
-)
+from .matrices import Notes, caching_frames, main_temperature
 from .panels import benchmark_row, build_panel, figure2_rows, models_rows, rows_frame, scales_row
 from .rater_quality import rater_quality_table
 from .settings import AnalysisSettings
@@ -193,7 +190,7 @@ def report_tables(
     ReportTables
     """
     settings = settings or AnalysisSettings()
-    frames = select_frames(frames, settings.where_mapping)
+    frames = caching_frames(select_frames(frames, settings.where_mapping))
     temperature, how = main_temperature(frames, settings.temperature)
     alttest_args = (frames, temperature, settings)
     if apart is None:
