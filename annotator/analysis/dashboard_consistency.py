@@ -17,7 +17,7 @@ from .agreement_tables import consistency_rows
 from .dashboard_types import Shown, shown
 from .matrices import temperature_label
 
-__all__ = ["ConsistencyRow", "consistency_by_scale"]
+__all__ = ["ConsistencyRow", "consistency_by_scale", "consistency_rows_of"]
 
 
 @dataclass(frozen=True)
@@ -52,15 +52,21 @@ def _shown(value: float, note: str, **options) -> Shown:
     return shown(None if pd.isna(value) else float(value), reason=note or None, **options)
 
 
-def consistency_by_scale(frames: StudyFrames) -> dict[str, tuple[ConsistencyRow, ...]]:
-    """``{scale: rows}`` for every scale with LLM scores (one row per model and temperature)."""
-    table = consistency_rows(frames)
-    out: dict[str, list[ConsistencyRow]] = {}
+def consistency_rows_of(
+    table: pd.DataFrame | None, *, confidence: float | None = None
+) -> tuple[ConsistencyRow, ...]:
+    """The rows of (a scale's part of) the report's ``consistency`` table, as shown.
+
+    ``confidence``: the coverage of the ICC intervals (the study's setting).
+    """
+    if table is None:
+        return ()
+    out = []
     for row in table.itertuples(index=False):
         note = row.note or ""
         temperature = None if pd.isna(row.temperature) else float(row.temperature)
         interval = (row.icc_a1_low, row.icc_a1_high)
-        out.setdefault(row.scale, []).append(
+        out.append(
             ConsistencyRow(
                 model=str(row.model),
                 temperature=temperature_label(temperature),
@@ -71,8 +77,18 @@ def consistency_by_scale(frames: StudyFrames) -> dict[str, tuple[ConsistencyRow,
                     row.icc_a1,
                     note or "needs 2 items with every run",
                     ci=None if any(math.isnan(v) for v in interval) else interval,
+                    confidence=confidence,
                 ),
                 identical=_shown(row.identical_share, note or "needs 2 items with every run"),
             )
         )
-    return {scale: tuple(rows) for scale, rows in out.items()}
+    return tuple(out)
+
+
+def consistency_by_scale(frames: StudyFrames) -> dict[str, tuple[ConsistencyRow, ...]]:
+    """``{scale: rows}`` for every scale with LLM scores (one row per model and temperature)."""
+    table = consistency_rows(frames)
+    return {
+        scale: consistency_rows_of(table[table["scale"] == scale])
+        for scale in dict.fromkeys(table["scale"])
+    }

@@ -41,6 +41,8 @@ class Shown:
         The number; None when it cannot be computed.
     low, high : float or None
         Its confidence interval, when it has one.
+    confidence : float or None
+        The interval's coverage (the study's ``confidence``); None: 0.95.
     text : str
         What to print: ``"0.853"``, ``"0.853 [0.801, 0.890]"``, or ``"n/a"``.
     reason : str or None
@@ -52,10 +54,16 @@ class Shown:
     low: float | None = None
     high: float | None = None
     reason: str | None = None
+    confidence: float | None = None
 
     @property
     def available(self) -> bool:
         return self.value is not None
+
+    @property
+    def ci_label(self) -> str:
+        """``"90% CI"``: the interval's coverage as the page names it."""
+        return f"{100 * (self.confidence or 0.95):g}% CI"
 
 
 def number_text(value: float | None, digits: int) -> str:
@@ -67,8 +75,11 @@ def shown(
     *,
     digits: int = 3,
     ci: tuple[float, float] | None = None,
+    confidence: float | None = None,
     reason: str | None = None,
 ) -> Shown:
+    """``value`` as shown (``digits`` decimals), with its interval ``ci`` of coverage
+    ``confidence``; ``reason`` says why a missing (None or NaN) value is missing."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return Shown(value=None, text="n/a", reason=reason or "undefined for these data")
     value = float(value)
@@ -77,7 +88,7 @@ def shown(
     if ci is not None and not any(math.isnan(c) for c in ci):
         low, high = float(ci[0]), float(ci[1])
         text += f" [{number_text(low, digits)}, {number_text(high, digits)}]"
-    return Shown(value=value, text=text, low=low, high=high)
+    return Shown(value=value, text=text, low=low, high=high, confidence=confidence)
 
 
 def missing(reason: str) -> Shown:
@@ -194,7 +205,7 @@ class ScaleDashboard:
     block_items, block_raters : int
         Size of the complete items x raters block the ICCs use.
     icc_a1, icc_ak : Shown
-        Human ICC(A,1) and ICC(A,k) with 95% intervals (``settings.confidence``).
+        Human ICC(A,1) and ICC(A,k) with intervals of coverage ``settings.confidence``.
     alpha : Shown
         Krippendorff's interval alpha over every first rating (missing cells allowed).
     retest : tuple of RetestRow
@@ -270,6 +281,11 @@ class Dashboard:
     computed_at: datetime
     compute_seconds: float
     notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def ci_label(self) -> str:
+        """``"90% CI"``: the coverage of the page's intervals (the study's ``confidence``)."""
+        return f"{100 * float(self.settings.get('confidence', 0.95)):g}% CI"
 
     def scale(self, name: str) -> ScaleDashboard:
         """The part of one scale; ``KeyError`` if the study has none by that name."""
