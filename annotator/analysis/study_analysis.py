@@ -21,7 +21,7 @@ import pandas as pd
 from ..data.frames import StudyFrames
 from ..data.selection import select_frames
 from ..metrics import alt_test_pair, krippendorff_alpha, retest_reliability
-from .agreement_tables import consistency_rows
+from .agreement_tables import agreement_tables, consistency_rows
 from .dashboard_types import BLOCK_STATES
 from .matrices import (
     Notes,
@@ -49,10 +49,19 @@ __all__ = [
     "analyse",
 ]
 
-#: What :func:`analyse` can compute: per scale, then the report's tables.
-PARTS = ("progress", "reliability", "agreement", "alttest", "consistency", "tables")
-#: What the lead's dashboard shows (every part but the report's tables).
-DASHBOARD_PARTS = PARTS[:-1]
+#: What :func:`analyse` can compute: per scale, then the tables of
+#: :mod:`.agreement_tables` (``annotator agreement``), then every table of the report.
+PARTS = (
+    "progress",
+    "reliability",
+    "agreement",
+    "alttest",
+    "consistency",
+    "agreement_tables",
+    "tables",
+)
+#: What the lead's dashboard shows.
+DASHBOARD_PARTS = PARTS[:5]
 
 
 @dataclass(frozen=True)
@@ -156,8 +165,16 @@ class StudyAnalysis:
         Raters (consented or imported, as selected) and items (attention checks out).
     scales : tuple of ScaleAnalysis
         In the study's order.
+    consistency : pandas.DataFrame or None
+        Every scale's self-consistency rows (the report's ``consistency`` table).
+    agreement : dict or None
+        The tables of :func:`~.agreement_tables.agreement_tables` (consistency,
+        correlations, kappa, cross-group alpha) by ``ReportTables`` attribute; their
+        notes in ``agreement_notes``.
+    agreement_notes : tuple of str
     tables : ReportTables or None
-        The report's tables (``parts`` with ``"tables"``), built on the same panels.
+        The report's tables (``parts`` with ``"tables"``), built on the same panels
+        and agreement tables.
     frames : StudyFrames
         The frames analysed (raters selected by ``settings.where``).
     """
@@ -169,6 +186,9 @@ class StudyAnalysis:
     n_raters: int
     n_items: int
     scales: tuple[ScaleAnalysis, ...]
+    consistency: pd.DataFrame | None
+    agreement: dict[str, pd.DataFrame] | None
+    agreement_notes: tuple[str, ...]
     tables: ReportTables | None
     frames: StudyFrames
 
@@ -344,18 +364,23 @@ def analyse(
     temperature, how = main_temperature(frames, settings.temperature)
     n_items = int((~frames.items["is_attention_check"]).sum())
     consistency = None
-    if {"consistency", "tables"} & set(parts):
+    if {"consistency", "agreement_tables", "tables"} & set(parts):
         consistency = consistency_rows(frames, confidence=settings.confidence)
     scales = tuple(
         _scale(frames, s, temperature, settings, parts, consistency, n_items)
         for s in frames.scale_names
     )
+    agreement, agreement_notes = None, Notes()
+    if {"agreement_tables", "tables"} & set(parts):
+        agreement = agreement_tables(
+            frames, temperature, settings, agreement_notes, curves=False, consistency=consistency
+        )
     tables = None
     if "tables" in parts:
         from .tables import tables_of
 
         tables = tables_of(
-            frames, settings, temperature, how, scales, consistency=consistency, apart=apart
+            frames, settings, temperature, how, scales, agreement, agreement_notes, apart=apart
         )
     return StudyAnalysis(
         study=frames.study,
@@ -365,6 +390,9 @@ def analyse(
         n_raters=int(len(frames.demographics)),
         n_items=n_items,
         scales=scales,
+        consistency=consistency,
+        agreement=agreement,
+        agreement_notes=tuple(agreement_notes),
         tables=tables,
         frames=frames,
     )

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..data.frames import StudyFrames
 from ..data.selection import describe_where
-from .agreement_tables import agreement_tables, alttest_curve_rows
+from .agreement_tables import alttest_curve_rows
 from .columns import (
     ALL_BENCHMARKS,
     BENCHMARKS_COLUMNS,
@@ -223,16 +223,18 @@ def tables_of(
     temperature: float | None,
     how: str,
     scales: Sequence[Any],
+    agreement: dict[str, pd.DataFrame],
+    agreement_notes: Sequence[str],
     *,
-    consistency: pd.DataFrame,
     apart: Callable[..., Callable[[ReportTables], list]] | None = None,
 ) -> ReportTables:
-    """The report's tables on the scales' analyses (:func:`~.study_analysis.analyse`).
+    """The report's tables on the study's analysis (:func:`~.study_analysis.analyse`).
 
     ``frames`` selected and caching, ``temperature`` the main one and ``how`` its
     note, ``scales`` the :class:`~.study_analysis.ScaleAnalysis` of every scale (their
-    panels give Table 2 and Table 4b), ``consistency`` the self-consistency table;
-    ``apart`` as :func:`report_tables`.
+    panels give Table 2 and Table 4b), ``agreement`` the tables of
+    :func:`~.agreement_tables.agreement_tables` and their notes; ``apart`` as
+    :func:`report_tables`.
     """
     alttest_args = (frames, temperature, settings)
     if apart is None:
@@ -286,15 +288,15 @@ def tables_of(
         items=items,
         worst_items=worst,
         bootstrap=bootstrap_rows(frames, pooled, settings, later),
+        **agreement,
         figure2=rows_frame(figure_rows, FIGURE2_COLUMNS),
         distributions=distribution_rows(frames, temperature, settings),
-        **agreement_tables(
-            frames, temperature, settings, later, curves=False, consistency=consistency
-        ),
         settings=used,
         rater_quality=rater_quality_table(frames).frame,
         retest=_retest_rows(scales),
     )
+    for line in agreement_notes:
+        later.add(line)
     (tables.alttest, alttest_notes), (tables.alttest_curves, curve_notes) = wait(tables)
     for line in (*alttest_notes, *later, *curve_notes):
         notes.add(line)
