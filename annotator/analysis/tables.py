@@ -254,7 +254,7 @@ def tables_of(
     options = {"temperature": temperature, "settings": settings, "notes": notes}
     pooled = {part.scale: part.panel for part in scales}
     scales_rows = [
-        {**scales_row(part.scale, part.panel), "alpha_human": value_of_alpha(part)}
+        {**scales_row(part.scale, part.panel), "alpha_human": _alpha_value(part)}
         for part in scales
     ]
     bench_rows, figure_rows = [], []
@@ -304,5 +304,5 @@ def tables_of(
     return tables
 
 
-def value_of_alpha(part: Any) -> float:
+def _alpha_value(part: Any) -> float:
     return NAN if part.alpha is None else float(part.alpha)
