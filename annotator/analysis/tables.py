@@ -254,8 +254,7 @@ def tables_of(
     options = {"temperature": temperature, "settings": settings, "notes": notes}
     pooled = {part.scale: part.panel for part in scales}
     scales_rows = [
-        {**scales_row(part.scale, part.panel), "alpha_human": _alpha_value(part)}
-        for part in scales
+        {**scales_row(part.scale, part.panel), "alpha_human": _alpha_value(part)} for part in scales
     ]
     bench_rows, figure_rows = [], []
     for benchmark in benchmarks:
