@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DASHBOARD_PARTS",
     "PARTS",
+    "REPORT_PARTS",
     "RaterRecord",
     "Retest",
     "ScaleAnalysis",
@@ -62,6 +63,9 @@ PARTS = (
 )
 #: What the lead's dashboard shows.
 DASHBOARD_PARTS = PARTS[:5]
+#: What the report needs: its alt-test table has the study's epsilon on its grid, and
+#: it shows no progress.
+REPORT_PARTS = ("reliability", "agreement", "consistency", "agreement_tables", "tables")
 
 
 @dataclass(frozen=True)
@@ -348,7 +352,8 @@ def analyse(
         :func:`annotator.analysis.settings.study_settings`. Its ``confidence`` is the
         coverage of every interval, on the dashboard as in the report.
     parts : collection of str, keyword-only
-        Which of :data:`PARTS` to compute (the dashboard: :data:`DASHBOARD_PARTS`).
+        Which of :data:`PARTS` to compute (the dashboard: :data:`DASHBOARD_PARTS`, the
+        report: :data:`REPORT_PARTS`); all by default.
     apart : callable, keyword-only
         Passed to the report's tables (:func:`annotator.analysis.tables.report_tables`).
 

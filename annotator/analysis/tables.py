@@ -199,9 +199,9 @@ def report_tables(
     -------
     ReportTables
     """
-    from .study_analysis import analyse
+    from .study_analysis import REPORT_PARTS, analyse
 
-    return analyse(frames, settings, apart=apart).tables
+    return analyse(frames, settings, parts=REPORT_PARTS, apart=apart).tables
 
 
 def _retest_rows(scales: Sequence[Any]) -> pd.DataFrame:

@@ -51,7 +51,7 @@ def build_report(
     """
     from ...data.frames import study_frames
     from ..settings import study_settings
-    from ..study_analysis import analyse
+    from ..study_analysis import REPORT_PARTS, analyse
     from .apart import Apart, can_fork
     from .html import render_report
 
@@ -60,11 +60,11 @@ def build_report(
         settings = study_settings(study)
     title = f"Report: {study.name}"
     if not (fork and can_fork()):
-        tables = analyse(frames, settings).tables
+        tables = analyse(frames, settings, parts=REPORT_PARTS).tables
         html = render_report(tables, title=title, study=study.slug, generated_at=generated_at)
         return Report(html=html, tables=tables, frames=frames)
     with Apart() as apart:
-        tables = analyse(frames, settings, apart=apart).tables
+        tables = analyse(frames, settings, parts=REPORT_PARTS, apart=apart).tables
     html = render_report(
         tables, title=title, study=study.slug, generated_at=generated_at, drawn=apart.drawn
     )
