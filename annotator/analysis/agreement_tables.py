@@ -70,15 +70,16 @@ def integer_scale(frames: StudyFrames, scale: str) -> bool:
     return float(row["step"]) == 1.0 and float(row["min"]).is_integer()
 
 
-def consistency_rows(frames: StudyFrames) -> pd.DataFrame:
+def consistency_rows(frames: StudyFrames, *, confidence: float = 0.95) -> pd.DataFrame:
     """Self-consistency of each model per scale and temperature across its runs.
 
     Attention-check items are left out; scores without a run name form one run.
+    ``confidence``: the coverage of the ICC intervals (the study's setting).
     """
     items = frames.items
     checks = set(items.loc[items["is_attention_check"], "item"])
     llm = frames.llm[~frames.llm["item"].isin(checks)]
-    table = self_consistency_table(llm, by=CONSISTENCY_KEYS)
+    table = self_consistency_table(llm, by=CONSISTENCY_KEYS, confidence=confidence)
     order = {s: i for i, s in enumerate(frames.scale_names)}
     table["_scale"] = table["scale"].map(order)
     table = table.sort_values(["model", "_scale", "temperature"], kind="stable")
@@ -334,14 +335,20 @@ def agreement_tables(
     notes: Notes,
     *,
     curves: bool = True,
+    consistency: pd.DataFrame | None = None,
 ) -> dict[str, pd.DataFrame]:
     """Every table of this module, by its ``ReportTables`` attribute.
 
     ``curves=False`` leaves out the alt-test curves (:func:`alttest_curve_rows`), which
-    :func:`~annotator.analysis.tables.report_tables` computes apart.
+    :func:`~annotator.analysis.tables.report_tables` computes apart; ``consistency``:
+    :func:`consistency_rows` when the caller has it already.
     """
     tables = {
-        "consistency": consistency_rows(frames),
+        "consistency": (
+            consistency_rows(frames, confidence=settings.confidence)
+            if consistency is None
+            else consistency
+        ),
         "correlations": correlation_rows(
             frames, temperature, notes, confidence=settings.confidence
         ),

@@ -32,6 +32,7 @@ SCALES_COLUMNS = [
     "icc_human_llm_low",
     "icc_human_llm_high",
     "pearson_r",
+    "alpha_human",
 ]
 BENCHMARKS_COLUMNS = [
     "benchmark",
@@ -107,6 +108,9 @@ BOOTSTRAP_COLUMNS = [
     "seed",
 ]
 FIGURE2_COLUMNS = ["benchmark", "scale", "model", "icc_human_llm", "nmae", "pearson_r", "n_items"]
+# The rater label of the test-retest row pooled over every rater.
+POOLED = "(pooled)"
+RETEST_COLUMNS = ["scale", "rater", "n_items", "alpha", "icc_a1"]
 DISTRIBUTION_COLUMNS = ["scale", "kind", "who", "group", "item", "value", "share"]
 
 # File stem -> ReportTables attribute.
@@ -126,4 +130,5 @@ CSV_FILES = {
     # annotator.analysis.agreement_tables.AGREEMENT_TABLES
     **{t: t for t in ("consistency", "correlations", "kappa", "cross_alpha", "alttest_curves")},
     "rater_quality": "rater_quality",
+    "retest": "retest",
 }

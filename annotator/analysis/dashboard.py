@@ -1,218 +1,124 @@
-"""The lead's live study dashboard: display-ready numbers per scale, and why some are missing.
+"""The lead's live study dashboard: a study's analysis as display-ready numbers per scale.
 
-:func:`study_dashboard` turns a study's frames into a :class:`Dashboard` whose
-fields a template shows as they are (``Figure.text``, ``Figure.reason``): no
-statistic is computed in a view or a template. :mod:`annotator.analysis.live`
-keeps the last dashboard of each study and refreshes it when its data changes.
+:func:`study_dashboard` computes the parts of
+:func:`annotator.analysis.study_analysis.analyse` the page shows and
+:func:`dashboard_of` renders them as a :class:`Dashboard` whose fields a template
+shows as they are (``Shown.text``, ``Shown.reason``): no statistic is computed here,
+in a view or in a template. The numbers are the report's (the same panels, the study's
+``confidence``). :mod:`annotator.analysis.live` keeps the last dashboard of each study
+and refreshes it when its data changes.
 """
 
 from __future__ import annotations
 
 import time
 from datetime import UTC, datetime
-from typing import Any
 
-import pandas as pd
-
-from ..data.frames import (
-    StudyFrames,
-)
-from ..data.selection import select_frames
-from ..metrics import (
-    TooFewItemsError,
-    alt_test_pair,
-    human_llm_agreement,
-    icc,
-    krippendorff_alpha,
-    retest_reliability,
-)
-from .dashboard_consistency import consistency_by_scale
+from ..data.frames import StudyFrames
+from ..metrics import TooFewItemsError
+from .dashboard_consistency import consistency_rows_of
 from .dashboard_types import (
-    BLOCK_STATES,
     AgreementRow,
     AltTestRow,
     Dashboard,
     RaterProgress,
     RetestRow,
     ScaleDashboard,
-    figure_of,
     missing,
-)
-from .matrices import (
-    Notes,
-    human_block,
-    human_ratings,
-    llm_matrix,
-    llm_panel,
-    main_temperature,
-    rater_dicts,
-    retest_pairs,
+    shown,
 )
 from .settings import AnalysisSettings
+from .study_analysis import DASHBOARD_PARTS, ScaleAnalysis, StudyAnalysis, analyse
 
-__all__ = ["study_dashboard"]
+__all__ = ["dashboard_of", "study_dashboard"]
 
 # ---------------------------------------------------------------- pieces
 
 
-def _time(value: Any) -> datetime | None:
-    return None if value is None or pd.isna(value) else value.to_pydatetime()
-
-
-def _progress(frames: StudyFrames, scale: str, n_items: int) -> tuple[tuple, dict, Any]:
-    r = frames.ratings[frames.ratings["scale"] == scale]
-    first = r[~r["is_repeat"] & ~r["is_attention_check"]]
-    checks = r[r["is_attention_check"]]
-    blocks = frames.blocks[frames.blocks["scale"] == scale].set_index("rater")
-    seconds = (first["submitted_at"] - first["served_at"]).dt.total_seconds()
-    per_rater_seconds = seconds.groupby(first["rater"]).median()
-    rated = first.groupby("rater").size()
-    repeats = r[r["is_repeat"]].groupby("rater").size()
-    passed = checks[checks["attention_passed"] == True].groupby("rater").size()  # noqa: E712
-    failed = checks[checks["attention_passed"] == False].groupby("rater").size()  # noqa: E712
-    raters = sorted(set(blocks.index) | set(r["rater"]))
-    rows = []
-    for rater in raters:
-        block = blocks.loc[rater] if rater in blocks.index else None
-        median = per_rater_seconds.get(rater)
-        rows.append(
-            RaterProgress(
-                rater=rater,
-                status=block["status"] if block is not None else "no block",
-                block_position=int(block["position"]) if block is not None else None,
-                n_rated=int(rated.get(rater, 0)),
-                n_items=n_items,
-                n_repeats=int(repeats.get(rater, 0)),
-                median_seconds=figure_of(
-                    median, digits=1, reason="no item with a served time (imported ratings)"
-                ),
-                attention_passed=int(passed.get(rater, 0)),
-                attention_failed=int(failed.get(rater, 0)),
-                started_at=_time(block["started_at"]) if block is not None else None,
-                completed_at=_time(block["completed_at"]) if block is not None else None,
-            )
+def _progress(part: ScaleAnalysis) -> tuple[RaterProgress, ...]:
+    progress = part.progress
+    return tuple(
+        RaterProgress(
+            rater=r.rater,
+            status=r.status,
+            block_position=r.block_position,
+            n_rated=r.n_rated,
+            n_items=progress.n_items,
+            n_repeats=r.n_repeats,
+            median_seconds=shown(
+                r.median_seconds, digits=1, reason="no item with a served time (imported ratings)"
+            ),
+            attention_passed=r.attention_passed,
+            attention_failed=r.attention_failed,
+            started_at=r.started_at,
+            completed_at=r.completed_at,
         )
-    counts = {state: int((blocks["status"] == state).sum()) for state in BLOCK_STATES}
-    last = blocks["completed_at"].max() if len(blocks) else None
-    return tuple(rows), counts, _time(last)
+        for r in progress.raters
+    )
 
 
-def _reliability(
-    frames: StudyFrames, scale: str, wide: pd.DataFrame, settings: AnalysisSettings, notes: Notes
-):
-    block = human_block(frames, scale, wide=wide)
-    humans = block.matrix
-    cut = block.describe_cut()
-    if cut:
-        notes.add(f"ICC on {cut}")
-    conf = settings.confidence
+def _reliability(part: ScaleAnalysis, confidence: float):
+    panel = part.panel
+    humans = panel.humans
     if humans.shape[0] < 2 or humans.shape[1] < 2:
         reason = (
             f"ICC needs every rater of at least 2 items to be the same 2 or more raters: "
             f"{humans.shape[0]} item(s) rated by all of {humans.shape[1]} rater(s) so far"
         )
         icc_a1 = icc_ak = missing(reason)
+    elif panel.human_icc is None:
+        icc_a1 = icc_ak = missing(panel.reasons.get("human_icc", "not computable"))
     else:
-        result = notes.attempt("ICC", icc, humans, confidence=conf)
-        if result is None:
-            icc_a1 = icc_ak = missing(notes.last_error)
-        else:
-            icc_a1 = figure_of(result.icc_a1, ci=result.ci_a1)
-            icc_ak = figure_of(result.icc_ak, ci=result.ci_ak)
-    if wide.shape[1] < 2 or (wide.notna().sum(axis=1) >= 2).sum() < 1:
-        alpha = missing("alpha needs an item rated by at least 2 raters")
-    else:
-        value = notes.attempt("Krippendorff's alpha", krippendorff_alpha, wide, level="interval")
-        alpha = figure_of(value, reason=notes.last_error if value is None else None)
-    return block, icc_a1, icc_ak, alpha
+        result = panel.human_icc
+        icc_a1 = shown(result.icc_a1, ci=result.ci_a1, confidence=confidence)
+        icc_ak = shown(result.icc_ak, ci=result.ci_ak, confidence=confidence)
+    alpha = shown(part.alpha, reason=part.alpha_reason)
+    return icc_a1, icc_ak, alpha
 
 
-def _retest(frames: StudyFrames, scale: str, notes: Notes) -> tuple[tuple, RetestRow]:
-    pairs, n_repeated = retest_pairs(frames, scale)
-    if n_repeated < 2:
-        why = f"{n_repeated} item(s) rated twice so far; test-retest needs 2"
-        return (), RetestRow(None, n_repeated, missing(why), missing(why))
-    result = notes.attempt("test-retest", retest_reliability, pairs)
-    if result is None:
-        why = notes.last_error
-        return (), RetestRow(None, n_repeated, missing(why), missing(why))
+def _retest(part: ScaleAnalysis) -> tuple[tuple, RetestRow]:
+    retest = part.retest
+    if retest.result is None:
+        why = retest.reason
+        return (), RetestRow(None, retest.n_repeated, missing(why), missing(why))
+    result = retest.result
     one = "needs 2 items rated twice by this rater"
     rows = tuple(
         RetestRow(
             rater=row.rater,
             n_items=row.n_items,
-            alpha=figure_of(row.alpha, reason=one if row.n_items < 2 else None),
-            icc_a1=figure_of(row.icc_a1, reason=one if row.n_items < 2 else None),
+            alpha=shown(row.alpha, reason=one if row.n_items < 2 else None),
+            icc_a1=shown(row.icc_a1, reason=one if row.n_items < 2 else None),
         )
         for row in result.raters
     )
-    pooled = RetestRow(None, result.n_pairs, figure_of(result.alpha), figure_of(result.icc_a1))
+    pooled = RetestRow(None, result.n_pairs, shown(result.alpha), shown(result.icc_a1))
     return rows, pooled
 
 
-def _agreement(
-    frames: StudyFrames,
-    scale: str,
-    humans: pd.DataFrame,
-    temperature: float | None,
-    notes: Notes,
-    runs: str = "mean",
-) -> tuple[AgreementRow, tuple, pd.DataFrame]:
-    low, high = frames.scale_bounds(scale)
-    llm = llm_matrix(frames, scale, temperature=temperature, runs=runs)
-    superseded = frames.llm_superseded.get(scale, 0)
-    if superseded:
-        notes.add(
-            f"{superseded} LLM score(s) asked under an older prompt are left out "
-            "(each model's newest prompt is used)"
-        )
+def _agreement(part: ScaleAnalysis, confidence: float) -> tuple[AgreementRow, tuple]:
+    panel, llm = part.panel, part.llm
     if llm.shape[1] == 0:
         why = "no LLM scores on this scale at the main temperature"
-        return AgreementRow("ensemble", missing(why), missing(why), 0), (), llm
-    common, complete = llm_panel(llm, humans.index)
-    if complete.shape[1] < llm.shape[1] and complete.shape[1]:
-        notes.add(
-            f"the LLM ensemble is the complete block of {complete.shape[1]} of "
-            f"{llm.shape[1]} models on {complete.shape[0]} items"
+        return AgreementRow("ensemble", missing(why), missing(why), 0), ()
+    humans, complete = panel.humans, panel.llm_panel
+    if panel.agreement is not None:
+        e = panel.agreement.ensemble
+        ensemble = AgreementRow(
+            "ensemble", shown(e.icc_a1, ci=e.ci_a1, confidence=confidence), shown(e.nmae), e.n_items
         )
-    if humans.shape[1] == 0 or complete.shape[0] < 2 or complete.shape[1] == 0:
+    elif "agreement" in panel.reasons:
+        why = panel.reasons["agreement"]
+        ensemble = AgreementRow("ensemble", missing(why), missing(why), 0)
+    else:
         why = (
             f"needs 2 items with every human rating and the models' scores: "
             f"{complete.shape[0] if humans.shape[1] else 0} so far"
         )
         ensemble = AgreementRow("ensemble", missing(why), missing(why), 0)
-    else:
-        res = notes.attempt(
-            "human-LLM agreement",
-            human_llm_agreement,
-            humans.loc[complete.index],
-            complete,
-            scale_min=low,
-            scale_max=high,
-        )
-        if res is None:
-            ensemble = AgreementRow(
-                "ensemble", missing(notes.last_error), missing(notes.last_error), 0
-            )
-        else:
-            e = res.ensemble
-            ensemble = AgreementRow(
-                "ensemble", figure_of(e.icc_a1, ci=e.ci_a1), figure_of(e.nmae), e.n_items
-            )
     rows = []
-    per_model = None
-    if humans.shape[1] and humans.shape[0] >= 2:
-        per_model = notes.attempt(
-            "per-model agreement",
-            human_llm_agreement,
-            humans,
-            common,
-            scale_min=low,
-            scale_max=high,
-            nan_policy="omit",
-        )
     for model in llm.columns:
-        found = per_model.model(model) if per_model is not None else None
+        found = panel.per_model.model(model) if panel.per_model is not None else None
         if found is None:
             why = "needs 2 items with every human rating and this model's score"
             rows.append(AgreementRow(model, missing(why), missing(why), 0))
@@ -220,26 +126,17 @@ def _agreement(
             rows.append(
                 AgreementRow(
                     model,
-                    figure_of(found.icc_a1, ci=found.ci_a1),
-                    figure_of(found.nmae),
+                    shown(found.icc_a1, ci=found.ci_a1, confidence=confidence),
+                    shown(found.nmae),
                     found.n_items,
                 )
             )
-    return ensemble, tuple(rows), llm
+    return ensemble, tuple(rows)
 
 
-def _alttest(
-    wide: pd.DataFrame, llm: pd.DataFrame, settings: AnalysisSettings
-) -> tuple[AltTestRow, ...]:
-    humans = rater_dicts(wide)
+def _alttest(part: ScaleAnalysis) -> tuple[AltTestRow, ...]:
     rows = []
-    for model in llm.columns:
-        column = llm[model].dropna()
-        scores = dict(zip(column.index.tolist(), column.tolist(), strict=True))
-        options = {"scoring": settings.scoring, "epsilon": settings.epsilon, "q": settings.q}
-        # One scoring pass for both tests: the leave-one-out scores were most of the
-        # dashboard's time, computed twice when the two tests ran separately.
-        both = alt_test_pair(humans=humans, llm=scores, **options)
+    for model, both in part.alttest.items():
         result, exc = both.result, both.error
         if isinstance(exc, TooFewItemsError):
             reason = (
@@ -272,8 +169,8 @@ def _alttest(
         rows.append(
             AltTestRow(
                 model=model,
-                winning_rate=figure_of(result.winning_rate, digits=2),
-                advantage_probability=figure_of(result.advantage_probability, digits=2),
+                winning_rate=shown(result.winning_rate, digits=2),
+                advantage_probability=shown(result.advantage_probability, digits=2),
                 passed=bool(result.passed),
                 verdict="passes" if result.passed else "does not pass",
                 sequential=sequential,
@@ -286,7 +183,60 @@ def _alttest(
     return tuple(rows)
 
 
+def _scale(part: ScaleAnalysis, confidence: float) -> ScaleDashboard:
+    icc_a1, icc_ak, alpha = _reliability(part, confidence)
+    retest, pooled = _retest(part)
+    ensemble, models = _agreement(part, confidence)
+    progress = part.progress
+    return ScaleDashboard(
+        scale=part.scale,
+        scale_min=part.scale_min,
+        scale_max=part.scale_max,
+        block_counts=progress.block_counts,
+        raters=_progress(part),
+        n_items=progress.n_items,
+        n_ratings=progress.n_ratings,
+        last_completed_at=progress.last_completed_at,
+        block_items=int(part.panel.humans.shape[0]),
+        block_raters=int(part.panel.humans.shape[1]),
+        icc_a1=icc_a1,
+        icc_ak=icc_ak,
+        alpha=alpha,
+        retest=retest,
+        retest_pooled=pooled,
+        ensemble=ensemble,
+        models=models,
+        alttest=_alttest(part),
+        notes=part.notes,
+        consistency=consistency_rows_of(part.consistency, confidence=confidence),
+    )
+
+
 # ---------------------------------------------------------------- public
+
+
+def dashboard_of(
+    analysis: StudyAnalysis, *, computed_at: datetime | None = None, compute_seconds: float = 0.0
+) -> Dashboard:
+    """Render a study's analysis (with every part of ``DASHBOARD_PARTS``) as a dashboard."""
+    missing_parts = [p for p in analysis.scales if p.progress is None or p.panel is None]
+    if missing_parts:
+        raise ValueError(
+            f"analysis: scale {missing_parts[0].scale!r} lacks the dashboard's parts; "
+            "analyse it with parts=DASHBOARD_PARTS"
+        )
+    confidence = analysis.settings.confidence
+    return Dashboard(
+        study=analysis.study,
+        scales=tuple(_scale(part, confidence) for part in analysis.scales),
+        n_raters=analysis.n_raters,
+        n_items=analysis.n_items,
+        temperature=analysis.temperature,
+        temperature_text=analysis.temperature_note,
+        settings=analysis.settings.to_dict(),
+        computed_at=computed_at or datetime.now(UTC),
+        compute_seconds=compute_seconds,
+    )
 
 
 def study_dashboard(frames: StudyFrames, *, settings: AnalysisSettings | None = None) -> Dashboard:
@@ -304,60 +254,6 @@ def study_dashboard(frames: StudyFrames, *, settings: AnalysisSettings | None = 
     -------
     Dashboard
     """
-    settings = settings or AnalysisSettings()
     started = time.perf_counter()
-    frames = select_frames(frames, settings.where_mapping)
-    temperature, how = main_temperature(frames, settings.temperature)
-    n_items = int((~frames.items["is_attention_check"]).sum())
-    consistency = consistency_by_scale(frames)
-    parts = []
-    for scale in frames.scale_names:
-        notes = Notes()
-        low, high = frames.scale_bounds(scale)
-        raters, counts, last = _progress(frames, scale, n_items)
-        # Items x raters of first ratings, built once for the block, alpha and alt-test.
-        wide = human_ratings(frames, scale)
-        block, icc_a1, icc_ak, alpha = _reliability(frames, scale, wide, settings, notes)
-        retest, pooled = _retest(frames, scale, notes)
-        ensemble, models, llm = _agreement(
-            frames, scale, block.matrix, temperature, notes, settings.runs
-        )
-        first = frames.ratings
-        n_ratings = int(
-            ((first["scale"] == scale) & ~first["is_repeat"] & ~first["is_attention_check"]).sum()
-        )
-        parts.append(
-            ScaleDashboard(
-                scale=scale,
-                scale_min=low,
-                scale_max=high,
-                block_counts=counts,
-                raters=raters,
-                n_items=n_items,
-                n_ratings=n_ratings,
-                last_completed_at=last,
-                block_items=int(block.matrix.shape[0]),
-                block_raters=int(block.matrix.shape[1]),
-                icc_a1=icc_a1,
-                icc_ak=icc_ak,
-                alpha=alpha,
-                retest=retest,
-                retest_pooled=pooled,
-                ensemble=ensemble,
-                models=models,
-                alttest=_alttest(wide, llm, settings),
-                notes=tuple(notes),
-                consistency=consistency.get(scale, ()),
-            )
-        )
-    return Dashboard(
-        study=frames.study,
-        scales=tuple(parts),
-        n_raters=int(len(frames.demographics)),
-        n_items=n_items,
-        temperature=temperature,
-        temperature_text=how,
-        settings=settings.to_dict(),
-        computed_at=datetime.now(UTC),
-        compute_seconds=time.perf_counter() - started,
-    )
+    analysis = analyse(frames, settings, parts=DASHBOARD_PARTS)
+    return dashboard_of(analysis, compute_seconds=time.perf_counter() - started)

@@ -2,7 +2,7 @@
 
 The numbers are the report's ``consistency`` table
 (:func:`annotator.analysis.agreement_tables.consistency_rows`), formatted as
-:class:`~annotator.analysis.dashboard_types.Figure` s for the lead's page.
+:class:`~annotator.analysis.dashboard_types.Shown` s for the lead's page.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import pandas as pd
 
 from ..data.frames import StudyFrames
 from .agreement_tables import consistency_rows
-from .dashboard_types import Figure, figure_of
+from .dashboard_types import Shown, shown
 from .matrices import temperature_label
 
-__all__ = ["ConsistencyRow", "consistency_by_scale"]
+__all__ = ["ConsistencyRow", "consistency_by_scale", "consistency_rows_of"]
 
 
 @dataclass(frozen=True)
@@ -31,11 +31,11 @@ class ConsistencyRow:
         As shown ("0.7", "unknown").
     n_runs, n_items : int
         Runs, and items scored in at least two of them.
-    alpha : Figure
+    alpha : Shown
         Krippendorff's alpha (interval) across the runs.
-    icc_a1 : Figure
+    icc_a1 : Shown
         ICC(A,1) across the runs, with its interval.
-    identical : Figure
+    identical : Shown
         Share of items given the same score in every run.
     """
 
@@ -43,36 +43,52 @@ class ConsistencyRow:
     temperature: str
     n_runs: int
     n_items: int
-    alpha: Figure
-    icc_a1: Figure
-    identical: Figure
+    alpha: Shown
+    icc_a1: Shown
+    identical: Shown
 
 
-def _figure(value: float, note: str, **options) -> Figure:
-    return figure_of(None if pd.isna(value) else float(value), reason=note or None, **options)
+def _shown(value: float, note: str, **options) -> Shown:
+    return shown(None if pd.isna(value) else float(value), reason=note or None, **options)
 
 
-def consistency_by_scale(frames: StudyFrames) -> dict[str, tuple[ConsistencyRow, ...]]:
-    """``{scale: rows}`` for every scale with LLM scores (one row per model and temperature)."""
-    table = consistency_rows(frames)
-    out: dict[str, list[ConsistencyRow]] = {}
+def consistency_rows_of(
+    table: pd.DataFrame | None, *, confidence: float | None = None
+) -> tuple[ConsistencyRow, ...]:
+    """The rows of (a scale's part of) the report's ``consistency`` table, as shown.
+
+    ``confidence``: the coverage of the ICC intervals (the study's setting).
+    """
+    if table is None:
+        return ()
+    out = []
     for row in table.itertuples(index=False):
         note = row.note or ""
         temperature = None if pd.isna(row.temperature) else float(row.temperature)
         interval = (row.icc_a1_low, row.icc_a1_high)
-        out.setdefault(row.scale, []).append(
+        out.append(
             ConsistencyRow(
                 model=str(row.model),
                 temperature=temperature_label(temperature),
                 n_runs=int(row.n_runs),
                 n_items=int(row.n_items),
-                alpha=_figure(row.alpha_interval, note),
-                icc_a1=_figure(
+                alpha=_shown(row.alpha_interval, note),
+                icc_a1=_shown(
                     row.icc_a1,
                     note or "needs 2 items with every run",
                     ci=None if any(math.isnan(v) for v in interval) else interval,
+                    confidence=confidence,
                 ),
-                identical=_figure(row.identical_share, note or "needs 2 items with every run"),
+                identical=_shown(row.identical_share, note or "needs 2 items with every run"),
             )
         )
-    return {scale: tuple(rows) for scale, rows in out.items()}
+    return tuple(out)
+
+
+def consistency_by_scale(frames: StudyFrames) -> dict[str, tuple[ConsistencyRow, ...]]:
+    """``{scale: rows}`` for every scale with LLM scores (one row per model and temperature)."""
+    table = consistency_rows(frames)
+    return {
+        scale: consistency_rows_of(table[table["scale"] == scale])
+        for scale in dict.fromkeys(table["scale"])
+    }

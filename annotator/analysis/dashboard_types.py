@@ -1,7 +1,7 @@
 """What the lead's dashboard shows: display-ready dataclasses a template reads as they are.
 
 :func:`annotator.analysis.dashboard.study_dashboard` fills them; each number is a
-:class:`Figure` whose ``text`` is what to print and whose ``reason`` says why a
+:class:`Shown` whose ``text`` is what to print and whose ``reason`` says why a
 value is missing.
 """
 
@@ -19,11 +19,11 @@ __all__ = [
     "AgreementRow",
     "AltTestRow",
     "Dashboard",
-    "Figure",
+    "Shown",
     "RaterProgress",
     "RetestRow",
     "ScaleDashboard",
-    "figure_of",
+    "shown",
     "missing",
     "number_text",
 ]
@@ -32,7 +32,7 @@ BLOCK_STATES = (BLOCK_NOT_STARTED, BLOCK_IN_PROGRESS, BLOCK_DONE)
 
 
 @dataclass(frozen=True)
-class Figure:
+class Shown:
     """One number as the page shows it, or why there is none.
 
     Attributes
@@ -41,6 +41,8 @@ class Figure:
         The number; None when it cannot be computed.
     low, high : float or None
         Its confidence interval, when it has one.
+    confidence : float or None
+        The interval's coverage (the study's ``confidence``); None: 0.95.
     text : str
         What to print: ``"0.853"``, ``"0.853 [0.801, 0.890]"``, or ``"n/a"``.
     reason : str or None
@@ -52,36 +54,45 @@ class Figure:
     low: float | None = None
     high: float | None = None
     reason: str | None = None
+    confidence: float | None = None
 
     @property
     def available(self) -> bool:
         return self.value is not None
+
+    @property
+    def ci_label(self) -> str:
+        """``"90% CI"``: the interval's coverage as the page names it."""
+        return f"{100 * (self.confidence or 0.95):g}% CI"
 
 
 def number_text(value: float | None, digits: int) -> str:
     return f"{value:.{digits}f}"
 
 
-def figure_of(
+def shown(
     value: float | None,
     *,
     digits: int = 3,
     ci: tuple[float, float] | None = None,
+    confidence: float | None = None,
     reason: str | None = None,
-) -> Figure:
+) -> Shown:
+    """``value`` as shown (``digits`` decimals), with its interval ``ci`` of coverage
+    ``confidence``; ``reason`` says why a missing (None or NaN) value is missing."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
-        return Figure(value=None, text="n/a", reason=reason or "undefined for these data")
+        return Shown(value=None, text="n/a", reason=reason or "undefined for these data")
     value = float(value)
     text = number_text(value, digits)
     low = high = None
     if ci is not None and not any(math.isnan(c) for c in ci):
         low, high = float(ci[0]), float(ci[1])
         text += f" [{number_text(low, digits)}, {number_text(high, digits)}]"
-    return Figure(value=value, text=text, low=low, high=high)
+    return Shown(value=value, text=text, low=low, high=high, confidence=confidence)
 
 
-def missing(reason: str) -> Figure:
-    return Figure(value=None, text="n/a", reason=reason)
+def missing(reason: str) -> Shown:
+    return Shown(value=None, text="n/a", reason=reason)
 
 
 @dataclass(frozen=True)
@@ -101,7 +112,7 @@ class RaterProgress:
         Items rated (first ratings) out of the study's items.
     n_repeats : int
         Test-retest repeats given.
-    median_seconds : Figure
+    median_seconds : Shown
         Median time from showing an item to its score.
     attention_passed, attention_failed : int
         Attention checks within / outside their tolerance.
@@ -115,7 +126,7 @@ class RaterProgress:
     n_rated: int
     n_items: int
     n_repeats: int
-    median_seconds: Figure
+    median_seconds: Shown
     attention_passed: int
     attention_failed: int
     started_at: datetime | None
@@ -128,8 +139,8 @@ class RetestRow:
 
     rater: str | None
     n_items: int
-    alpha: Figure
-    icc_a1: Figure
+    alpha: Shown
+    icc_a1: Shown
 
 
 @dataclass(frozen=True)
@@ -137,8 +148,8 @@ class AgreementRow:
     """Human-LLM agreement of the ensemble (``model == "ensemble"``) or one model."""
 
     model: str
-    icc_a1: Figure
-    nmae: Figure
+    icc_a1: Shown
+    nmae: Shown
     n_items: int
 
 
@@ -149,7 +160,7 @@ class AltTestRow:
     Attributes
     ----------
     model : str
-    winning_rate, advantage_probability : Figure
+    winning_rate, advantage_probability : Shown
     passed : bool or None
         None when the test cannot run yet (``reason`` says why).
     verdict : str
@@ -163,8 +174,8 @@ class AltTestRow:
     """
 
     model: str
-    winning_rate: Figure
-    advantage_probability: Figure
+    winning_rate: Shown
+    advantage_probability: Shown
     passed: bool | None
     verdict: str
     sequential: str | None
@@ -193,9 +204,9 @@ class ScaleDashboard:
         The latest block completion on this scale.
     block_items, block_raters : int
         Size of the complete items x raters block the ICCs use.
-    icc_a1, icc_ak : Figure
-        Human ICC(A,1) and ICC(A,k) with 95% intervals (``settings.confidence``).
-    alpha : Figure
+    icc_a1, icc_ak : Shown
+        Human ICC(A,1) and ICC(A,k) with intervals of coverage ``settings.confidence``.
+    alpha : Shown
         Krippendorff's interval alpha over every first rating (missing cells allowed).
     retest : tuple of RetestRow
         Per rater; ``retest_pooled`` pools them.
@@ -221,9 +232,9 @@ class ScaleDashboard:
     last_completed_at: datetime | None
     block_items: int
     block_raters: int
-    icc_a1: Figure
-    icc_ak: Figure
-    alpha: Figure
+    icc_a1: Shown
+    icc_ak: Shown
+    alpha: Shown
     retest: tuple[RetestRow, ...]
     retest_pooled: RetestRow
     ensemble: AgreementRow
@@ -270,6 +281,11 @@ class Dashboard:
     computed_at: datetime
     compute_seconds: float
     notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def ci_label(self) -> str:
+        """``"90% CI"``: the coverage of the page's intervals (the study's ``confidence``)."""
+        return f"{100 * float(self.settings.get('confidence', 0.95)):g}% CI"
 
     def scale(self, name: str) -> ScaleDashboard:
         """The part of one scale; ``KeyError`` if the study has none by that name."""

@@ -11,9 +11,8 @@ from __future__ import annotations
 import functools
 import math
 import warnings
-import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, TypeVar
 
 import numpy as np
@@ -24,7 +23,9 @@ from ..metrics.matrix import largest_complete_block
 from ..metrics.runs import aggregate_runs
 
 __all__ = [
+    "CachingFrames",
     "HumanBlock",
+    "caching_frames",
     "Notes",
     "human_block",
     "human_ratings",
@@ -38,22 +39,39 @@ __all__ = [
 
 T = TypeVar("T")
 
-# The report asks for the same matrix of a scale from several tables (26 human and 31
-# LLM matrices for 3 scales, about 80 ms each on 5,000 items): each is built once per
-# StudyFrames and handed out as a copy, so a caller that changes its copy changes
-# nobody else's. Keyed by id() (StudyFrames holds DataFrames and is not hashable); the
-# entries go when the frames are collected.
-_MATRICES: dict[int, dict[tuple, pd.DataFrame]] = {}
+
+@dataclass(frozen=True)
+class CachingFrames(StudyFrames):
+    """:class:`~annotator.data.frames.StudyFrames` that keep the matrices built from them.
+
+    The report asks for the same matrix of a scale from several tables (26 human and
+    31 LLM matrices for 3 scales): on these frames each is built once and handed out
+    as a copy, so a caller that changes its copy changes nobody else's. The cache is
+    an attribute of the frames, so it goes with them; ``dataclasses.replace`` (a
+    selection of raters) gives new frames with an empty cache.
+    """
+
+    @functools.cached_property
+    def matrices(self) -> dict[tuple, pd.DataFrame]:
+        """Built matrices by (function, scale, options)."""
+        return {}
+
+
+def caching_frames(frames: StudyFrames) -> CachingFrames:
+    """``frames`` as :class:`CachingFrames` (the same frames, not copied)."""
+    if isinstance(frames, CachingFrames):
+        return frames
+    return CachingFrames(**{f.name: getattr(frames, f.name) for f in fields(frames)})
 
 
 def _per_frames(function: Callable[..., pd.DataFrame]) -> Callable[..., pd.DataFrame]:
+    """Keep ``function``'s matrix on :class:`CachingFrames`; plain frames build it each time."""
+
     @functools.wraps(function)
     def cached(frames: StudyFrames, scale: str, **options: Any) -> pd.DataFrame:
-        key = id(frames)
-        entries = _MATRICES.get(key)
-        if entries is None:
-            entries = _MATRICES[key] = {}
-            weakref.finalize(frames, _MATRICES.pop, key, None)
+        if not isinstance(frames, CachingFrames):
+            return function(frames, scale, **options)
+        entries = frames.matrices
         call = (function.__name__, scale, *sorted(options.items()))
         if call not in entries:
             entries[call] = function(frames, scale, **options)

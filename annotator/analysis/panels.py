@@ -1,12 +1,12 @@
 """The human and LLM panels of one scale (and benchmark) and the table rows built on them.
 
-Shared by :mod:`.tables` and :mod:`.sections`: each row of Tables 2-4 and of the
+Shared by :mod:`.tables` and :mod:`.study_tables`: each row of Tables 2-4 and of the
 Figure 2 data comes from one :class:`Panel`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
@@ -60,6 +60,8 @@ class Panel:
     llm_icc: Any
     agreement: Any  # HumanLLMAgreement on the panel's items (ensemble)
     per_model: Any  # HumanLLMAgreement with every model, each on its items
+    # Why a result above is None, by its name ("human_icc", "agreement", "per_model").
+    reasons: dict[str, str] = field(default_factory=dict)
 
 
 def build_panel(
@@ -80,6 +82,7 @@ def build_panel(
     humans = block.matrix
     low, high = frames.scale_bounds(scale)
     conf = settings.confidence
+    reasons: dict[str, str] = {}
     human_icc = None
     if humans.shape[0] < 2 or humans.shape[1] < 2:
         notes.add(
@@ -88,6 +91,8 @@ def build_panel(
         )
     else:
         human_icc = notes.attempt(f"{where}, human ICC", icc, humans, confidence=conf)
+        if human_icc is None:
+            reasons["human_icc"] = notes.last_error
     llm = llm_matrix(
         frames, scale, temperature=temperature, benchmark=benchmark, runs=settings.runs
     )
@@ -116,6 +121,8 @@ def build_panel(
             scale_max=high,
             confidence=conf,
         )
+        if agreement is None:
+            reasons["agreement"] = notes.last_error
     elif llm.shape[1] and humans.shape[1]:
         notes.add(f"{where}: human-LLM agreement needs 2 items rated by humans and the LLMs")
     if llm_all.shape[1] and humans.shape[1] and humans.shape[0] >= 2:
@@ -129,7 +136,9 @@ def build_panel(
             confidence=conf,
             nan_policy="omit",
         )
-    return Panel(humans, llm_all, panel, human_icc, llm_icc, agreement, per_model)
+        if per_model is None:
+            reasons["per_model"] = notes.last_error
+    return Panel(humans, llm_all, panel, human_icc, llm_icc, agreement, per_model, reasons)
 
 
 def value_of(result: Any, attr: str) -> float:

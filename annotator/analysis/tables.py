@@ -2,36 +2,37 @@
 
 :func:`report_tables` turns :class:`~annotator.data.frames.StudyFrames` into
 :class:`ReportTables`, one tidy DataFrame per table, through the functions of
-``annotator.metrics`` (rows built in :mod:`.panels` and :mod:`.sections`);
+``annotator.metrics`` (rows built in :mod:`.panels` and :mod:`.study_tables`);
 :mod:`.table_files` writes them. A cell that cannot be computed (too few items, a missing cell, a
 degenerate matrix) is NaN and ``ReportTables.notes`` says why.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
 from ..data.frames import StudyFrames
-from ..data.selection import describe_where, select_frames
-from .agreement_tables import agreement_tables, alttest_curve_rows
+from ..data.selection import describe_where
+from .agreement_tables import alttest_curve_rows
 from .columns import (
     ALL_BENCHMARKS,
     BENCHMARKS_COLUMNS,
     FIGURE2_COLUMNS,
     MODELS_COLUMNS,
+    NAN,
+    POOLED,
+    RETEST_COLUMNS,
     SCALES_COLUMNS,
 )
-from .matrices import (
-    Notes,
-    main_temperature,
-)
+from .matrices import Notes
 from .panels import benchmark_row, build_panel, figure2_rows, models_rows, rows_frame, scales_row
 from .rater_quality import rater_quality_table
-from .sections import (
+from .settings import AnalysisSettings
+from .study_tables import (
     alttest_rows,
     bootstrap_rows,
     distribution_rows,
@@ -40,7 +41,6 @@ from .sections import (
     item_rows,
     temperature_rows,
 )
-from .settings import AnalysisSettings
 
 __all__ = [
     "ALL_BENCHMARKS",
@@ -104,6 +104,9 @@ class ReportTables:
         Scores for the distribution plots: ``scale, kind`` ("human"/"llm"), ``who``
         (rater or model), ``group`` (the rater's ``group_by`` answer), ``item, value,
         share`` (value mapped to [0, 1]).
+    retest : pandas.DataFrame
+        Test-retest reliability per scale and rater (``rater`` ``"(pooled)"``: over
+        every rater): ``scale, rater, n_items, alpha, icc_a1``.
     rater_quality : pandas.DataFrame
         Per scale and rater (:data:`annotator.analysis.rater_quality.QUALITY_COLUMNS`):
         leave-one-out agreement, attention checks, test-retest, timing and the
@@ -140,6 +143,7 @@ class ReportTables:
     cross_alpha: pd.DataFrame = field(default_factory=pd.DataFrame)
     alttest_curves: pd.DataFrame = field(default_factory=pd.DataFrame)
     rater_quality: pd.DataFrame = field(default_factory=pd.DataFrame)
+    retest: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 # ------------------------------------------------------------------ public
@@ -173,6 +177,9 @@ def report_tables(
 ) -> ReportTables:
     """Compute every table of the report from a study's frames.
 
+    The tables of :func:`annotator.analysis.study_analysis.analyse`, which builds them
+    on the same panels as the rest of the study's analysis.
+
     Parameters
     ----------
     frames : StudyFrames
@@ -192,9 +199,43 @@ def report_tables(
     -------
     ReportTables
     """
-    settings = settings or AnalysisSettings()
-    frames = select_frames(frames, settings.where_mapping)
-    temperature, how = main_temperature(frames, settings.temperature)
+    from .study_analysis import REPORT_PARTS, analyse
+
+    return analyse(frames, settings, parts=REPORT_PARTS, apart=apart).tables
+
+
+def _retest_rows(scales: Sequence[Any]) -> pd.DataFrame:
+    rows = []
+    for part in scales:
+        retest = part.retest
+        if retest is None or retest.result is None:
+            continue
+        for row in retest.result.raters:
+            rows.append([part.scale, row.rater, row.n_items, row.alpha, row.icc_a1])
+        result = retest.result
+        rows.append([part.scale, POOLED, result.n_pairs, result.alpha, result.icc_a1])
+    return rows_frame(rows, RETEST_COLUMNS)
+
+
+def tables_of(
+    frames: StudyFrames,
+    settings: AnalysisSettings,
+    temperature: float | None,
+    how: str,
+    scales: Sequence[Any],
+    agreement: dict[str, pd.DataFrame],
+    agreement_notes: Sequence[str],
+    *,
+    apart: Callable[..., Callable[[ReportTables], list]] | None = None,
+) -> ReportTables:
+    """The report's tables on the study's analysis (:func:`~.study_analysis.analyse`).
+
+    ``frames`` selected and caching, ``temperature`` the main one and ``how`` its
+    note, ``scales`` the :class:`~.study_analysis.ScaleAnalysis` of every scale (their
+    panels give Table 2 and Table 4b), ``agreement`` the tables of
+    :func:`~.agreement_tables.agreement_tables` and their notes; ``apart`` as
+    :func:`report_tables`.
+    """
     alttest_args = (frames, temperature, settings)
     if apart is None:
 
@@ -206,14 +247,18 @@ def report_tables(
     # The notes of the tables before the alt-test's and of those after: merged with the
     # alt-test's in the order of the tables (Notes.add keeps the first of a repeat).
     notes, later = Notes(), Notes()
-    scales = frames.scale_names
+    for part in scales:
+        for line in part.notes:
+            notes.add(line)
     benchmarks = frames.benchmark_names
     options = {"temperature": temperature, "settings": settings, "notes": notes}
-    pooled = {s: build_panel(frames, s, benchmark=None, **options) for s in scales}
-    scales_rows = [scales_row(s, p) for s, p in pooled.items()]
+    pooled = {part.scale: part.panel for part in scales}
+    scales_rows = [
+        {**scales_row(part.scale, part.panel), "alpha_human": _alpha_value(part)} for part in scales
+    ]
     bench_rows, figure_rows = [], []
     for benchmark in benchmarks:
-        for s in scales:
+        for s in pooled:
             p = build_panel(frames, s, benchmark=benchmark, **options)
             bench_rows.append(benchmark_row(benchmark, s, p))
             figure_rows += figure2_rows(benchmark, s, p)
@@ -242,14 +287,21 @@ def report_tables(
         items=items,
         worst_items=worst,
         bootstrap=bootstrap_rows(frames, pooled, settings, later),
+        **agreement,
         figure2=rows_frame(figure_rows, FIGURE2_COLUMNS),
         distributions=distribution_rows(frames, temperature, settings),
-        **agreement_tables(frames, temperature, settings, later, curves=False),
         settings=used,
         rater_quality=rater_quality_table(frames).frame,
+        retest=_retest_rows(scales),
     )
+    for line in agreement_notes:
+        later.add(line)
     (tables.alttest, alttest_notes), (tables.alttest_curves, curve_notes) = wait(tables)
     for line in (*alttest_notes, *later, *curve_notes):
         notes.add(line)
     tables.notes = list(notes)
     return tables
+
+
+def _alpha_value(part: Any) -> float:
+    return NAN if part.alpha is None else float(part.alpha)

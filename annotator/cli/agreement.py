@@ -1,7 +1,7 @@
 """``annotator consistency`` and ``annotator agreement``: the agreement tables of a study.
 
-They print the frames of :mod:`annotator.analysis.agreement_tables`, the ones the
-report shows. Only click and Flask's CLI helpers load at import; pandas and the
+They print tables of the study's analysis
+(:func:`annotator.analysis.study_analysis.analyse`), the ones the report shows. Only click and Flask's CLI helpers load at import; pandas and the
 statistics load when a command runs, so ``annotator --help`` stays fast.
 """
 
@@ -75,10 +75,10 @@ def consistency_command(
     study: str, scales: tuple[str, ...], models: tuple[str, ...], as_json: bool
 ) -> None:
     """Self-consistency of each LLM across its runs: alpha, ICC(A,1), identical share."""
-    from ..analysis.agreement_tables import consistency_rows
+    from ..analysis.study_analysis import analyse
 
-    frames, _ = _frames_and_settings(study)
-    table = consistency_rows(frames)
+    frames, settings = _frames_and_settings(study)
+    table = analyse(frames, settings, parts=("consistency",)).consistency
     table = _only(_only(table, "scale", scales, "--scale"), "model", models, "--model")
     if as_json:
         click.echo(json.dumps({"study": study, "consistency": _records(table)}, indent=2))
@@ -107,24 +107,17 @@ def agreement_command(
     """Correlations, kappas, percent agreement and cross-group alpha of a study."""
     from dataclasses import replace
 
-    from ..analysis.agreement_tables import (
-        correlation_rows,
-        cross_alpha_rows,
-        kappa_rows,
-    )
-    from ..analysis.matrices import Notes, main_temperature
+    from ..analysis.study_analysis import analyse
 
     frames, settings = _frames_and_settings(study)
     if temperature is not None:
         settings = replace(settings, temperature=temperature)
-    chosen, how = main_temperature(frames, settings.temperature)
-    notes = Notes()
+    analysis = analyse(frames, settings, parts=("agreement_tables",))
+    chosen, how, notes = analysis.temperature, analysis.temperature_note, analysis.agreement_notes
     tables = {
-        "correlations": correlation_rows(frames, chosen, notes, confidence=settings.confidence),
-        "kappa": kappa_rows(frames, chosen, notes),
-        "cross_alpha": cross_alpha_rows(frames, chosen, settings, notes),
+        name: _only(analysis.agreement[name], "scale", scales, "--scale")
+        for name in ("correlations", "kappa", "cross_alpha")
     }
-    tables = {name: _only(t, "scale", scales, "--scale") for name, t in tables.items()}
     if as_json:
         payload = {
             "study": study,
@@ -137,7 +130,7 @@ def agreement_command(
         return
     click.echo(f"Study {study!r}: LLM scores at {how}.\n")
     _print(
-        "Correlations with the human mean (95% Fisher-z intervals)",
+        f"Correlations with the human mean ({100 * settings.confidence:g}% Fisher-z intervals)",
         tables["correlations"],
         "no human and LLM scores on 2 items",
     )

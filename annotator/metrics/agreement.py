@@ -249,7 +249,8 @@ def human_llm_agreement(
     ------
     ValueError
         If a score is missing under ``nan_policy="raise"``, lies outside the scale,
-        the inputs do not cover the same items, or fewer than 2 items are left.
+        the inputs do not cover the same items, or fewer than 2 items are left (the
+        message says so when it is because few items have every rater's rating).
 
     References
     ----------
@@ -281,6 +282,12 @@ def human_llm_agreement(
         raise ValueError(
             f"llm has {int((~complete_m).sum())} item(s) with a missing score; "
             "pass nan_policy='omit' to drop them"
+        )
+    if int(complete_h.sum()) < 2 and not complete_h.all():
+        # Say why, rather than a model's "at least 2 items" below.
+        raise ValueError(
+            f"humans: {int(complete_h.sum())} of {h.shape[0]} item(s) have every one of "
+            f"the {h.shape[1]} raters' ratings; the human mean needs 2 such items"
         )
     h, m = h[complete_h], m[complete_h]
     human_mean = h.mean(axis=1)

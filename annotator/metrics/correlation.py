@@ -221,7 +221,8 @@ def llm_correlations(
     Raises
     ------
     ValueError
-        If a method is unknown, the inputs do not cover the same items, or a model has
+        If a method is unknown, the inputs do not cover the same items, fewer than 2
+        items have every rater's rating (the message says so), or a model has
         fewer than 2 items with a score.
 
     References
@@ -238,6 +239,12 @@ def llm_correlations(
     m, models, m_index = _named_columns(llm, name="llm", default="llm")
     m = _aligned(h, h_index, m, m_index, names=("humans", "llm"))
     complete = ~np.isnan(h).any(axis=1)
+    if int(complete.sum()) < 2 and not complete.all():
+        # Say why, rather than each correlation's "got 0 pairs".
+        raise ValueError(
+            f"humans: {int(complete.sum())} of {h.shape[0]} item(s) have every one of "
+            f"the {h.shape[1]} raters' ratings; the human mean needs 2 such items"
+        )
     h, m = h[complete], m[complete]
     human_mean = h.mean(axis=1)
     columns = [(ENSEMBLE, np.where(np.isnan(m).any(axis=1), np.nan, m.mean(axis=1)))]

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import gc
+from dataclasses import replace
 
 import pandas as pd
 
-from annotator.analysis import matrices
-from annotator.analysis.matrices import human_ratings, llm_matrix
+from annotator.analysis.matrices import caching_frames, human_ratings, llm_matrix
 from annotator.data.frames import study_frames
 
 
 def test_matrices_are_built_once_and_handed_out_as_copies(session, make_study):
     study = make_study(n_items=20, n_raters=4, models=("gpt", "llama"), runs=2, seed=3)
-    frames = study_frames(session, study)
+    plain = study_frames(session, study)
+    frames = caching_frames(plain)
+    assert caching_frames(frames) is frames
     scale = frames.scale_names[0]
     temperature = float(frames.llm["temperature"].dropna().iloc[0])
     for function, options in (
@@ -25,16 +26,20 @@ def test_matrices_are_built_once_and_handed_out_as_copies(session, make_study):
         assert first.size
         # The computation without the cache, on the same frames.
         pd.testing.assert_frame_equal(first, function.__wrapped__(frames, scale, **options))
+        pd.testing.assert_frame_equal(first, function(plain, scale, **options))
         first.iloc[0, 0] = -99.0  # a caller's change stays in its copy
         again = function(frames, scale, **options)
         assert again is not first
         pd.testing.assert_frame_equal(again, function.__wrapped__(frames, scale, **options))
-    assert matrices._MATRICES[id(frames)]
+    assert len(frames.matrices) == 3
+    # Plain frames keep nothing; other frames (a selection of raters) start empty.
+    assert not hasattr(plain, "matrices")
+    fewer = replace(frames, ratings=frames.ratings.iloc[:10])
+    assert fewer.matrices == {}
+    narrowed = human_ratings(fewer, scale)
+    pd.testing.assert_frame_equal(narrowed, human_ratings.__wrapped__(fewer, scale))
+    assert narrowed.notna().sum().sum() < human_ratings(frames, scale).notna().sum().sum()
     other = llm_matrix(frames, scale, temperature=temperature, runs="first")
     pd.testing.assert_frame_equal(
         other, llm_matrix.__wrapped__(frames, scale, temperature=temperature, runs="first")
     )
-    key = id(frames)
-    del frames
-    gc.collect()
-    assert key not in matrices._MATRICES

@@ -82,7 +82,7 @@ def _notes_in_one_pass(frames, settings) -> list[str]:
     from annotator.analysis.agreement_tables import agreement_tables
     from annotator.analysis.matrices import Notes, main_temperature
     from annotator.analysis.panels import build_panel
-    from annotator.analysis.sections import (
+    from annotator.analysis.study_tables import (
         alttest_rows,
         bootstrap_rows,
         group_rows,

@@ -313,3 +313,13 @@ def test_bootstrap_rejects_mismatched_or_missing_items():
         bootstrap_nmae([1.0, 2.0, 3.0], [1.0, np.nan, 2.0], scale_min=0, scale_max=5)
     with pytest.raises(ValueError, match="same items"):
         bootstrap_icc_difference([1, 2, 3], [1, 2, 3], [1, 2], [2, 2])
+
+
+def test_human_llm_agreement_says_when_no_item_has_every_raters_rating():
+    humans = pd.DataFrame(
+        {"a": [1.0, np.nan, 3.0], "b": [np.nan, 2.0, 3.0], "c": [1.0, 2.0, np.nan]},
+        index=["i1", "i2", "i3"],
+    )
+    llm = pd.DataFrame({"m1": [1.0, 2.0, 3.0]}, index=humans.index)
+    with pytest.raises(ValueError, match=r"0 of 3 item\(s\) have every one of the 3 raters"):
+        human_llm_agreement(humans, llm, scale_min=0, scale_max=5, nan_policy="omit")

@@ -127,3 +127,14 @@ def test_llm_correlations_against_scipy_per_model_and_ensemble():
         stats.pearsonr(mean, llm["m1"]).statistic, abs=TOL
     )
     assert by["m1", "pearson"].to_dict()["interval"] == "fisher-z"
+
+
+def test_llm_correlations_says_when_no_item_has_every_raters_rating():
+    # Each item misses one of the three raters: no complete row, so no human mean.
+    humans = pd.DataFrame(
+        {"a": [1.0, np.nan, 3.0], "b": [np.nan, 2.0, 3.0], "c": [1.0, 2.0, np.nan]},
+        index=["i1", "i2", "i3"],
+    )
+    llm = pd.DataFrame({"m1": [1.0, 2.0, 3.0]}, index=humans.index)
+    with pytest.raises(ValueError, match=r"0 of 3 item\(s\) have every one of the 3 raters"):
+        llm_correlations(humans, llm)

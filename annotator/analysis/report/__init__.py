@@ -2,7 +2,8 @@
 
 :func:`build_report` is the one path from a study in the database to the report, shared
 by ``annotator report`` and the lead's "Download report" link, so both give the same
-file. The numbers come from :mod:`annotator.analysis.tables`; this package lays them out
+file. The numbers come from the study's analysis
+(:func:`annotator.analysis.study_analysis.analyse`); this package lays them out
 (:mod:`.html`) and draws them (:mod:`.plots`).
 """
 
@@ -50,7 +51,7 @@ def build_report(
     """
     from ...data.frames import study_frames
     from ..settings import study_settings
-    from ..tables import report_tables
+    from ..study_analysis import REPORT_PARTS, analyse
     from .apart import Apart, can_fork
     from .html import render_report
 
@@ -59,11 +60,11 @@ def build_report(
         settings = study_settings(study)
     title = f"Report: {study.name}"
     if not (fork and can_fork()):
-        tables = report_tables(frames, settings=settings)
+        tables = analyse(frames, settings, parts=REPORT_PARTS).tables
         html = render_report(tables, title=title, study=study.slug, generated_at=generated_at)
         return Report(html=html, tables=tables, frames=frames)
     with Apart() as apart:
-        tables = report_tables(frames, settings=settings, apart=apart)
+        tables = analyse(frames, settings, parts=REPORT_PARTS, apart=apart).tables
     html = render_report(
         tables, title=title, study=study.slug, generated_at=generated_at, drawn=apart.drawn
     )

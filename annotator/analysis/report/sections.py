@@ -243,6 +243,7 @@ def report_figures(tables, drawn: Mapping[str, Drawn] | None = None) -> list[Fig
     """The figures that belong to no single table: distributions, ICC intervals, Figure 2
     (``drawn``: as :func:`report_sections`)."""
     group_by = (tables.settings or {}).get("group_by")
+    level = 100 * float((tables.settings or {}).get("confidence", 0.95))
     return [
         figure(
             "distributions",
@@ -255,7 +256,7 @@ def report_figures(tables, drawn: Mapping[str, Drawn] | None = None) -> list[Fig
         figure(
             "icc",
             tables,
-            "ICC per scale with its 95% interval (Table 2).",
+            f"ICC per scale with its {level:g}% interval (Table 2).",
             "ICC with confidence intervals per scale",
             drawn,
         ),

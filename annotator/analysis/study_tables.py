@@ -221,6 +221,8 @@ def temperature_rows(
 def alttest_rows(
     frames: StudyFrames, temperature: float | None, settings: AnalysisSettings, notes: Notes
 ) -> pd.DataFrame:
+    # The grid and the study's own epsilon (the one the dashboard shows).
+    epsilons = tuple(sorted({*settings.epsilons, float(settings.epsilon)}))
     rows = []
     for scale in frames.scale_names:
         humans = rater_dicts(human_ratings(frames, scale))
@@ -230,9 +232,9 @@ def alttest_rows(
             scores = dict(zip(column.index.tolist(), column.tolist(), strict=True))
             # alt_test at each epsilon, the items scored once (about 6x faster).
             tests = _alt_tests_by_epsilon(
-                humans, scores, settings.epsilons, {"scoring": settings.scoring, "q": settings.q}
+                humans, scores, epsilons, {"scoring": settings.scoring, "q": settings.q}
             )
-            for epsilon, test in zip(settings.epsilons, tests, strict=True):
+            for epsilon, test in zip(epsilons, tests, strict=True):
                 result = notes.attempt(f"alt-test, scale {scale}, model {model}", test)
                 rows.append(
                     {
