@@ -11,8 +11,6 @@ the imports).
 
 from __future__ import annotations
 
-import atexit
-import gc
 import importlib
 
 import click
@@ -113,21 +111,6 @@ def _create_app_for_cli() -> Flask:
     return create_app()
 
 
-def _skip_final_collections() -> None:
-    """Freeze every object as the program ends, so that the interpreter's shutdown does
-    not walk them.
-
-    At exit CPython runs full collections while it tears the modules down; after a
-    command that loaded pandas, scipy and matplotlib they walk about a million objects:
-    0.45 s of the 3.4 s ``annotator report`` of 150 items, after its output was
-    written. Frozen objects are left to reference counting, which still closes files
-    and connections; only ``__del__`` of objects in unreachable cycles is skipped, and
-    nothing the commands write depends on it (they close their files and commit
-    before returning). Registered first, this runs last of the exit handlers.
-    """
-    gc.freeze()
-
-
 class _AnnotatorGroup(FlaskGroup):
     """Flask's command group, with the commands on the group itself.
 
@@ -136,11 +119,6 @@ class _AnnotatorGroup(FlaskGroup):
     Here listing and finding a command build nothing; a command that needs the
     app loads it itself (``with_appcontext``).
     """
-
-    def main(self, args=None, *rest, **kwargs):
-        if args is None:  # the ``annotator`` program itself, not a caller's runner
-            atexit.register(_skip_final_collections)
-        return super().main(args, *rest, **kwargs)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(self.commands)

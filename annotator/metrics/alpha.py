@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from scipy import stats
 
 from ._names import LEVELS
-from ._scipy import stats
 from ._validation import as_ratings_matrix
 
 __all__ = ["CROSS_LEVELS", "LEVELS", "cross_alpha", "krippendorff_alpha"]

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy import stats
 
-from ._scipy import stats
 from ._validation import check_nan_policy, check_probability, json_float
 from .agreement import ENSEMBLE, _aligned, _named_columns
 

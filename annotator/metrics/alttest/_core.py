@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy import stats
 
-from .._scipy import stats
 from ._betting import betting_log_capital
 from ._inference import _t_tests
 from ._inputs import _annotator_weights, _collect, _group_ranks, _Options, _Tested

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-
-from .._scipy import special, stats
+from scipy import special, stats
 
 
 def _t_tests(

@@ -8,8 +8,8 @@ from itertools import chain, repeat
 from typing import Any
 
 import numpy as np
+from scipy import stats
 
-from .._scipy import stats
 from .._validation import check_probability
 from ._results import SCORINGS, TESTS
 
