@@ -3,7 +3,8 @@
 Start-up matters here: ``annotator --help`` and a command's ``--help`` must not
 wait for SQLAlchemy, pandas or scipy (seconds on a small machine). So this
 package imports only click and Flask at the top (its modules group the commands
-by job: setup, study, imports, judge, raters, export, serve); each command imports what it
+by job: setup, study, imports, judge, raters, export, serve, and the statistics
+commands reliability, alttest, plan); each command imports what it
 uses when it runs, and the statistics commands are :class:`LazyCommand` s
 (``benchmarks/startup.py`` measures it, ``tests/cli/test_startup.py`` checks
 the imports).
@@ -54,27 +55,27 @@ class LazyCommand(click.Command):
         return self.load().make_context(info_name, args, parent=parent, **extra)
 
 
-def _metrics_commands() -> list[click.Command]:
-    # The commands annotator.metrics.cli.register adds (a test keeps them equal).
+def _statistics_commands() -> list[click.Command]:
+    # The statistics commands of annotator.cli.reliability, .alttest and .plan.
     return [
         LazyCommand(
             "alt-test",
-            "annotator.metrics.cli:alt_test_command",
+            "annotator.cli.alttest:alt_test_command",
             "Run the alt-test: may an LLM judge replace the human annotators?",
         ),
         LazyCommand(
             "icc",
-            "annotator.metrics.cli:icc_command",
+            "annotator.cli.reliability:icc_command",
             "ICC(A,1), ICC(A,k), ICC(C,1), ICC(C,k) of the matrix export MATRIX (a CSV).",
         ),
         LazyCommand(
             "alpha",
-            "annotator.metrics.cli:alpha_command",
+            "annotator.cli.reliability:alpha_command",
             "Krippendorff's alpha of the matrix export MATRIX (a CSV); empty cells are missing.",
         ),
         LazyCommand(
             "plan",
-            "annotator.metrics.plan_cli:plan_command",
+            "annotator.cli.plan:plan_command",
             "Plan a study from a PILOT export (matrix CSV; alttest JSON with --alttest).",
         ),
     ]
@@ -95,7 +96,7 @@ COMMANDS: tuple[click.Command, ...] = (
     report_command,
     consistency_command,
     agreement_command,
-    *_metrics_commands(),
+    *_statistics_commands(),
 )
 
 
