@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import check_nan_policy, check_probability
+from ._validation import as_float_array, check_nan_policy, check_probability
 from .icc import ICCResult, icc
 from .nmae import nmae
 
@@ -128,19 +128,9 @@ def _named_columns(values: Any, *, name: str, default: str) -> tuple[np.ndarray,
         columns = [values.name if values.name is not None else default]
     else:
         columns = None
-    try:
-        if hasattr(values, "to_numpy"):
-            arr = values.to_numpy(dtype=float, na_value=np.nan)
-        else:
-            arr = np.asarray(values, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must hold numbers (NaN for a missing score)") from exc
+    arr = as_float_array(values, name=name, ndim=(1, 2))
     if arr.ndim == 1:
         arr = arr[:, None]
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be 1-D (one score per item) or 2-D (items x columns)")
-    if np.isinf(arr).any():
-        raise ValueError(f"{name} contains infinite values")
     if columns is None:
         columns = [default] if arr.shape[1] == 1 else list(range(arr.shape[1]))
     return arr, columns, index

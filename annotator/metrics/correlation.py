@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from ._validation import check_nan_policy, check_probability, json_float
+from ._validation import as_scores, check_nan_policy, check_probability, json_float
 from .agreement import ENSEMBLE, _aligned, _named_columns
 
 __all__ = ["CORRELATION_METHODS", "Correlation", "correlation", "llm_correlations"]
@@ -150,8 +150,8 @@ def correlation(
         raise ValueError(f"method must be one of {', '.join(CORRELATION_METHODS)}, got {method!r}")
     check_nan_policy(nan_policy)
     confidence = check_probability(confidence, name="confidence")
-    a = np.asarray(x, dtype=float).ravel()
-    b = np.asarray(y, dtype=float).ravel()
+    a = as_scores(x, name="x")
+    b = as_scores(y, name="y")
     if a.size != b.size:
         raise ValueError(f"x and y must have the same length: {a.size} != {b.size}")
     missing = np.isnan(a) | np.isnan(b)

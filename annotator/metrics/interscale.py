@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import check_nan_policy, check_probability
+from ._validation import as_scores, check_nan_policy, check_probability
 from .icc import ICCResult, icc
 
 __all__ = ["InterScaleAgreement", "ScalePair", "inter_scale_agreement"]
@@ -115,10 +115,7 @@ def inter_scale_agreement(
         low, high = (float(v) for v in bounds[scale])
         if not high > low:
             raise ValueError(f"bounds of scale {scale!r} must have max > min, got {bounds[scale]}")
-        try:
-            column = scores[scale].to_numpy(dtype=float, na_value=np.nan)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"scores column {scale!r} holds a score that is not a number") from exc
+        column = as_scores(scores[scale], name=f"scores column {scale!r}")
         if ((column < low) | (column > high)).any():
             raise ValueError(f"scores column {scale!r} holds a score outside [{low:g}, {high:g}]")
         rescaled[scale] = (column - low) / (high - low)
