@@ -1,6 +1,6 @@
 """Agreement between human raters and LLM judges, between scales, and by rater group.
 
-The analysis of the grading-scale paper (``shared/papers/000_*``, section 3.2 and
+The analysis of the grading-scale paper (Li et al. 2025, section 3.2 and
 Tables 1-6) as pure functions on arrays and DataFrames, built on :func:`icc` and
 :func:`nmae`. Agreement of a judge with itself across scales is in
 :mod:`.interscale`; bootstrap intervals over items in :mod:`.bootstrap`.
@@ -243,7 +243,8 @@ def human_llm_agreement(
 
     References
     ----------
-    Grading Scale Impact on LLM-as-a-Judge (shared/papers/000), section 3.2.
+    Li, W., Zhao, M., Dong, W., et al. (2025). Grading Scale Impact on LLM-as-a-Judge:
+    Human-LLM Alignment Is Highest on 0-5 Grading Scale, section 3.2.
     McGraw, K. O., and Wong, S. P. (1996). Psychological Methods, 1(1), 30-46.
 
     Examples
@@ -325,7 +326,8 @@ def grouped_agreement(
 
     References
     ----------
-    Grading Scale Impact on LLM-as-a-Judge (shared/papers/000), section 5.2, Table 5.
+    Li, W., Zhao, M., Dong, W., et al. (2025). Grading Scale Impact on LLM-as-a-Judge:
+    Human-LLM Alignment Is Highest on 0-5 Grading Scale, section 5.2, Table 5.
     """
     if not isinstance(humans, pd.DataFrame):
         raise ValueError("humans must be a DataFrame with one column per rater")

@@ -226,8 +226,10 @@ def llm_correlations(
 
     References
     ----------
-    Grading Scale Impact on LLM-as-a-Judge (shared/papers/000), Figure 2; G-Eval
-    (Liu et al. 2023) as cited by shared/papers/001, section 3.3.
+    Li, W., Zhao, M., Dong, W., et al. (2025). Grading Scale Impact on LLM-as-a-Judge:
+    Human-LLM Alignment Is Highest on 0-5 Grading Scale, Figure 2.
+    Liu, Y., Iter, D., Xu, Y., et al. (2023). G-Eval: NLG Evaluation using GPT-4 with
+    Better Human Alignment, as cited by Haldar and Hockenmaier (2025), section 3.3.
     """
     for method in methods:
         if method not in CORRELATION_METHODS:

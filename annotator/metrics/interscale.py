@@ -91,7 +91,8 @@ def inter_scale_agreement(
 
     References
     ----------
-    Grading Scale Impact on LLM-as-a-Judge (shared/papers/000), sections 4.3, 5.1.
+    Li, W., Zhao, M., Dong, W., et al. (2025). Grading Scale Impact on LLM-as-a-Judge:
+    Human-LLM Alignment Is Highest on 0-5 Grading Scale, sections 4.3, 5.1.
 
     Examples
     --------

@@ -237,8 +237,10 @@ def fleiss_kappa(ratings: Any, *, categories: Any = None) -> float:
     ----------
     Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters.
     Psychological Bulletin, 76(5), 378-382.
-    Learning to Judge (shared/papers/003), Tables 6-9; the alt-test paper
-    (shared/papers/004), Table 1.
+    Siro, C., Aliannejadi, P., and Aliannejadi, M. (2025). Learning to Judge: LLMs
+    Designing and Applying Evaluation Rubrics, Tables 6-9.
+    Calderon, N., Reichart, R., and Dror, R. (2025). The Alternative Annotator Test for
+    LLM-as-a-Judge: How to Statistically Justify Replacing Human Annotators with LLMs, Table 1.
     """
     x = as_ratings_matrix(ratings)
     if np.isnan(x).any():
@@ -298,7 +300,7 @@ def percent_agreement(ratings: Any) -> PercentAgreement:
 
     and ``unanimous`` is the share of items with :math:`P_i = 1`. Not corrected for
     chance: with few categories or a skewed distribution high values come cheap (the
-    Rating Roulette paper, shared/papers/001, section 3.3); report it beside a kappa or
+    Rating Roulette paper, Haldar and Hockenmaier 2025, section 3.3); report it beside a kappa or
     alpha. On complete data ``pairwise`` is Fleiss' :math:`\bar P`.
 
     Parameters
@@ -318,8 +320,10 @@ def percent_agreement(ratings: Any) -> PercentAgreement:
 
     References
     ----------
-    Learning to Judge (shared/papers/003), Tables 6-9; MT-Bench agreement as discussed in
-    shared/papers/001, section 5.3.
+    Siro, C., Aliannejadi, P., and Aliannejadi, M. (2025). Learning to Judge: LLMs
+    Designing and Applying Evaluation Rubrics, Tables 6-9.
+    Haldar, R., and Hockenmaier, J. (2025). Rating Roulette: Self-Inconsistency in
+    LLM-As-A-Judge Frameworks, section 5.3 (MT-Bench agreement).
     """
     x = as_ratings_matrix(ratings)
     m = (~np.isnan(x)).sum(axis=1)
