@@ -1,4 +1,10 @@
-"""The demo study that ``annotator serve`` loads into an empty database."""
+"""The demo study that ``annotator serve`` loads into an empty database.
+
+``demo_data/`` holds the study file, its 13 items, the scores of two LLM judges and
+the ratings of five example raters on all three scales (made up: each item's level
+as the judges see it, an item effect of the humans' own, a bias per rater and noise),
+so that the first dashboard and the report show numbers rather than what is missing.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,7 @@ from pathlib import Path
 
 from sqlmodel import Session, select
 
-from .data.importers import import_items, import_llm_scores
+from .data.importers import import_items, import_llm_scores, import_ratings
 from .models import Invite, Role, User
 from .study.studies import create_invites, create_lead, create_study, get_study, invite_url
 from .study.studyfile import load_study_file
@@ -28,9 +34,11 @@ def load_demo(session: Session, *, base_url: str, instance_path: str) -> list[st
         study = create_study(session, spec, source_toml=(DEMO_DIR / "study.toml").read_text())
         items = import_items(session, study, DEMO_DIR / "items.jsonl")
         scores = import_llm_scores(session, study, DEMO_DIR / "llm_scores.csv")
+        ratings = import_ratings(session, study, DEMO_DIR / "ratings.csv")
         lines.append(
             f"Loaded the demo study 'demo': {items.created} items, "
-            f"{scores.created} stored LLM scores."
+            f"{scores.created} stored LLM scores, {ratings.created} example ratings "
+            f"by {ratings.raters_created} raters."
         )
     password_file = Path(instance_path) / _PASSWORD_FILE
     lead = session.exec(select(User).where(User.email == DEMO_LEAD_EMAIL)).first()

@@ -8,10 +8,9 @@ the median wall time of each is printed with its ratio to importing Flask,
 the floor of any Flask command line. Goal: ``annotator --help`` within 2x of
 ``import flask``.
 
-``--scipy`` adds ``scipy.stats`` imported plainly and through
-``annotator.metrics._scipy`` (which skips scipy's docstring rewriting at import),
-each after ``import annotator.metrics`` in a fresh interpreter, interleaved with
-the others, and prints the ratio of the two.
+``--export STUDY`` adds ``annotator export STUDY --format long --out -`` (a
+command that opens the database; it uses the database of ``ANNOTATOR_DATABASE_URL``
+and ``ANNOTATOR_INSTANCE_PATH``, which must hold STUDY).
 """
 
 from __future__ import annotations
@@ -27,40 +26,40 @@ from pathlib import Path
 GOAL_RATIO = 2.0
 
 
-PLAIN_SCIPY = "import scipy.stats, plain"
-QUICK_SCIPY = "import scipy.stats, annotator's"
-
-
-def _commands(scipy: bool) -> dict[str, list[str]]:
+def _commands(export: str | None) -> dict[str, list[str]]:
     annotator = str(Path(sys.executable).with_name("annotator"))
     commands = {
         'python -c "import flask"': [sys.executable, "-c", "import flask"],
         "annotator --help": [annotator, "--help"],
         "annotator study list --help": [annotator, "study", "list", "--help"],
     }
-    if scipy:
-        before = "import annotator.metrics; "
-        commands[PLAIN_SCIPY] = [sys.executable, "-c", before + "import scipy.stats"]
-        commands[QUICK_SCIPY] = [
-            sys.executable,
-            "-c",
-            before + "from annotator.metrics._scipy import stats",
+    if export:
+        commands["annotator export (long)"] = [
+            annotator,
+            "export",
+            export,
+            "--format",
+            "long",
+            "--out",
+            "-",
         ]
     return commands
 
 
 def _time(argv: list[str]) -> float:
     start = time.perf_counter()
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, env=os.environ)
+    subprocess.run(
+        argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ
+    )
     return time.perf_counter() - start
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15, help="runs of each command")
-    parser.add_argument("--scipy", action="store_true", help="also time importing scipy.stats")
+    parser.add_argument("--export", metavar="STUDY", help="also time exporting STUDY")
     args = parser.parse_args()
-    commands = _commands(args.scipy)
+    commands = _commands(args.export)
     for argv in commands.values():
         _time(argv)  # warm the file cache
     times: dict[str, list[float]] = {label: [] for label in commands}
@@ -78,13 +77,6 @@ def main() -> None:
     ratio = medians["annotator --help"] / reference
     verdict = "met" if ratio <= GOAL_RATIO else "NOT met"
     print(f"goal {verdict}: annotator --help is {ratio:.2f}x import flask")
-    if args.scipy:
-        saved = medians[PLAIN_SCIPY] - medians[QUICK_SCIPY]
-        print(
-            f"scipy.stats through annotator.metrics._scipy: "
-            f"{medians[QUICK_SCIPY] / medians[PLAIN_SCIPY]:.2f}x the plain import "
-            f"({saved * 1000:.0f} ms less)"
-        )
 
 
 if __name__ == "__main__":

@@ -1,11 +1,20 @@
 """The demo study that `annotator serve` loads the first time."""
 
+import warnings
+
+import pandas as pd
+import pingouin as pg
+import pytest
 from sqlalchemy import func
 from sqlmodel import select
 
+from annotator.analysis.dashboard import study_dashboard
+from annotator.analysis.settings import study_settings
+from annotator.data.frames import study_frames
 from annotator.db import session_scope
-from annotator.demo import DEMO_LEAD_EMAIL, load_demo
+from annotator.demo import DEMO_DIR, DEMO_LEAD_EMAIL, load_demo
 from annotator.models import Benchmark, Invite, Item, LLMScore
+from annotator.study.studies import get_study
 
 
 def test_demo_loads_once_and_prints_a_login_and_an_invite(app, client, db_session):
@@ -17,7 +26,10 @@ def test_demo_loads_once_and_prints_a_login_and_an_invite(app, client, db_sessio
         second = load_demo(
             session, base_url="http://127.0.0.1:5000", instance_path=app.instance_path
         )
-    assert first[0].startswith("Loaded the demo study 'demo': 13 items, 78 stored LLM scores")
+    assert first[0] == (
+        "Loaded the demo study 'demo': 13 items, 78 stored LLM scores, "
+        "195 example ratings by 5 raters."
+    )
     assert not second[0].startswith("Loaded")
     login = next(line for line in first if line.startswith("Lead login:"))
     assert login == next(line for line in second if line.startswith("Lead login:"))
@@ -36,3 +48,38 @@ def test_demo_loads_once_and_prints_a_login_and_an_invite(app, client, db_sessio
     response = client.post("/login", data={"username": DEMO_LEAD_EMAIL, "password": password})
     assert response.status_code == 302 and response.headers["Location"].endswith("/lead/")
     assert b"Demo: grading scales" in client.get("/lead/").data
+
+
+def test_the_demo_dashboard_shows_numbers_on_every_scale(app):
+    """The first dashboard a newcomer sees: reliability and agreement with both judges,
+    computed from the demo's example ratings (not "needs 2 items")."""
+    with session_scope(app) as session:
+        load_demo(session, base_url="http://127.0.0.1:5000", instance_path=app.instance_path)
+    with session_scope(app) as session:
+        study = get_study(session, "demo")
+        dash = study_dashboard(study_frames(session, study), settings=study_settings(study))
+    ratings = pd.read_csv(DEMO_DIR / "ratings.csv")
+    for scale in ("0-5", "0-10", "0-100"):
+        part = dash.scale(scale)
+        assert {row.model for row in part.models} == {"judge-a", "judge-b"}
+        figures = {
+            "ICC(A,1)": part.icc_a1,
+            "ICC(A,k)": part.icc_ak,
+            "alpha": part.alpha,
+            "ensemble ICC": part.ensemble.icc_a1,
+            "ensemble nMAE": part.ensemble.nmae,
+            **{f"{row.model} ICC": row.icc_a1 for row in part.models},
+            **{f"{row.model} nMAE": row.nmae for row in part.models},
+        }
+        empty = {name: figure.reason for name, figure in figures.items() if figure.value is None}
+        assert empty == {}, scale
+        assert not any("needs 2 items" in note for note in part.notes), part.notes
+        assert (part.block_items, part.block_raters) == (12, 5)
+        # The human ICC(A,1) is pingouin's on the file's 12 rated items (the attention
+        # check left out): the example ratings are what the dashboard shows.
+        mine = ratings[(ratings["scale"] == scale) & (ratings["item_id"] != "check-1")]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            table = pg.intraclass_corr(mine, targets="item_id", raters="rater", ratings="score")
+        reference = table.set_index("Type").loc["ICC(A,1)", "ICC"]
+        assert part.icc_a1.value == pytest.approx(reference, abs=1e-9)

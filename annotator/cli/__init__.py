@@ -3,7 +3,8 @@
 Start-up matters here: ``annotator --help`` and a command's ``--help`` must not
 wait for SQLAlchemy, pandas or scipy (seconds on a small machine). So this
 package imports only click and Flask at the top (its modules group the commands
-by job: setup, study, imports, judge, raters, export, serve); each command imports what it
+by job: setup, study, imports, judge, raters, export, serve, and the statistics
+commands reliability, alttest, plan); each command imports what it
 uses when it runs, and the statistics commands are :class:`LazyCommand` s
 (``benchmarks/startup.py`` measures it, ``tests/cli/test_startup.py`` checks
 the imports).
@@ -11,8 +12,6 @@ the imports).
 
 from __future__ import annotations
 
-import atexit
-import gc
 import importlib
 
 import click
@@ -56,27 +55,27 @@ class LazyCommand(click.Command):
         return self.load().make_context(info_name, args, parent=parent, **extra)
 
 
-def _metrics_commands() -> list[click.Command]:
-    # The commands annotator.metrics.cli.register adds (a test keeps them equal).
+def _statistics_commands() -> list[click.Command]:
+    # The statistics commands of annotator.cli.reliability, .alttest and .plan.
     return [
         LazyCommand(
             "alt-test",
-            "annotator.metrics.cli:alt_test_command",
+            "annotator.cli.alttest:alt_test_command",
             "Run the alt-test: may an LLM judge replace the human annotators?",
         ),
         LazyCommand(
             "icc",
-            "annotator.metrics.cli:icc_command",
+            "annotator.cli.reliability:icc_command",
             "ICC(A,1), ICC(A,k), ICC(C,1), ICC(C,k) of the matrix export MATRIX (a CSV).",
         ),
         LazyCommand(
             "alpha",
-            "annotator.metrics.cli:alpha_command",
+            "annotator.cli.reliability:alpha_command",
             "Krippendorff's alpha of the matrix export MATRIX (a CSV); empty cells are missing.",
         ),
         LazyCommand(
             "plan",
-            "annotator.metrics.plan_cli:plan_command",
+            "annotator.cli.plan:plan_command",
             "Plan a study from a PILOT export (matrix CSV; alttest JSON with --alttest).",
         ),
     ]
@@ -97,7 +96,7 @@ COMMANDS: tuple[click.Command, ...] = (
     report_command,
     consistency_command,
     agreement_command,
-    *_metrics_commands(),
+    *_statistics_commands(),
 )
 
 
@@ -113,21 +112,6 @@ def _create_app_for_cli() -> Flask:
     return create_app()
 
 
-def _skip_final_collections() -> None:
-    """Freeze every object as the program ends, so that the interpreter's shutdown does
-    not walk them.
-
-    At exit CPython runs full collections while it tears the modules down; after a
-    command that loaded pandas, scipy and matplotlib they walk about a million objects:
-    0.45 s of the 3.4 s ``annotator report`` of 150 items, after its output was
-    written. Frozen objects are left to reference counting, which still closes files
-    and connections; only ``__del__`` of objects in unreachable cycles is skipped, and
-    nothing the commands write depends on it (they close their files and commit
-    before returning). Registered first, this runs last of the exit handlers.
-    """
-    gc.freeze()
-
-
 class _AnnotatorGroup(FlaskGroup):
     """Flask's command group, with the commands on the group itself.
 
@@ -136,11 +120,6 @@ class _AnnotatorGroup(FlaskGroup):
     Here listing and finding a command build nothing; a command that needs the
     app loads it itself (``with_appcontext``).
     """
-
-    def main(self, args=None, *rest, **kwargs):
-        if args is None:  # the ``annotator`` program itself, not a caller's runner
-            atexit.register(_skip_final_collections)
-        return super().main(args, *rest, **kwargs)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(self.commands)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 from pathlib import Path
 
 import click
@@ -55,12 +54,6 @@ def export_command(
     from ..data.selection import parse_where
     from ..db import session_scope
 
-    # The objects alive now (the start-up's modules and classes, about
-    # 140,000) outlive the export: frozen, the full collection that the
-    # export's rows set off does not walk them (it was 80 ms of a 180 ms
-    # export of 60,000 ratings). Unfrozen afterwards, for a process that runs
-    # the command and goes on (the tests' CLI runner).
-    gc.freeze()
     try:
         with session_scope() as session:
             export = render_export(
@@ -86,8 +79,6 @@ def export_command(
     except ExportError as exc:
         choices = f" ({', '.join(exc.choices)})" if exc.choices else ""
         fail(f"{exc}; choose one with --{exc.field}{choices}")
-    finally:
-        gc.unfreeze()
     if export.notes:
         click.echo(export.notes, err=True)
     if str(out) != "-":

@@ -1,11 +1,14 @@
 """Agreement statistics for human and LLM ratings: ICC, nMAE, Krippendorff's alpha, alt-test.
 
 Pure functions on arrays (items x raters, NaN for a missing rating) or on the
-``{annotator: {item: annotation}}`` dictionaries of the alt-test; no database and no
-Flask. See ``docs/metrics.md`` for usage, the command line and benchmark figures.
+``{annotator: {item: annotation}}`` dictionaries of the alt-test. A statistics package
+as ``scipy.stats`` and pingouin are: numpy, pandas and scipy only, no command line,
+plotting, Flask or database (the commands are in :mod:`annotator.cli`, the figures in
+:mod:`annotator.analysis`). See ``docs/metrics.md`` for usage and the command line.
 
-The names are imported on first use (PEP 562), so that ``annotator.metrics.cli`` and
-``annotator --help`` do not pay for numpy, pandas and scipy.
+The names are imported on first use (PEP 562), so that the command line, which reads
+the option names of :mod:`annotator.metrics._names`, and ``annotator --help`` do not
+pay for numpy, pandas and scipy.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Option names shared by the functions and the command line, free of heavy imports.
 
-``annotator.metrics.cli`` builds its ``click.Choice`` lists from these, so that
-``annotator --help`` does not import numpy, pandas or scipy.
+The statistics commands of :mod:`annotator.cli` build their ``click.Choice`` lists from
+these, so that ``annotator --help`` does not import numpy, pandas or scipy.
 """
 
 from __future__ import annotations

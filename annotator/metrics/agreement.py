@@ -1,6 +1,6 @@
 """Agreement between human raters and LLM judges, between scales, and by rater group.
 
-The analysis of the grading-scale paper (``shared/papers/000_*``, section 3.2 and
+The analysis of the grading-scale paper (Li et al. 2025, section 3.2 and
 Tables 1-6) as pure functions on arrays and DataFrames, built on :func:`icc` and
 :func:`nmae`. Agreement of a judge with itself across scales is in
 :mod:`.interscale`; bootstrap intervals over items in :mod:`.bootstrap`.
@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import check_nan_policy, check_probability
+from ._validation import as_float_array, check_nan_policy, check_probability
 from .icc import ICCResult, icc
 from .nmae import nmae
 
@@ -128,19 +128,9 @@ def _named_columns(values: Any, *, name: str, default: str) -> tuple[np.ndarray,
         columns = [values.name if values.name is not None else default]
     else:
         columns = None
-    try:
-        if hasattr(values, "to_numpy"):
-            arr = values.to_numpy(dtype=float, na_value=np.nan)
-        else:
-            arr = np.asarray(values, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must hold numbers (NaN for a missing score)") from exc
+    arr = as_float_array(values, name=name, ndim=(1, 2))
     if arr.ndim == 1:
         arr = arr[:, None]
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be 1-D (one score per item) or 2-D (items x columns)")
-    if np.isinf(arr).any():
-        raise ValueError(f"{name} contains infinite values")
     if columns is None:
         columns = [default] if arr.shape[1] == 1 else list(range(arr.shape[1]))
     return arr, columns, index
@@ -254,7 +244,8 @@ def human_llm_agreement(
 
     References
     ----------
-    Grading Scale Impact on LLM-as-a-Judge (shared/papers/000), section 3.2.
+    Li, W., Zhao, M., Dong, W., et al. (2025). Grading Scale Impact on LLM-as-a-Judge:
+    Human-LLM Alignment Is Highest on 0-5 Grading Scale, section 3.2.
     McGraw, K. O., and Wong, S. P. (1996). Psychological Methods, 1(1), 30-46.
 
     Examples
@@ -342,7 +333,8 @@ def grouped_agreement(
 
     References
     ----------
-    Grading Scale Impact on LLM-as-a-Judge (shared/papers/000), section 5.2, Table 5.
+    Li, W., Zhao, M., Dong, W., et al. (2025). Grading Scale Impact on LLM-as-a-Judge:
+    Human-LLM Alignment Is Highest on 0-5 Grading Scale, section 5.2, Table 5.
     """
     if not isinstance(humans, pd.DataFrame):
         raise ValueError("humans must be a DataFrame with one column per rater")

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from scipy import stats
 
 from ._names import LEVELS
-from ._scipy import stats
 from ._validation import as_ratings_matrix
 
 __all__ = ["CROSS_LEVELS", "LEVELS", "cross_alpha", "krippendorff_alpha"]
@@ -195,7 +195,7 @@ def cross_alpha(a: Any, b: Any, *, level: str) -> float:
     r"""Krippendorff's alpha between two groups of raters, counting only cross-group pairs.
 
     The agreement "between cross-category judge pairs only, excluding intra-category
-    comparisons" of the Rating Roulette paper (shared/papers/001, section 3.3 and
+    comparisons" of the Rating Roulette paper (Haldar and Hockenmaier 2025, section 3.3 and
     Figures 6-7: LLM vs. human, expert vs. crowd). With :math:`A_u` and :math:`B_u` the
     ratings of item :math:`u` by the two groups, only items rated by both count, and
 
@@ -238,8 +238,8 @@ def cross_alpha(a: Any, b: Any, *, level: str) -> float:
 
     References
     ----------
-    Rating Roulette: Self-Inconsistency in LLM-As-A-Judge Frameworks
-    (shared/papers/001), section 3.3, Appendix B.
+    Haldar, R., and Hockenmaier, J. (2025). Rating Roulette: Self-Inconsistency in
+    LLM-As-A-Judge Frameworks, section 3.3, Appendix B.
     Krippendorff, K. (2011). Computing Krippendorff's Alpha-Reliability.
 
     Examples

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy import stats
 
-from ._scipy import stats
-from ._validation import check_nan_policy, check_probability, json_float
+from ._validation import as_scores, check_nan_policy, check_probability, json_float
 from .agreement import ENSEMBLE, _aligned, _named_columns
 
 __all__ = ["CORRELATION_METHODS", "Correlation", "correlation", "llm_correlations"]
@@ -150,8 +150,8 @@ def correlation(
         raise ValueError(f"method must be one of {', '.join(CORRELATION_METHODS)}, got {method!r}")
     check_nan_policy(nan_policy)
     confidence = check_probability(confidence, name="confidence")
-    a = np.asarray(x, dtype=float).ravel()
-    b = np.asarray(y, dtype=float).ravel()
+    a = as_scores(x, name="x")
+    b = as_scores(y, name="y")
     if a.size != b.size:
         raise ValueError(f"x and y must have the same length: {a.size} != {b.size}")
     missing = np.isnan(a) | np.isnan(b)
@@ -227,8 +227,10 @@ def llm_correlations(
 
     References
     ----------
-    Grading Scale Impact on LLM-as-a-Judge (shared/papers/000), Figure 2; G-Eval
-    (Liu et al. 2023) as cited by shared/papers/001, section 3.3.
+    Li, W., Zhao, M., Dong, W., et al. (2025). Grading Scale Impact on LLM-as-a-Judge:
+    Human-LLM Alignment Is Highest on 0-5 Grading Scale, Figure 2.
+    Liu, Y., Iter, D., Xu, Y., et al. (2023). G-Eval: NLG Evaluation using GPT-4 with
+    Better Human Alignment, as cited by Haldar and Hockenmaier (2025), section 3.3.
     """
     for method in methods:
         if method not in CORRELATION_METHODS:

@@ -7,8 +7,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
+from scipy import special
 
-from ._scipy import special
 from ._validation import as_ratings_matrix, check_nan_policy, check_probability
 
 __all__ = ["ICCResult", "icc"]

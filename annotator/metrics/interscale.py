@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import check_nan_policy, check_probability
+from ._validation import as_scores, check_nan_policy, check_probability
 from .icc import ICCResult, icc
 
 __all__ = ["InterScaleAgreement", "ScalePair", "inter_scale_agreement"]
@@ -91,7 +91,8 @@ def inter_scale_agreement(
 
     References
     ----------
-    Grading Scale Impact on LLM-as-a-Judge (shared/papers/000), sections 4.3, 5.1.
+    Li, W., Zhao, M., Dong, W., et al. (2025). Grading Scale Impact on LLM-as-a-Judge:
+    Human-LLM Alignment Is Highest on 0-5 Grading Scale, sections 4.3, 5.1.
 
     Examples
     --------
@@ -115,10 +116,7 @@ def inter_scale_agreement(
         low, high = (float(v) for v in bounds[scale])
         if not high > low:
             raise ValueError(f"bounds of scale {scale!r} must have max > min, got {bounds[scale]}")
-        try:
-            column = scores[scale].to_numpy(dtype=float, na_value=np.nan)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"scores column {scale!r} holds a score that is not a number") from exc
+        column = as_scores(scores[scale], name=f"scores column {scale!r}")
         if ((column < low) | (column > high)).any():
             raise ValueError(f"scores column {scale!r} holds a score outside [{low:g}, {high:g}]")
         rescaled[scale] = (column - low) / (high - low)

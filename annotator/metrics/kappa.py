@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
-from ._validation import as_ratings_matrix
+from ._validation import as_ratings_matrix, as_scores, first_non_number
 
 __all__ = [
     "KAPPA_WEIGHTS",
@@ -49,10 +50,10 @@ def _integers(values: np.ndarray, name: str) -> np.ndarray:
 
 
 def _categories(values: np.ndarray, categories: Any, name: str) -> np.ndarray:
+    """The sorted categories of integer ``values``: ``categories``, or the scores given."""
     if categories is None:
-        present = values[~np.isnan(values)]
-        return np.arange(present.min(), present.max() + 1.0)
-    cats = np.unique(np.asarray(categories, dtype=float))
+        return np.unique(values[~np.isnan(values)])
+    cats = np.unique(as_scores(np.asarray(categories), name="categories"))
     outside = ~np.isin(values[~np.isnan(values)], cats)
     if outside.any():
         raise ValueError(
@@ -62,13 +63,34 @@ def _categories(values: np.ndarray, categories: Any, name: str) -> np.ndarray:
     return cats
 
 
+def _kappa_scores(values: Any, name: str, weights: str) -> np.ndarray:
+    """One rater's scores: integers as floats, or (``weights="none"``) any labels."""
+    if weights == "none" and first_non_number(values) is not None:
+        labels = values.to_numpy(dtype=object) if hasattr(values, "to_numpy") else values
+        labels = np.asarray(labels, dtype=object)
+        if labels.ndim != 1:
+            raise ValueError(
+                f"{name} must be 1-D (one label per item), got an array of shape {labels.shape}"
+            )
+        return labels
+    bad = first_non_number(values)
+    if bad is not None:
+        raise ValueError(
+            f"{name} must hold integer scores for weights={weights!r} (the weights are "
+            f"distances between scores), got {bad[0]!r} at position {bad[1][0]}; "
+            "weights='none' takes categorical labels"
+        )
+    return _integers(as_scores(values, name=name), name)
+
+
 def cohen_kappa(a: Any, b: Any, *, weights: str = "quadratic", categories: Any = None) -> float:
     r"""Cohen's kappa between two raters, unweighted or with linear or quadratic weights.
 
     With the :math:`K \times K` table of observed proportions :math:`p_{ck}`, its
     margins :math:`p_{c\cdot}, p_{\cdot k}` and disagreement weights
-    :math:`w_{ck} = |c - k|` (linear), :math:`(c - k)^2` (quadratic) or
-    :math:`[c \ne k]` (none), indexed by the categories' positions,
+    :math:`w_{ck} = |x_c - x_k|` (linear), :math:`(x_c - x_k)^2` (quadratic) or
+    :math:`[c \ne k]` (none), where :math:`x_c` is category :math:`c`'s score (by
+    default) or its position among ``categories`` (when given),
 
     .. math::
 
@@ -76,19 +98,23 @@ def cohen_kappa(a: Any, b: Any, *, weights: str = "quadratic", categories: Any =
 
     (Cohen 1968). Quadratic-weighted kappa is close to ICC(C,1) of the two raters
     (Fleiss and Cohen 1973). Equals ``sklearn.metrics.cohen_kappa_score(a, b,
-    labels=categories, weights=...)``.
+    labels=categories, weights=...)``, and by default ``cohen_kappa_score`` with
+    ``labels`` every integer from the lowest to the highest score.
 
     Parameters
     ----------
     a, b : array_like
-        Integer scores of the same items (e.g. the rounded human consensus from
-        :func:`round_half_up`, and an LLM's score).
+        One score per item each (1-D), of the same items: integers (e.g. the rounded
+        human consensus from :func:`round_half_up`, and an LLM's score) or, with
+        ``weights="none"``, any labels (``"yes"``, ``"no"``).
     weights : {"quadratic", "linear", "none"}, keyword-only
     categories : array_like, optional, keyword-only
-        The scale's integer points, e.g. ``range(0, 6)``. By default every integer from
-        the lowest to the highest score given, so that the weights are the distances
-        between scores (scikit-learn's default, the observed scores only, would put 1 and
-        5 next to each other when no one gave 2-4).
+        The scale's points, e.g. ``range(0, 6)``; the weights then count positions in
+        it, as scikit-learn's ``labels``. By default the scores given, weighted by
+        their distances: as if every integer from the lowest to the highest score were
+        a category (categories nobody used add nothing to either sum), so that 1 and 5
+        stay four points apart when no one gave 2-4, without a table of every integer
+        between them.
 
     Returns
     -------
@@ -99,35 +125,55 @@ def cohen_kappa(a: Any, b: Any, *, weights: str = "quadratic", categories: Any =
     Raises
     ------
     ValueError
-        If a score is missing or fractional, lies outside ``categories``, the lengths
-        differ, or ``weights`` is unknown.
+        If ``a`` or ``b`` is not 1-D, holds a value that is not a number (labels are
+        taken with ``weights="none"`` only) or a fractional or missing score, a score
+        lies outside ``categories``, the lengths differ, or ``weights`` is unknown.
 
     References
     ----------
-    Cohen, J. (1968). Weighted kappa. Psychological Bulletin, 70(4), 213-220.
-    Learning to Judge (shared/papers/003), Tables 6-9.
+    Cohen, J. (1968). Weighted kappa: nominal scale agreement with provision for scaled
+    disagreement or partial credit. Psychological Bulletin, 70(4), 213-220.
+    Fleiss, J. L., and Cohen, J. (1973). The equivalence of weighted kappa and the
+    intraclass correlation coefficient as measures of reliability. Educational and
+    Psychological Measurement, 33(3), 613-619.
+
+    Examples
+    --------
+    >>> from annotator.metrics import cohen_kappa
+    >>> cohen_kappa(["yes", "no", "no", "yes"], ["yes", "no", "yes", "yes"], weights="none")
+    0.5
     """
     if weights not in KAPPA_WEIGHTS:
         raise ValueError(f"weights must be one of {', '.join(KAPPA_WEIGHTS)}, got {weights!r}")
-    x = np.asarray(a, dtype=float).ravel()
-    y = np.asarray(b, dtype=float).ravel()
+    x = _kappa_scores(a, "a", weights)
+    y = _kappa_scores(b, "b", weights)
     if x.size != y.size:
         raise ValueError(f"a and b must score the same items: {x.size} != {y.size}")
     if x.size == 0:
         raise ValueError("a and b are empty")
-    if np.isnan(x).any() or np.isnan(y).any():
+    if pd.isna(x).any() or pd.isna(y).any():
         raise ValueError("a and b must have no missing score; drop those items first")
-    _integers(x, "a")
-    _integers(y, "b")
-    cats = _categories(np.concatenate([x, y]), categories, "a or b")
+    if x.dtype == object or y.dtype == object:
+        # Labels: compared by equality only (unweighted).
+        if categories is None:
+            cats = pd.unique(np.concatenate([x, y]).astype(object))
+        else:
+            cats = pd.unique(np.asarray(categories, dtype=object).ravel())
+        i, j = (pd.Index(cats).get_indexer(v) for v in (x, y))
+        if (i < 0).any() or (j < 0).any():
+            bad = x[i < 0][0] if (i < 0).any() else y[j < 0][0]
+            raise ValueError(f"a or b has the label {bad!r}, which is not among categories")
+        position = np.arange(cats.size, dtype=float)
+    else:
+        cats = _categories(np.concatenate([x, y]), categories, "a or b")
+        i, j = np.searchsorted(cats, x), np.searchsorted(cats, y)
+        position = cats if categories is None else np.arange(cats.size, dtype=float)
     k = cats.size
-    i, j = np.searchsorted(cats, x), np.searchsorted(cats, y)
     observed = np.zeros((k, k))
     np.add.at(observed, (i, j), 1.0)
     observed /= x.size
     expected = np.outer(observed.sum(axis=1), observed.sum(axis=0))
-    index = np.arange(k, dtype=float)
-    distance = np.abs(index[:, None] - index[None, :])
+    distance = np.abs(position[:, None] - position[None, :])
     w = {"quadratic": distance**2, "linear": distance, "none": (distance > 0).astype(float)}[
         weights
     ]
@@ -174,8 +220,8 @@ def fleiss_kappa(ratings: Any, *, categories: Any = None) -> float:
         Items x raters of integer scores; every item needs the same number of ratings
         (at least 2), so rows with a missing rating must be dropped first.
     categories : array_like, optional, keyword-only
-        The scale's points; by default the integers from the lowest to the highest score
-        (categories nobody used change nothing).
+        The scale's points; by default the scores given (categories nobody used change
+        nothing).
 
     Returns
     -------
@@ -191,8 +237,10 @@ def fleiss_kappa(ratings: Any, *, categories: Any = None) -> float:
     ----------
     Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters.
     Psychological Bulletin, 76(5), 378-382.
-    Learning to Judge (shared/papers/003), Tables 6-9; the alt-test paper
-    (shared/papers/004), Table 1.
+    Siro, C., Aliannejadi, P., and Aliannejadi, M. (2025). Learning to Judge: LLMs
+    Designing and Applying Evaluation Rubrics, Tables 6-9.
+    Calderon, N., Reichart, R., and Dror, R. (2025). The Alternative Annotator Test for
+    LLM-as-a-Judge: How to Statistically Justify Replacing Human Annotators with LLMs, Table 1.
     """
     x = as_ratings_matrix(ratings)
     if np.isnan(x).any():
@@ -252,7 +300,7 @@ def percent_agreement(ratings: Any) -> PercentAgreement:
 
     and ``unanimous`` is the share of items with :math:`P_i = 1`. Not corrected for
     chance: with few categories or a skewed distribution high values come cheap (the
-    Rating Roulette paper, shared/papers/001, section 3.3); report it beside a kappa or
+    Rating Roulette paper, Haldar and Hockenmaier 2025, section 3.3); report it beside a kappa or
     alpha. On complete data ``pairwise`` is Fleiss' :math:`\bar P`.
 
     Parameters
@@ -272,8 +320,10 @@ def percent_agreement(ratings: Any) -> PercentAgreement:
 
     References
     ----------
-    Learning to Judge (shared/papers/003), Tables 6-9; MT-Bench agreement as discussed in
-    shared/papers/001, section 5.3.
+    Siro, C., Aliannejadi, P., and Aliannejadi, M. (2025). Learning to Judge: LLMs
+    Designing and Applying Evaluation Rubrics, Tables 6-9.
+    Haldar, R., and Hockenmaier, J. (2025). Rating Roulette: Self-Inconsistency in
+    LLM-As-A-Judge Frameworks, section 5.3 (MT-Bench agreement).
     """
     x = as_ratings_matrix(ratings)
     m = (~np.isnan(x)).sum(axis=1)

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import check_nan_policy
+from ._validation import as_float_array, check_nan_policy
 
 __all__ = ["nmae"]
 
@@ -15,20 +15,7 @@ __all__ = ["nmae"]
 def _scores(values: Any, *, name: str) -> tuple[np.ndarray, Any]:
     """``values`` as a float array (1-D or 2-D) and its pandas index (None for arrays)."""
     index = getattr(values, "index", None) if hasattr(values, "to_numpy") else None
-    if hasattr(values, "to_numpy"):
-        try:
-            arr = values.to_numpy(dtype=float, na_value=np.nan)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"{name} must hold numbers (NaN for a missing score)") from exc
-    else:
-        try:
-            arr = np.asarray(values, dtype=float)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"{name} must hold numbers (NaN for a missing score)") from exc
-    if arr.ndim not in (1, 2):
-        raise ValueError(f"{name} must be 1-D (one score per item) or 2-D (items x raters)")
-    if np.isinf(arr).any():
-        raise ValueError(f"{name} contains infinite values")
+    arr = as_float_array(values, name=name, ndim=(1, 2))
     return arr, index
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._validation import as_ratings_matrix
 from .icc import icc
 
 __all__ = [
@@ -237,7 +238,7 @@ def rater_quality(
         raise ValueError(f"straight_share must be in (0, 1], got {straight_share}")
     if not 0.0 < speed_fraction < 1.0:
         raise ValueError(f"speed_fraction must be in (0, 1), got {speed_fraction}")
-    values = ratings.to_numpy(dtype=float)
+    values = as_ratings_matrix(ratings)
     span = float(scale_max - scale_min)
     medians = pd.Series(np.nan, index=ratings.columns, dtype=float)
     study_median = math.nan

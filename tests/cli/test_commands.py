@@ -442,9 +442,9 @@ def test_unknown_study_and_missing_file(runner, study, tmp_path):
 
 
 def test_the_export_leaves_no_object_frozen(runner, loaded, tmp_path):
-    """The export command freezes the start-up's objects out of the garbage
-    collector while it runs; a process that goes on after it (this one) must
-    get its collector back whole, after a success and after a failure."""
+    """The export command leaves the garbage collector alone: a process that
+    goes on after it (this one) has its collector whole, after a success and
+    after a failure."""
     import gc
 
     assert gc.get_freeze_count() == 0

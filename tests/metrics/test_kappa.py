@@ -7,6 +7,7 @@ import itertools
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters
@@ -29,7 +30,7 @@ def test_cohen_kappa_equals_scikit_learn(weights, seed):
     assert cohen_kappa(a, b, weights=weights, categories=labels) == pytest.approx(ref, abs=TOL)
 
 
-def test_default_categories_are_the_integer_range():
+def test_default_categories_weigh_by_the_scores_distances():
     # Nobody gave 2-4: the weights still count 1 vs 5 as four points apart.
     a, b = [1, 5, 1, 5, 1], [1, 5, 5, 5, 1]
     ref = cohen_kappa_score(a, b, labels=[1, 2, 3, 4, 5], weights="quadratic")
@@ -115,3 +116,73 @@ def test_percent_agreement_is_fleiss_p_bar_on_complete_data():
     assert percent_agreement([[4, 4], [4, 4]]).unanimous == 1.0
     with pytest.raises(ValueError, match="at least 2 ratings"):
         percent_agreement([[1, np.nan], [np.nan, 2]])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_labels_with_no_weights_equal_scikit_learn(seed):
+    rng = np.random.default_rng(seed)
+    labels = np.array(["yes", "no", "unsure"])
+    a = rng.choice(labels, 40)
+    b = np.where(rng.random(40) < 0.6, a, rng.choice(labels, 40))
+    ref = cohen_kappa_score(a, b)
+    assert cohen_kappa(a, b, weights="none") == pytest.approx(ref, abs=TOL)
+    # Lists, pandas Series, and a category nobody used among the given ones.
+    assert cohen_kappa(list(a), pd.Series(b), weights="none") == pytest.approx(ref, abs=TOL)
+    given = ["yes", "no", "unsure", "never used"]
+    ref = cohen_kappa_score(a, b, labels=given)
+    assert cohen_kappa(a, b, weights="none", categories=given) == pytest.approx(ref, abs=TOL)
+
+
+def test_the_issue_s_two_labels_and_a_label_outside_categories():
+    assert cohen_kappa(["yes", "no"], ["no", "no"], weights="none") == pytest.approx(
+        cohen_kappa_score(["yes", "no"], ["no", "no"]), abs=TOL
+    )
+    with pytest.raises(ValueError, match="label 'maybe', which is not among categories"):
+        cohen_kappa(["yes", "maybe"], ["no", "no"], weights="none", categories=["yes", "no"])
+    with pytest.raises(ValueError, match="missing"):
+        cohen_kappa(["yes", None], ["no", "no"], weights="none")
+
+
+@pytest.mark.parametrize("weights", ["quadratic", "linear", "none"])
+@pytest.mark.parametrize("seed", range(3))
+def test_default_categories_equal_scikit_learn_over_the_integer_range(weights, seed):
+    # Sparse scores over a wide range: scikit-learn given every integer between the
+    # lowest and highest score is the reference for the default.
+    rng = np.random.default_rng(seed)
+    points = rng.choice(np.arange(100, 400), 8, replace=False)
+    a = rng.choice(points, 30)
+    b = np.where(rng.random(30) < 0.5, a, rng.choice(points, 30))
+    labels = list(range(min(a.min(), b.min()), max(a.max(), b.max()) + 1))
+    ref = cohen_kappa_score(a, b, labels=labels, weights=None if weights == "none" else weights)
+    assert cohen_kappa(a, b, weights=weights) == pytest.approx(ref, abs=TOL)
+
+
+def _pairwise_kappa(a, b, distance) -> float:
+    """Weighted kappa from first principles: the mean disagreement of the rated pairs
+    against the mean over every pairing of a's and b's scores (chance, with the
+    observed margins)."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    observed = np.mean(distance(a - b))
+    chance = np.mean(distance(a[:, None] - b[None, :]))
+    return 1.0 - observed / chance
+
+
+@pytest.mark.parametrize(
+    ("weights", "distance"), [("quadratic", np.square), ("linear", np.abs)], ids=["q", "l"]
+)
+def test_scores_spread_over_a_wide_range_take_little_memory(weights, distance):
+    """17 items with scores between 990 and 4230: a table of the scores given, not of
+    the 3,241 integers between (411 MiB before)."""
+    import tracemalloc
+
+    rng = np.random.default_rng(7)
+    a = np.concatenate([[990, 4230], rng.integers(990, 4231, 15)])
+    b = np.clip(a + rng.integers(-300, 301, 17), 990, 4230)
+    tracemalloc.start()
+    try:
+        value = cohen_kappa(a, b, weights=weights)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20, f"{peak / 2**20:.1f} MiB"
+    assert value == pytest.approx(_pairwise_kappa(a, b, distance), abs=TOL)

@@ -13,8 +13,8 @@ import warnings
 from typing import Any
 
 import numpy as np
+from scipy import special, stats
 
-from .._scipy import special, stats
 from ._inputs import _Annotations, _Options
 
 

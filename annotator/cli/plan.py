@@ -1,7 +1,7 @@
 """``annotator plan``: raters for a target reliability, or the alt-test's pass probability.
 
-Registered by :func:`annotator.metrics.cli.register`; like the other commands it
-imports the statistics only when it runs.
+Like the other commands it imports the statistics (and, for ``--plot``, the figures of
+:mod:`annotator.analysis.figures`) only when it runs.
 """
 
 from __future__ import annotations
@@ -11,15 +11,15 @@ from typing import Any
 
 import click
 
-from ._names import SCORINGS, TESTS
-from .cli_options import (
-    _benchmark_option,
-    _fmt,
-    _load_json,
-    _raters_option,
-    _read,
-    _runs_option,
-    _select,
+from ..metrics._names import SCORINGS, TESTS
+from ._common import (
+    benchmark_option,
+    format_number,
+    load_json,
+    raters_option,
+    read_matrix_or_fail,
+    runs_option,
+    select_columns,
 )
 
 __all__ = ["plan_command"]
@@ -38,10 +38,10 @@ def _numbers(value: str | None, *, name: str, kind: type = float) -> tuple[Any, 
 
 def _pilot_for_alt_test(path: str, model: str | None, benchmark: str | None, runs: str):
     """(humans, llm) from the alttest JSON export or the matrix CSV export."""
-    from .runs import aggregate_run_columns, aggregate_run_dicts
+    from ..metrics.runs import aggregate_run_columns, aggregate_run_dicts
 
     if path.endswith(".json"):
-        data = _load_json(path, "PILOT")
+        data = load_json(path, "PILOT")
         if not isinstance(data, dict) or set(data) != {"humans", "llm"}:
             raise click.ClickException(f"{path}: not the alttest export {{humans, llm}}")
         humans, llm = data["humans"], data["llm"]
@@ -50,7 +50,7 @@ def _pilot_for_alt_test(path: str, model: str | None, benchmark: str | None, run
             llm = aggregate_run_dicts(llm, how=runs)
         models = list(llm) if nested else None
     else:
-        matrix = _read(path)
+        matrix = read_matrix_or_fail(path)
         if benchmark is not None:
             matrix = _select_benchmark(matrix, benchmark)
         combined = aggregate_run_columns(matrix.llm, how=runs)
@@ -79,7 +79,7 @@ def _select_benchmark(matrix, benchmark: str):
 def _plan_alt_test(
     pilot: str, model, benchmark, runs, items, study_raters, reps, seed, options, as_json
 ):
-    from .power import alt_test_power
+    from ..metrics.power import alt_test_power
 
     humans, llm = _pilot_for_alt_test(pilot, model, benchmark, runs)
     try:
@@ -103,7 +103,7 @@ def _plan_alt_test(
         click.echo(
             f"  {row['n_items']:>6}  {row['n_raters']:>6}  {row['pass_probability']:7.2f}  "
             f"{row['winning_rate_mean']:7.2f}  {row['winning_rate_sd']:5.2f}  "
-            f"{_fmt(row['advantage_mean'], '10.2f')}"
+            f"{format_number(row['advantage_mean'], '10.2f')}"
         )
     return table
 
@@ -113,19 +113,16 @@ _PLOT_TARGETS = tuple(round(0.5 + 0.025 * i, 3) for i in range(19))
 
 
 def _save_plot(fig, path: str) -> None:
-    from .plotting import png_bytes
-
     try:
-        with open(path, "wb") as fh:
-            fh.write(png_bytes(fig))
+        fig.savefig(path, format="png")
     except OSError as exc:
         raise click.ClickException(f"--plot {path}: {exc.strerror}") from exc
     click.echo(f"plot written to {path}", err=True)
 
 
 def _plan_figure(table, target: float, widths):
-    from .plan import raters_needed
-    from .plotting import plan_figure
+    from ..analysis.figures import plan_figure
+    from ..metrics.plan import raters_needed
 
     single = table.absolute[0]
     needed = {}
@@ -151,8 +148,8 @@ def _plan_figure(table, target: float, widths):
     default=None,
     help="Stated variance components ITEMS,RATERS,RESIDUAL instead of a PILOT matrix.",
 )
-@_raters_option
-@_benchmark_option
+@raters_option
+@benchmark_option
 @click.option("--target", type=float, default=0.8, show_default=True, help="Wanted ICC(A,k).")
 @click.option("--max-raters", type=int, default=12, show_default=True, help="Largest k'.")
 @click.option(
@@ -185,7 +182,7 @@ def _plan_figure(table, target: float, widths):
     "--reps", type=int, default=200, show_default=True, help="Simulated studies per size."
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the simulations.")
-@_runs_option
+@runs_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option(
     "--plot",
@@ -241,11 +238,11 @@ def plan_command(
             pilot, model, benchmark, runs, sizes, per_study, reps, seed, options, as_json
         )
         if plot_path is not None:
-            from .plotting import alt_test_power_figure
+            from ..analysis.figures import alt_test_power_figure
 
             _save_plot(alt_test_power_figure(table.rows, epsilon=epsilon), plot_path)
         return
-    from .plan import (
+    from ..metrics.plan import (
         VarianceComponents,
         d_study,
         icc_interval_widths,
@@ -267,7 +264,8 @@ def plan_command(
             comps = VarianceComponents(*stated)
         else:
             comps = variance_components(
-                _select(_read(pilot), raters, benchmark, runs), nan_policy=nan_policy
+                select_columns(read_matrix_or_fail(pilot), raters, benchmark, runs),
+                nan_policy=nan_policy,
             )
         table = d_study(comps, raters=range(1, max_raters + 1))
         widths = None

@@ -7,25 +7,25 @@ import math
 
 import click
 
-from ._names import LEVELS
-from .cli_options import (
-    _benchmark_option,
-    _fmt,
-    _matrix_argument,
-    _raters_option,
-    _read,
-    _runs_option,
-    _select,
+from ..metrics._names import LEVELS
+from ._common import (
+    benchmark_option,
+    format_number,
+    matrix_argument,
+    raters_option,
+    read_matrix_or_fail,
+    runs_option,
+    select_columns,
 )
 
 __all__ = ["alpha_command", "icc_command"]
 
 
 @click.command("icc")
-@_matrix_argument
-@_raters_option
-@_benchmark_option
-@_runs_option
+@matrix_argument
+@raters_option
+@benchmark_option
+@runs_option
 @click.option("--confidence", type=float, default=0.95, show_default=True)
 @click.option(
     "--nan-policy",
@@ -45,9 +45,9 @@ def icc_command(
     as_json: bool,
 ) -> None:
     """ICC(A,1), ICC(A,k), ICC(C,1), ICC(C,k) of the matrix export MATRIX (a CSV)."""
-    from .icc import icc
+    from ..metrics.icc import icc
 
-    frame = _select(_read(matrix), raters, benchmark, runs)
+    frame = select_columns(read_matrix_or_fail(matrix), raters, benchmark, runs)
     try:
         res = icc(frame, confidence=confidence, nan_policy=nan_policy)
     except ValueError as exc:
@@ -64,7 +64,7 @@ def icc_command(
         ("ICC(C,k)", res.icc_ck, res.ci_ck),
     ):
         click.echo(
-            f"{label}  {_fmt(value, '.4f')}  {pct} CI [{_fmt(ci[0], '.4f')}, {_fmt(ci[1], '.4f')}]"
+            f"{label}  {format_number(value, '.4f')}  {pct} CI [{format_number(ci[0], '.4f')}, {format_number(ci[1], '.4f')}]"
         )
     click.echo(
         f"MS items {res.ms_items:.6g}  MS raters {res.ms_raters:.6g}  MS error {res.ms_error:.6g}"
@@ -72,19 +72,19 @@ def icc_command(
 
 
 @click.command("alpha")
-@_matrix_argument
+@matrix_argument
 @click.option("--level", type=click.Choice(LEVELS), default="interval", show_default=True)
-@_raters_option
-@_benchmark_option
-@_runs_option
+@raters_option
+@benchmark_option
+@runs_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def alpha_command(
     matrix: str, level: str, raters: str, benchmark: str | None, runs: str, as_json: bool
 ) -> None:
     """Krippendorff's alpha of the matrix export MATRIX (a CSV); empty cells are missing."""
-    from .alpha import krippendorff_alpha
+    from ..metrics.alpha import krippendorff_alpha
 
-    frame = _select(_read(matrix), raters, benchmark, runs)
+    frame = select_columns(read_matrix_or_fail(matrix), raters, benchmark, runs)
     try:
         value = krippendorff_alpha(frame, level=level)
     except ValueError as exc:
@@ -98,5 +98,5 @@ def alpha_command(
         }
         click.echo(json.dumps(payload, indent=2))
         return
-    click.echo(f"Krippendorff's alpha ({level}): {_fmt(value, '.4f')}")
+    click.echo(f"Krippendorff's alpha ({level}): {format_number(value, '.4f')}")
     click.echo(f"items {frame.shape[0]}, raters {frame.shape[1]}")

@@ -1,8 +1,8 @@
 """``annotator alt-test``: one test per model, and beyond it the matrix input, the
 verdict across benchmarks (``--by benchmark``) and the curves (``--curve``).
 
-Registered by :func:`annotator.metrics.cli.register`; numpy and the statistics
-load inside the functions, as in the rest of the command line.
+numpy and the statistics load inside the functions, as in the rest of the command
+line.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ._names import CURVES, SCORINGS, TESTS
-from .cli_options import _fmt, _load_json, _read, _runs_option
+from ..metrics._names import CURVES, SCORINGS, TESTS
+from ._common import format_number, load_json, read_matrix_or_fail, runs_option
 
 if TYPE_CHECKING:
-    from .alttest import AltTestResult
+    from ..metrics.alttest import AltTestResult
 
 __all__ = ["alt_test_command", "matrix_inputs", "parse_values", "run_by_benchmark", "run_curves"]
 
@@ -27,7 +27,7 @@ __all__ = ["alt_test_command", "matrix_inputs", "parse_values", "run_by_benchmar
 @contextmanager
 def model_errors(model: str) -> Iterator[None]:
     """The alt-test's refusals as command-line errors that name the model."""
-    from .alttest import TooFewItemsError
+    from ..metrics.alttest import TooFewItemsError
 
     try:
         yield
@@ -48,7 +48,7 @@ def _rater_dicts(frame) -> dict[str, dict[str, float]]:
 def matrix_inputs(path: str) -> tuple[dict, dict, dict]:
     """``(humans, {model: {item: score}}, {item: benchmark})`` of a matrix export CSV."""
 
-    matrix = _read(path)
+    matrix = read_matrix_or_fail(path)
     if matrix.humans.shape[1] < 2:
         raise click.ClickException(f"{path}: the matrix has fewer than 2 human rater columns")
     if matrix.llm.shape[1] == 0:
@@ -71,7 +71,7 @@ def run_by_benchmark(
     humans: dict, by_model: dict, benchmarks: dict, options: dict[str, Any], as_json: bool
 ) -> None:
     """One Benjamini-Yekutieli correction over every benchmark, per model."""
-    from .alttest import alt_test_domains
+    from ..metrics.alttest import alt_test_domains
 
     names = sorted(set(benchmarks.values()))
     results = {}
@@ -104,7 +104,7 @@ def run_by_benchmark(
 
 def run_curves(humans: dict, by_model: dict, curve_options: dict[str, Any], as_json: bool) -> None:
     """Winning rate and advantage probability against items or epsilon, per model."""
-    from .alttest import alt_test_curve
+    from ..metrics.alttest import alt_test_curve
 
     curves = {}
     for model, predictions in by_model.items():
@@ -134,11 +134,15 @@ def run_curves(humans: dict, by_model: dict, curve_options: dict[str, Any], as_j
         )
         for p in curve.points:
             click.echo(
-                f"  {p.x:>7g}  {_fmt(p.winning_rate, '12.3f')}  "
-                f"[{_fmt(p.winning_rate_low, '.3f')}, {_fmt(p.winning_rate_high, '.3f')}]".ljust(43)
-                + f"  {_fmt(p.advantage_probability, '10.3f')}  "
-                f"[{_fmt(p.advantage_low, '.3f')}, {_fmt(p.advantage_high, '.3f')}]".ljust(18)
-                + f"  {_fmt(p.pass_share, '6.2f')}  {p.n_undefined}"
+                f"  {p.x:>7g}  {format_number(p.winning_rate, '12.3f')}  "
+                f"[{format_number(p.winning_rate_low, '.3f')}, {format_number(p.winning_rate_high, '.3f')}]".ljust(
+                    43
+                )
+                + f"  {format_number(p.advantage_probability, '10.3f')}  "
+                f"[{format_number(p.advantage_low, '.3f')}, {format_number(p.advantage_high, '.3f')}]".ljust(
+                    18
+                )
+                + f"  {format_number(p.pass_share, '6.2f')}  {p.n_undefined}"
             )
 
 
@@ -183,9 +187,9 @@ def _print_alt_test(model: str, res: AltTestResult) -> None:
             )
             continue
         click.echo(
-            f"  {str(row.annotator):<{width}}  {row.n_items:>5}  {_fmt(row.rho_f, '5.2f')}  "
-            f"{_fmt(row.rho_h, '5.2f')}  {_fmt(row.statistic, '9.3f')}  "
-            f"{_fmt(row.p_value, '9.2e')}  "
+            f"  {str(row.annotator):<{width}}  {row.n_items:>5}  {format_number(row.rho_f, '5.2f')}  "
+            f"{format_number(row.rho_h, '5.2f')}  {format_number(row.statistic, '9.3f')}  "
+            f"{format_number(row.p_value, '9.2e')}  "
             f"{('yes (secured)' if row.secured else 'yes') if row.rejected else 'no'}"
         )
 
@@ -266,7 +270,7 @@ def _print_alt_test(model: str, res: AltTestResult) -> None:
 @click.option("--items", "curve_items", type=int, default=None, help="Epsilon curve: items.")
 @click.option("--interval", type=float, default=0.9, show_default=True, help="Curve interval.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Curve random seed.")
-@_runs_option
+@runs_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
 def alt_test_command(
     humans_path: str | None,
@@ -304,7 +308,7 @@ def alt_test_command(
     With --by benchmark, the verdict per benchmark of the --matrix export; with --curve,
     the winning rate and advantage probability against the number of items or epsilon.
     """
-    from .alttest import alt_test, alt_test_sequential
+    from ..metrics.alttest import alt_test, alt_test_sequential
 
     if sequential and (ranks or ipw or test != "ttest"):
         raise click.UsageError("--sequential chooses the test itself; drop --test, --ranks, --ipw")
@@ -328,17 +332,17 @@ def alt_test_command(
             raise click.UsageError("--matrix holds the LLM scores; drop --llm")
         humans, llm, benchmarks = matrix_inputs(matrix_path)
     else:
-        data = _load_json(humans_path, "--humans")
+        data = load_json(humans_path, "--humans")
         if _is_export(data):
             humans, llm = data["humans"], data["llm"]
         else:
             humans, llm = data, None
         if llm_path is not None:
-            llm = _load_json(llm_path, "--llm")
+            llm = load_json(llm_path, "--llm")
         if llm is None:
             raise click.UsageError("--llm is required unless --humans is the alttest export")
     by_model = _models(llm, Path(llm_path).stem if llm_path else "llm")
-    from .runs import aggregate_run_dicts
+    from ..metrics.runs import aggregate_run_dicts
 
     by_model = aggregate_run_dicts(by_model, how=runs)
     if models:
@@ -346,7 +350,7 @@ def alt_test_command(
         if unknown:
             raise click.UsageError(f"unknown model(s): {', '.join(unknown)}")
         by_model = {name: by_model[name] for name in models}
-    weights = _load_json(weights_path, "--weights") if weights_path else None
+    weights = load_json(weights_path, "--weights") if weights_path else None
     variants = {"test": test, "inverse_probability_weighting": ipw, "ranks": ranks}
     common = {
         "scoring": scoring,

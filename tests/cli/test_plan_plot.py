@@ -8,22 +8,25 @@ import json
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from matplotlib.figure import Figure
 
-from annotator.metrics import plotting
-from annotator.metrics.plotting import PNG_SIGNATURE
+from annotator.cli.plan import plan_command
+
+# The first bytes of every PNG file (the PNG specification, section 5.2).
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.fixture
 def drawn(monkeypatch):
-    """The figures the command saves, captured before they become PNG bytes."""
+    """The figures the command saves, captured as they are saved."""
     figures = []
-    original = plotting.png_bytes
+    original = Figure.savefig
 
-    def capture(fig):
+    def capture(fig, *args, **kwargs):
         figures.append(fig)
-        return original(fig)
+        return original(fig, *args, **kwargs)
 
-    monkeypatch.setattr(plotting, "png_bytes", capture)
+    monkeypatch.setattr(Figure, "savefig", capture)
     return figures
 
 
@@ -37,7 +40,6 @@ def _png_shape(path) -> tuple[int, ...]:
 
 def test_plan_plot_draws_the_d_study_and_raters_needed(tmp_path, drawn):
     from annotator.metrics import raters_needed
-    from annotator.metrics.plan_cli import plan_command
 
     out = tmp_path / "plan.png"
     args = ["--components", "1,0.25,0.75", "--target", "0.8", "--max-raters", "6"]
@@ -72,8 +74,6 @@ def test_plan_plot_draws_the_d_study_and_raters_needed(tmp_path, drawn):
 
 
 def test_plan_plot_adds_the_interval_widths(tmp_path, drawn):
-    from annotator.metrics.plan_cli import plan_command
-
     out = tmp_path / "widths.png"
     args = ["--components", "1,0.25,0.75", "--ci-items", "20,60", "--ci-raters", "2,3"]
     result = CliRunner().invoke(plan_command, [*args, "--reps", "10", "--json", "--plot", str(out)])
@@ -91,8 +91,6 @@ def test_plan_plot_adds_the_interval_widths(tmp_path, drawn):
 
 
 def test_plan_alt_test_plot_draws_the_pass_probability(tmp_path, drawn):
-    from annotator.metrics.plan_cli import plan_command
-
     rng = np.random.default_rng(3)
     truth = rng.uniform(0, 5, 30)
     humans = {
@@ -117,8 +115,6 @@ def test_plan_alt_test_plot_draws_the_pass_probability(tmp_path, drawn):
 
 
 def test_plan_plot_reports_an_unwritable_file(tmp_path):
-    from annotator.metrics.plan_cli import plan_command
-
     target = tmp_path / "missing" / "plan.png"
     result = CliRunner().invoke(
         plan_command, ["--components", "1,0.25,0.75", "--plot", str(target)]

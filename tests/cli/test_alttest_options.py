@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 from click.testing import CliRunner
 
+from annotator.cli.alttest import alt_test_command
 from annotator.metrics import alt_test, alt_test_curve, alt_test_domains
-from annotator.metrics.cli import alt_test_command
 
 
 def _data(tmp_path, n_items=60, seed=0):

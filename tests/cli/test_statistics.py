@@ -1,17 +1,28 @@
+"""The statistics commands: ``annotator alt-test``, ``icc``, ``alpha`` and ``plan``."""
+
 from __future__ import annotations
 
 import json
 import re
 
-import click
 import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from annotator.cli import main
+from annotator.cli.alttest import alt_test_command
+from annotator.cli.plan import plan_command
+from annotator.cli.reliability import alpha_command, icc_command
 from annotator.metrics import icc, krippendorff_alpha
-from annotator.metrics.cli import alpha_command, alt_test_command, icc_command, register
 
-from .conftest import ALTTEST_SETTINGS, alttest_dir
+from ..metrics.conftest import ALTTEST_SETTINGS, alttest_dir
+
+
+@pytest.fixture(scope="module")
+def published() -> dict[str, list[float]]:
+    """``dataset/llm`` -> [winning_rate, advantage_probability], as published."""
+    return json.loads((alttest_dir() / "published_results.json").read_text())
+
 
 SUMMARY = re.compile(
     r"^Model (?P<model>\S+): (?P<verdict>PASSED|FAILED)\n"
@@ -166,11 +177,9 @@ def test_alpha_command(matrix_csv):
     assert "Krippendorff's alpha (interval)" in text and "raters 2" in text
 
 
-def test_register_adds_the_commands():
-    group = click.Group("annotator")
-    register(group)
-    assert {"alt-test", "icc", "alpha", "plan"} <= set(group.commands)
-    result = CliRunner().invoke(group, ["alt-test", "--help"])
+def test_annotator_has_the_statistics_commands():
+    assert {"alt-test", "icc", "alpha", "plan"} <= set(main.commands)
+    result = CliRunner().invoke(main, ["alt-test", "--help"])
     assert result.exit_code == 0 and "--epsilon" in result.output
 
 
@@ -226,8 +235,6 @@ def test_alt_test_sequential_refuses_other_tests(tmp_path):
 
 
 def test_plan_from_stated_components():
-    from annotator.metrics.plan_cli import plan_command
-
     # Phi(k) = 1 / (1 + 1/k) for components (1, 0.25, 0.75): 0.8 at k = 4.
     result = _invoke(plan_command, ["--components", "1,0.25,0.75", "--target", "0.8"])
     assert result.exit_code == 0, result.output
@@ -237,7 +244,6 @@ def test_plan_from_stated_components():
 
 def test_plan_from_a_pilot_matrix(matrix_csv):
     from annotator.metrics import raters_needed
-    from annotator.metrics.plan_cli import plan_command
 
     result = _invoke(plan_command, [str(matrix_csv), "--json", "--target", "0.9"])
     payload = json.loads(result.output)
@@ -249,8 +255,6 @@ def test_plan_from_a_pilot_matrix(matrix_csv):
 
 
 def test_plan_alt_test_from_both_exports(tmp_path, matrix_csv):
-    from annotator.metrics.plan_cli import plan_command
-
     path = _export(tmp_path, 40, 0)
     args = ["--alttest", "--items", "20,40", "--reps", "5", "--min-items-per-human", "10"]
     result = _invoke(plan_command, [str(path), *args, "--json"])
@@ -266,8 +270,6 @@ def test_plan_alt_test_from_both_exports(tmp_path, matrix_csv):
 
 
 def test_plan_interval_widths():
-    from annotator.metrics.plan_cli import plan_command
-
     args = ["--components", "1,0.25,0.75", "--ci-items", "20,60", "--ci-raters", "3", "--reps"]
     result = _invoke(plan_command, [*args, "20", "--json"])
     rows = json.loads(result.output)["interval_widths"]["rows"]
