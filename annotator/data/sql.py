@@ -51,9 +51,9 @@ def fetch_columns(session: Session, query, dtypes: Sequence[str]) -> list[np.nda
     On PostgreSQL the rows come as one ``bytea``: each row's values in their
     binary form (what ``COPY ... (FORMAT binary)`` sends), concatenated by
     ``string_agg`` on the server, read by ``numpy.frombuffer``. Neither a
-    Python object per value nor a message per row: 60,000 ratings' ids and
-    values took 35-70 ms through ``fetchall`` and 45 ms through a binary COPY
-    (psycopg reads COPY data one row per call), 14 ms so. A column the type
+    Python object per value nor a message per row, which is why it is faster
+    than ``fetchall`` and than a binary COPY (psycopg reads COPY data one row
+    per call); docs/performance.md has the measurements. A column the type
     cannot hold exactly fails loudly (PostgreSQL has no implicit cast from
     ``bigint`` to ``integer`` or from a float to an integer). Hand-written
     because neither psycopg nor pandas reads a result into numpy without a

@@ -211,7 +211,8 @@ def bootstrap_icc_difference(
     References
     ----------
     Efron, B., and Tibshirani, R. J. (1993). An Introduction to the Bootstrap.
-    Grading Scale Impact on LLM-as-a-Judge (shared/papers/000), Table 2.
+    Li, W., Zhao, M., Dong, W. et al. (2025). Grading Scale Impact on LLM-as-a-Judge:
+    Human-LLM Alignment Is Highest on 0-5 Grading Scale. Table 2.
     """
     n_resamples, confidence, seed = _bootstrap_options(n_resamples, confidence, seed)
     columns = [

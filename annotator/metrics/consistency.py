@@ -1,7 +1,7 @@
 """Self-consistency of an LLM judge across repeated runs (intra-rater reliability).
 
-The Rating Roulette paper (shared/papers/001, sections 3.3 and 4) scores the same items
-several times with the same prompt and settings and asks how far the judge agrees with
+The Rating Roulette paper (Haldar and Hockenmaier, 2025, sections 3.3 and 4) scores the
+same items several times with the same prompt and settings and asks how far the judge agrees with
 itself: Krippendorff's alpha over the runs, and the share of items given the same score
 in every run. ICC(A,1) across runs is the grading-scale paper's measure on the same
 matrix.
@@ -112,10 +112,11 @@ def self_consistency(
 
     References
     ----------
-    Rating Roulette: Self-Inconsistency in LLM-As-A-Judge Frameworks
-    (shared/papers/001), sections 3.3 and 4, Table 1.
-    An Empirical Study of LLM-as-a-Judge (shared/papers/002): alpha over repeated
-    samples.
+    Haldar, R. and Hockenmaier, J. (2025). Rating Roulette: Self-Inconsistency in
+    LLM-As-A-Judge Frameworks. Sections 3.3 and 4, Table 1.
+    Yamauchi, Y., Yano, T. and Oyamada, M. (2025). An Empirical Study of
+    LLM-as-a-Judge: How Design Choices Impact Evaluation Reliability. Alpha over
+    repeated samples.
     """
     confidence = check_probability(confidence, name="confidence")
     x = as_ratings_matrix(runs, name="runs")

@@ -96,9 +96,9 @@ def aggregate_runs(
 
     References
     ----------
-    Yamauchi, Y., Yano, T. and Oyamada, M. An Empirical Study of LLM-as-a-Judge: How
-    Design Choices Impact Evaluation Reliability (shared/papers/002, Table 2: the mean
-    of sampled scores correlates best with humans).
+    Yamauchi, Y., Yano, T. and Oyamada, M. (2025). An Empirical Study of LLM-as-a-Judge:
+    How Design Choices Impact Evaluation Reliability. Table 2: the mean of sampled
+    scores correlates best with humans.
 
     Examples
     --------
