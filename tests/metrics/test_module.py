@@ -40,7 +40,6 @@ MODULES = [
     "agreement",
     "interscale",
     "bootstrap",
-    "plotting",
     "runs",
     "raters",
 ]

@@ -3,12 +3,12 @@
 :func:`build_report` is the one path from a study in the database to the report, shared
 by ``annotator report`` and the lead's "Download report" link, so both give the same
 file. The numbers come from :mod:`annotator.analysis.tables`; this package lays them out
-(:mod:`.html`) and draws them (:mod:`.plots`).
+(:mod:`.html`) with the figures of :mod:`annotator.analysis.figures` (:mod:`.figures`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +27,9 @@ class Report:
     html: str
     tables: Any
     frames: Any
+    #: The figures as files of the format asked for, by key (``build_report``'s
+    #: ``figure_format``).
+    figure_files: dict[str, bytes] = field(default_factory=dict)
 
 
 def report_filename(study: Study) -> str:
@@ -39,12 +42,15 @@ def build_report(
     *,
     settings: Any = None,
     generated_at: datetime | None = None,
+    figure_format: str | None = None,
     fork: bool = False,
 ) -> Report:
     """Read the study, compute its tables and render the report.
 
     ``settings`` is an :class:`~annotator.analysis.settings.AnalysisSettings`; by
-    default the study file's ``[validation]`` table. ``fork=True`` (the command line
+    default the study file's ``[validation]`` table. ``figure_format`` (``"png"``,
+    ``"svg"`` or ``"pdf"``): also save each figure in that format, in
+    :attr:`Report.figure_files`. ``fork=True`` (the command line
     only, see :mod:`.apart`) computes and draws the alt-test part in a forked process
     when the machine has a second core; the report is the same.
     """
@@ -52,19 +58,22 @@ def build_report(
     from ..settings import study_settings
     from ..tables import report_tables
     from .apart import Apart, can_fork
+    from .figures import draw_figures
     from .html import render_report
 
     frames = study_frames(session, study)
     if settings is None:
         settings = study_settings(study)
     title = f"Report: {study.name}"
+    files = {}
     if not (fork and can_fork()):
         tables = report_tables(frames, settings=settings)
-        html = render_report(tables, title=title, study=study.slug, generated_at=generated_at)
-        return Report(html=html, tables=tables, frames=frames)
-    with Apart() as apart:
-        tables = report_tables(frames, settings=settings, apart=apart)
+        drawn, files = draw_figures(tables, fmt=figure_format)
+    else:
+        with Apart() as apart:
+            tables = report_tables(frames, settings=settings, apart=apart)
+        drawn = apart.drawn
     html = render_report(
-        tables, title=title, study=study.slug, generated_at=generated_at, drawn=apart.drawn
+        tables, title=title, study=study.slug, generated_at=generated_at, drawn=drawn
     )
-    return Report(html=html, tables=tables, frames=frames)
+    return Report(html=html, tables=tables, frames=frames, figure_files=files)

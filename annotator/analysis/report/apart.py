@@ -28,7 +28,6 @@ it inherits is neither used nor closed.
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import os
 import sys
@@ -37,7 +36,12 @@ from concurrent.futures import ProcessPoolExecutor
 from types import SimpleNamespace
 from typing import Any
 
-from .figures import ALTTEST_FIGURES, FIGURES, Drawn, draw
+from .figures import FIGURES, Drawn, draw
+
+ALTTEST_FIGURES = {
+    "alttest": ("alttest",),
+    "alttest_curves": ("alttest_epsilon_curve", "alttest_items_curve"),
+}
 
 __all__ = ["Apart", "can_fork"]
 
@@ -61,14 +65,13 @@ def _run(names: Sequence[str]) -> list[tuple[Any, dict[str, Drawn]]]:
     """``function(name, *args)`` for each name, and the figures of each table drawn
     from its result, each on the panels of the one before (``reuse``)."""
     function, args = _JOB
-    done, fig = [], None
+    done = []
     for name in names:
         result = function(name, *args)
         tables = SimpleNamespace(**{name: result[0]})
         drawn = {}
-        for key, make in ALTTEST_FIGURES[name].items():
-            fig = make(tables, reuse=fig)
-            drawn[key] = draw(fig)
+        for key in ALTTEST_FIGURES[name]:
+            drawn[key] = draw(FIGURES[key](tables))
         done.append((result, drawn))
     return done
 
@@ -86,16 +89,8 @@ class Apart:
     def __call__(
         self, function: Callable[..., Any], names: Sequence[str], *args: Any
     ) -> Callable[[Any], list[Any]]:
-        # Both processes draw: imported and warmed up once here, matplotlib is for both
-        # (0.2 s and 0.1 s of CPU each otherwise).
-        from ...metrics.plotting import warm_up
+        import matplotlib.figure  # noqa: F401  imported once, for both processes
 
-        warm_up()
-
-        # What exists now is the child's as much as this process's: frozen, the
-        # collector leaves it alone in both, and the child does not copy the pages it
-        # would write to (copy-on-write) to walk it.
-        gc.freeze()
         # Under fork the pool starts its worker at the first submit, before its own
         # threads.
         self._executor = ProcessPoolExecutor(
@@ -125,4 +120,3 @@ class Apart:
     def __exit__(self, *exc: object) -> None:
         if self._executor is not None:
             self._executor.shutdown()
-            gc.unfreeze()
