@@ -24,6 +24,7 @@ __all__ = [
     "LEGEND_SIZE",
     "MAX_WIDTH",
     "UNIT_LIMITS",
+    "VECTOR_SETTINGS",
     "data_uri",
     "empty_panel",
     "figure_bytes",
@@ -118,12 +119,24 @@ def empty_panel(ax: Axes, message: str) -> None:
     ax.text(0.5, 0.5, message, ha="center", va="center", transform=ax.transAxes, wrap=True)
 
 
+#: matplotlib settings for the vector formats, for papers: the PDF embeds its fonts as
+#: TrueType rather than matplotlib's default Type 3, which some publishers' checks
+#: refuse; the SVG keeps its text as text (searchable, editable) rather than outlines.
+VECTOR_SETTINGS = {"pdf.fonttype": 42, "svg.fonttype": "none"}
+
+
 def figure_bytes(fig: Figure, fmt: str = "png") -> bytes:
     """The figure saved in ``fmt`` (one of :data:`FORMATS`) by ``Figure.savefig``."""
+    import matplotlib
+
     if fmt not in FORMATS:
         raise ValueError(f"fmt: {fmt!r} is not one of {', '.join(FORMATS)}")
     buffer = io.BytesIO()
-    fig.savefig(buffer, format=fmt)
+    if fmt == "png":
+        fig.savefig(buffer, format=fmt)
+    else:
+        with matplotlib.rc_context(VECTOR_SETTINGS):
+            fig.savefig(buffer, format=fmt)
     return buffer.getvalue()
 
 
