@@ -44,7 +44,8 @@ def test_curve_figure_bands_are_the_tables_bounds(curve_frame, readable):
         (path,) = band.get_paths()
         vertices = path.vertices
         # fill_between's polygon: along the low bound, back along the high one.
-        for x, low, high in zip(rows["x"], rows["advantage_low"], rows["advantage_high"]):
+        bounds = zip(rows["x"], rows["advantage_low"], rows["advantage_high"], strict=True)
+        for x, low, high in bounds:
             at = vertices[np.isclose(vertices[:, 0], x)]
             assert low == pytest.approx(at[:, 1].min())
             assert high == pytest.approx(at[:, 1].max())
