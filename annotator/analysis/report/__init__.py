@@ -43,21 +43,17 @@ def build_report(
     settings: Any = None,
     generated_at: datetime | None = None,
     figure_format: str | None = None,
-    fork: bool = False,
 ) -> Report:
     """Read the study, compute its tables and render the report.
 
     ``settings`` is an :class:`~annotator.analysis.settings.AnalysisSettings`; by
     default the study file's ``[validation]`` table. ``figure_format`` (``"png"``,
     ``"svg"`` or ``"pdf"``): also save each figure in that format, in
-    :attr:`Report.figure_files`. ``fork=True`` (the command line
-    only, see :mod:`.apart`) computes and draws the alt-test part in a forked process
-    when the machine has a second core; the report is the same.
+    :attr:`Report.figure_files`.
     """
     from ...data.frames import study_frames
     from ..settings import study_settings
     from ..tables import report_tables
-    from .apart import Apart, can_fork
     from .figures import draw_figures
     from .html import render_report
 
@@ -65,14 +61,8 @@ def build_report(
     if settings is None:
         settings = study_settings(study)
     title = f"Report: {study.name}"
-    files = {}
-    if not (fork and can_fork()):
-        tables = report_tables(frames, settings=settings)
-        drawn, files = draw_figures(tables, fmt=figure_format)
-    else:
-        with Apart() as apart:
-            tables = report_tables(frames, settings=settings, apart=apart)
-        drawn = apart.drawn
+    tables = report_tables(frames, settings=settings)
+    drawn, files = draw_figures(tables, fmt=figure_format)
     html = render_report(
         tables, title=title, study=study.slug, generated_at=generated_at, drawn=drawn
     )

@@ -12,6 +12,7 @@ from annotator.analysis.figures import (
     icc_interval_figure,
     icc_nmae_figure,
     item_disagreement_figure,
+    png_bytes,
     score_distribution_figure,
 )
 
@@ -151,3 +152,46 @@ def test_an_empty_table_gives_a_figure_that_says_so(draw, message):
     fig = draw()
     (ax,) = fig.axes
     assert message in ax.texts[0].get_text()
+
+
+def test_an_interval_that_misses_its_estimate_is_drawn_as_computed():
+    # McGraw and Wong's F-based interval for ICC(A,1) can leave out the point
+    # estimate with few items or raters; drawing it as distances from the estimate
+    # made matplotlib refuse the report (a negative error bar).
+    frame = pd.DataFrame(
+        {
+            "scale": ["0-5", "0-10"],
+            "icc_a1_human": [0.40, 0.70],
+            "icc_a1_human_low": [0.45, 0.50],  # above its estimate
+            "icc_a1_human_high": [0.90, 0.80],
+        }
+    )
+    fig = icc_interval_figure(frame, columns=[("icc_a1_human", "human")])
+    ax = fig.axes[0]
+    (bars,) = ax.collections  # the error bars' vertical segments
+    spans = sorted(v for seg in bars.get_segments() for v in (seg[0][1], seg[1][1]))
+    assert spans == pytest.approx(sorted([0.45, 0.90, 0.50, 0.80]))
+    (points,) = [line for line in ax.lines if line.get_label() == "human"]
+    assert list(points.get_ydata()) == [0.40, 0.70]
+    assert png_bytes(fig).startswith(b"\x89PNG")
+
+
+def test_a_bootstrap_interval_that_misses_its_estimate_is_drawn_as_computed():
+    frame = pd.DataFrame(
+        {
+            "statistic": ["nmae", "icc_human_llm_difference"],
+            "scale_a": ["0-5", "0-5"],
+            "scale_b": [None, "0-10"],
+            "estimate": [0.10, -0.05],
+            "low": [0.12, -0.20],  # the first above its estimate
+            "high": [0.30, 0.02],
+        }
+    )
+    fig = bootstrap_figure(frame)
+    ax = fig.axes[0]
+    (bars,) = ax.collections
+    spans = sorted(v for seg in bars.get_segments() for v in (seg[0][0], seg[1][0]))
+    assert spans == pytest.approx(sorted([0.12, 0.30, -0.20, 0.02]))
+    (points,) = [line for line in ax.lines if line.get_marker() == "o"]
+    assert list(points.get_xdata()) == [0.10, -0.05]
+    assert png_bytes(fig).startswith(b"\x89PNG")
