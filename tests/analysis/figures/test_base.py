@@ -87,3 +87,22 @@ def test_a_legend_below_leaves_out_unlabelled_artists():
     legend_below(fig, ax.get_lines())
     (legend,) = fig.legends
     assert [t.get_text() for t in legend.get_texts()] == ["ICC"]
+
+
+def test_nothing_under_the_metrics_imports_matplotlib():
+    """The plotting lives here; the statistics package draws nothing."""
+    import ast
+    from pathlib import Path
+
+    import annotator.metrics
+
+    package = Path(annotator.metrics.__file__).parent
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            else:
+                continue
+            assert not any(n.split(".")[0] == "matplotlib" for n in names), path
