@@ -24,7 +24,8 @@ _LEGEND = 0.6
 
 def _rows(scales: list, message: str) -> tuple[Figure, list | None]:
     """The grid of two panels per scale (``None`` and a panel saying ``message`` when
-    there is no scale), the y-axes shared and fixed to [0, 1]."""
+    there is no scale), the axes shared (the y-axes fixed to [0, 1]): the x tick
+    labels and axis label once, under the last row, as small multiples read."""
     if not scales:
         fig = new_figure(6.4, 2.0)
         empty_panel(fig.subplots(), message)
@@ -36,6 +37,7 @@ def _rows(scales: list, message: str) -> tuple[Figure, list | None]:
         panel_width=width,
         panel_height=height,
         extra_height=_LEGEND,
+        sharex=True,
         sharey=True,
     )
     for ax in axes:
@@ -47,7 +49,8 @@ def _label(fig: Figure, rows: list, scales: list, x_label: str) -> None:
     for scale, row in zip(scales, rows, strict=True):
         for ax, quantity in zip(row, _QUANTITIES, strict=True):
             ax.set_title(f"{scale}: {quantity}")
-            ax.set_xlabel(x_label)
+    for ax in rows[-1]:
+        ax.set_xlabel(x_label)
         row[0].set_ylabel("share")
         # The alt-test passes a model whose winning rate is at least 0.5.
         row[0].axhline(0.5, color="grey", linewidth=1, linestyle=":", label="0.5 to pass")
