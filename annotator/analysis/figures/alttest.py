@@ -49,11 +49,11 @@ def _label(fig: Figure, rows: list, scales: list, x_label: str) -> None:
     for scale, row in zip(scales, rows, strict=True):
         for ax, quantity in zip(row, _QUANTITIES, strict=True):
             ax.set_title(f"{scale}: {quantity}")
-    for ax in rows[-1]:
-        ax.set_xlabel(x_label)
         row[0].set_ylabel("share")
         # The alt-test passes a model whose winning rate is at least 0.5.
         row[0].axhline(0.5, color="grey", linewidth=1, linestyle=":", label="0.5 to pass")
+    for ax in rows[-1]:
+        ax.set_xlabel(x_label)
     legend_below(fig, rows[0][0].get_lines(), title="model")
 
 
