@@ -9,10 +9,8 @@ through the CLI in its own process under ``/usr/bin/time -v``, bootstrap interva
 (2,000 resamples), alt-test curves, figures and ``--tables`` included; the command's
 start-up (the same command on an unknown study: imports, app, connection; the fastest of
 three) is subtracted, so the figure includes the report's own scipy and matplotlib
-imports. The CPU seconds (user + system of the command and of the process it forks for
-the alt-test part, less the start-up's) are printed beside: on a shared machine they
-move much less with the others' load than the wall time, and the second process makes
-the wall time shorter than the CPU time, not the CPU time shorter. ``--repeat N`` runs
+imports. The CPU seconds (user + system, less the start-up's) are printed beside: on a
+shared machine they move much less with the others' load than the wall time. ``--repeat N`` runs
 the report N times (default 3) and prints the medians; ``--items 150`` (or 5000) times
 only that study. Then, in this process, the report's phases, each in one process as the
 web server's download runs them: reading the study (``study_frames``), the tables
@@ -20,7 +18,7 @@ web server's download runs them: reading the study (``study_frames``), the table
 load average is printed beside the figures: the machine is shared, and the goals are for
 an idle one. The first line gives the machine's speed (the README's CPU yardstick, to
 compare sittings on different machines); at 150 items a line gives the report's own
-imports and matplotlib's warm-up in a fresh process, the serial part of the figure that
+imports and a first small figure drawn in a fresh process, the part of the figure that
 no change to the tables or figures shortens.
 
 ``--baseline DIR``: also time the report of an earlier version of the package, the
@@ -135,22 +133,26 @@ def startup_time(args: list[str], env: dict) -> tuple[float, float]:
 
 
 # What the command imports before any report work is done (the start-up, subtracted),
-# then what the report itself imports and warms up before it computes anything: the
-# part of the report's time that no change to its tables or figures can shorten.
+# then what the report itself imports, and a first small figure drawn (matplotlib
+# loads its fonts then), before it computes anything: the part of the report's time
+# that no change to its tables or figures can shorten.
 IMPORTS = """
 import time
 import annotator.cli, annotator.db, annotator.data.selection
 start = time.perf_counter(), time.process_time()
 from annotator.analysis.tables import report_tables
 from annotator.analysis.report.html import render_report
-from annotator.metrics.plotting import warm_up
-warm_up()
+from annotator.analysis.figures import new_figure, png_bytes
+fig = new_figure(1.0, 1.0)
+fig.subplots().plot([0.0, 1.0], [0.0, 1.0], label="a")
+fig.legend()
+png_bytes(fig)
 print(time.perf_counter() - start[0], time.process_time() - start[1])
 """
 
 
 def import_floor(env: dict) -> tuple[float, float]:
-    """Wall and CPU seconds of the report's own imports and matplotlib's warm-up in a
+    """Wall and CPU seconds of the report's own imports and a first small figure in a
     fresh process (the fastest of three)."""
     runs = []
     for _ in range(3):
@@ -275,7 +277,7 @@ def main() -> None:
             if n_items == GOALS[0][0]:
                 wall, cpu = import_floor(env)
                 print(
-                    f"             of which the report's imports and matplotlib's warm-up, "
+                    f"             of which the report's imports and a first figure, "
                     f"before any work: {wall:.2f} s (CPU {cpu:.2f} s)",
                     flush=True,
                 )

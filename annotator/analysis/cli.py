@@ -7,10 +7,8 @@ helpers; pandas, matplotlib and the analysis load when the command runs, so
 
 from __future__ import annotations
 
-import gc
 import os
 import tempfile
-from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -23,11 +21,16 @@ __all__ = ["report_command"]
 
 def _write_atomically(path: Path, text: str) -> None:
     """Write through a temporary file in the same folder: never a half-written report."""
+    _write_bytes_atomically(path, text.encode("utf-8"))
+
+
+def _write_bytes_atomically(path: Path, data: bytes) -> None:
+    """Write ``data`` through a temporary file in the same folder, as :func:`_write_atomically`."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(handle, "wb") as fh:
+            fh.write(data)
         # mkstemp makes the file private (0600); a report is an ordinary file,
         # so give it the permissions the user's umask gives any new file.
         umask = os.umask(0)
@@ -37,27 +40,6 @@ def _write_atomically(path: Path, text: str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-
-
-@contextmanager
-def _fewer_collections():
-    """Run the report with the cyclic garbage collector mostly out of the way.
-
-    The report makes hundreds of thousands of short-lived objects (matplotlib artists,
-    pandas frames); at the default thresholds the collector runs every 700 of them and
-    its older generations walk the million objects of the imported libraries again and
-    again: about a tenth of the command's time. What exists now is frozen (never walked
-    again) and the young generation collected every 50,000 allocations. The settings are
-    put back after, for the tests that run the command in their own process.
-    """
-    before = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(50_000, 20, 100)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
-        gc.unfreeze()
 
 
 @click.command("report")
@@ -82,6 +64,20 @@ def _fewer_collections():
     default=None,
     help="Also write each table as a LaTeX tabular into this folder.",
 )
+@click.option(
+    "--figures",
+    "figures_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Also write each figure into this folder, named by its key (figure2.pdf, icc.pdf, ...).",
+)
+@click.option(
+    "--figure-format",
+    type=click.Choice(["png", "svg", "pdf"]),
+    default="pdf",
+    show_default=True,
+    help="The format of the --figures files: svg and pdf are vector formats for papers.",
+)
 @runs_option
 @where_option
 @with_appcontext
@@ -90,6 +86,8 @@ def report_command(
     out: Path,
     tables_dir: Path | None,
     latex_dir: Path | None,
+    figures_dir: Path | None,
+    figure_format: str,
     runs: str,
     where: tuple[str, ...],
 ) -> None:
@@ -99,15 +97,18 @@ def report_command(
     from .report import build_report
     from .settings import study_settings_where
 
-    with session_scope() as session, _fewer_collections():
+    with session_scope() as session:
         the_study = get_study(session, study)
         if the_study is None:
             raise click.ClickException(f"no study with slug {study!r}")
         try:
             settings = study_settings_where(session, the_study, where, runs=runs)
-            # fork: the alt-test part in a second process (.report.apart); the web
-            # server's download stays in one.
-            report = build_report(session, the_study, settings=settings, fork=True)
+            report = build_report(
+                session,
+                the_study,
+                settings=settings,
+                figure_format=figure_format if figures_dir is not None else None,
+            )
         except ValueError as exc:
             raise click.ClickException(f"study {study!r}: {exc}") from exc
     _write_atomically(out, report.html)
@@ -122,5 +123,13 @@ def report_command(
 
         written = write_latex_tables(report.tables, latex_dir)
         click.echo(f"Wrote {len(written)} LaTeX table(s) to {latex_dir}.", err=True)
+    if figures_dir is not None:
+        figures_dir.mkdir(parents=True, exist_ok=True)
+        for key, data in report.figure_files.items():
+            _write_bytes_atomically(figures_dir / f"{key}.{figure_format}", data)
+        click.echo(
+            f"Wrote {len(report.figure_files)} {figure_format.upper()} figure(s) to {figures_dir}.",
+            err=True,
+        )
     for note in getattr(report.tables, "notes", []) or []:
         click.echo(f"note: {note}", err=True)

@@ -11,7 +11,7 @@ functions.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -339,7 +339,6 @@ def analyse(
     settings: AnalysisSettings | None = None,
     *,
     parts: Collection[str] = PARTS,
-    apart: Callable[..., Any] | None = None,
 ) -> StudyAnalysis:
     """Compute a study's analysis from its frames.
 
@@ -354,8 +353,6 @@ def analyse(
     parts : collection of str, keyword-only
         Which of :data:`PARTS` to compute (the dashboard: :data:`DASHBOARD_PARTS`, the
         report: :data:`REPORT_PARTS`); all by default.
-    apart : callable, keyword-only
-        Passed to the report's tables (:func:`annotator.analysis.tables.report_tables`).
 
     Returns
     -------
@@ -384,9 +381,7 @@ def analyse(
     if "tables" in parts:
         from .tables import tables_of
 
-        tables = tables_of(
-            frames, settings, temperature, how, scales, agreement, agreement_notes, apart=apart
-        )
+        tables = tables_of(frames, settings, temperature, how, scales, agreement, agreement_notes)
     return StudyAnalysis(
         study=frames.study,
         settings=settings,

@@ -9,7 +9,7 @@ degenerate matrix) is NaN and ``ReportTables.notes`` says why.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -158,11 +158,9 @@ def alttest_table(
 ) -> tuple[pd.DataFrame, list[str]]:
     """The ``ReportTables`` attribute ``name`` of :data:`ALTTEST_TABLES`, and its notes.
 
-    ``frames`` as :func:`report_tables` selects them. A function of its own so that
-    ``annotator report`` can compute each in another process while this one computes
-    the rest (:mod:`annotator.analysis.report.apart`); the notes are returned apart to
-    take their place in ``ReportTables.notes`` (the alt-test's after Table 6's, the
-    curves' last).
+    ``frames`` as :func:`report_tables` selects them. The notes are returned on their
+    own to take their place in ``ReportTables.notes`` (the alt-test's after Table 6's,
+    the curves' last).
     """
     notes = Notes()
     rows = alttest_rows if name == "alttest" else alttest_curve_rows
@@ -173,7 +171,6 @@ def report_tables(
     frames: StudyFrames,
     *,
     settings: AnalysisSettings | None = None,
-    apart: Callable[..., Callable[[ReportTables], list]] | None = None,
 ) -> ReportTables:
     """Compute every table of the report from a study's frames.
 
@@ -187,13 +184,6 @@ def report_tables(
     settings : AnalysisSettings, keyword-only
         Defaults to ``AnalysisSettings()``; for a stored study use
         :func:`annotator.analysis.settings.study_settings`.
-    apart : callable, keyword-only
-        ``apart(alttest_table, ALTTEST_TABLES, frames, temperature, settings)`` starts
-        ``alttest_table(name, frames, temperature, settings)`` for each name elsewhere
-        and returns ``wait``; once the other tables are done, ``wait(tables)`` is given
-        them (the alt-test ones still empty, to use while it waits) and returns the
-        results in order. By default it all runs here. The tables and notes are the
-        same either way.
 
     Returns
     -------
@@ -201,7 +191,7 @@ def report_tables(
     """
     from .study_analysis import REPORT_PARTS, analyse
 
-    return analyse(frames, settings, parts=REPORT_PARTS, apart=apart).tables
+    return analyse(frames, settings, parts=REPORT_PARTS).tables
 
 
 def _retest_rows(scales: Sequence[Any]) -> pd.DataFrame:
@@ -225,25 +215,14 @@ def tables_of(
     scales: Sequence[Any],
     agreement: dict[str, pd.DataFrame],
     agreement_notes: Sequence[str],
-    *,
-    apart: Callable[..., Callable[[ReportTables], list]] | None = None,
 ) -> ReportTables:
     """The report's tables on the study's analysis (:func:`~.study_analysis.analyse`).
 
     ``frames`` selected and caching, ``temperature`` the main one and ``how`` its
     note, ``scales`` the :class:`~.study_analysis.ScaleAnalysis` of every scale (their
     panels give Table 2 and Table 4b), ``agreement`` the tables of
-    :func:`~.agreement_tables.agreement_tables` and their notes; ``apart`` as
-    :func:`report_tables`.
+    :func:`~.agreement_tables.agreement_tables` and their notes.
     """
-    alttest_args = (frames, temperature, settings)
-    if apart is None:
-
-        def wait(_tables: ReportTables) -> list[tuple[pd.DataFrame, list[str]]]:
-            return [alttest_table(name, *alttest_args) for name in ALTTEST_TABLES]
-
-    else:
-        wait = apart(alttest_table, ALTTEST_TABLES, *alttest_args)
     # The notes of the tables before the alt-test's and of those after: merged with the
     # alt-test's in the order of the tables (Notes.add keeps the first of a repeat).
     notes, later = Notes(), Notes()
@@ -296,7 +275,10 @@ def tables_of(
     )
     for line in agreement_notes:
         later.add(line)
-    (tables.alttest, alttest_notes), (tables.alttest_curves, curve_notes) = wait(tables)
+    tables.alttest, alttest_notes = alttest_table("alttest", frames, temperature, settings)
+    tables.alttest_curves, curve_notes = alttest_table(
+        "alttest_curves", frames, temperature, settings
+    )
     for line in (*alttest_notes, *later, *curve_notes):
         notes.add(line)
     tables.notes = list(notes)

@@ -86,3 +86,64 @@ def test_report_takes_runs_and_where(runner, make_study, tmp_path):
     bad = runner.invoke(args=["report", "sel", "--out", str(out), "--where", "gender=robot"])
     assert bad.exit_code != 0
     assert "no rater answered gender=robot (known values of gender: " in bad.output
+
+
+def test_report_writes_each_figure_as_a_file_by_its_key(runner, make_study, tmp_path):
+    """``--figures DIR --figure-format svg|pdf``: one file per figure of the page, named
+    by the figure's key, each a whole file of its format (for a paper); the page keeps
+    its inline PNGs."""
+    import re
+    import xml.etree.ElementTree as ET
+
+    from lxml import html as lxml_html
+
+    from annotator.analysis.report.figures import FIGURES
+
+    make_study(slug="figs", n_items=30, n_raters=4, seed=7)
+    for fmt in ("svg", "pdf"):
+        out, folder = tmp_path / f"{fmt}.html", tmp_path / fmt
+        args = ["report", "figs", "--out", str(out), "--figures", str(folder)]
+        result = runner.invoke(args=[*args, "--figure-format", fmt])
+        assert result.exit_code == 0, result.output
+        assert sorted(p.name for p in folder.iterdir()) == sorted(f"{k}.{fmt}" for k in FIGURES)
+        assert f"Wrote {len(FIGURES)} {fmt.upper()} figure(s) to {folder}." in result.output
+        for path in folder.iterdir():
+            data = path.read_bytes()
+            if fmt == "svg":
+                root = ET.fromstring(data)
+                assert root.tag == "{http://www.w3.org/2000/svg}svg", path.name
+                texts = [
+                    "".join(t.itertext()) for t in root.iter("{http://www.w3.org/2000/svg}text")
+                ]
+                assert texts, path.name
+            else:
+                assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")
+                assert len(re.findall(rb"/Type\s*/Page\b", data)) == 1, path.name
+        tree = lxml_html.fromstring(out.read_text("utf-8"))
+        sources = [img.get("src") for img in tree.xpath("//figure/img")]
+        assert len(sources) == len(FIGURES)
+        assert all(src.startswith("data:image/png;base64,") for src in sources)
+    svg = ET.fromstring((tmp_path / "svg" / "figure2.svg").read_bytes())
+    titles = {"".join(t.itertext()) for t in svg.iter("{http://www.w3.org/2000/svg}text")}
+    assert {"sts-b", "summeval", "(all)"} <= titles  # the study's benchmarks
+
+
+def test_an_unknown_figure_format_is_refused(runner, tmp_path):
+    out = tmp_path / "report.html"
+    result = runner.invoke(
+        args=[
+            "report",
+            "x",
+            "--out",
+            str(out),
+            "--figures",
+            str(tmp_path),
+            "--figure-format",
+            "gif",
+        ]
+    )
+    assert result.exit_code != 0
+    assert "Invalid value for '--figure-format': 'gif' is not one of 'png', 'svg', 'pdf'" in (
+        result.output
+    )
+    assert not out.exists()

@@ -24,7 +24,6 @@ from annotator.analysis.tables import report_tables
 from annotator.data.frames import study_frames
 from annotator.data.synthetic import SyntheticSpec, build_synthetic_study
 from annotator.db import get_engine
-from annotator.metrics.plotting import PNG_SIGNATURE, png_bytes
 
 # Report table id -> (ReportTables attribute, the columns shown).
 SHOWN = {
@@ -78,6 +77,7 @@ SHOWN = {
 FIGURES = {"alttest", "items", "bootstrap", "distributions", "icc", "figure2"}
 FIGURES |= {"alttest_epsilon_curve", "alttest_items_curve"}
 SETTINGS = AnalysisSettings(n_resamples=200)
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.fixture(scope="module")
@@ -254,6 +254,26 @@ def test_figures_are_inline_pngs(report):
     assert found == FIGURES
 
 
+def test_every_figures_alt_text_says_what_it_shows_from_the_data(report):
+    tables, page = report
+    tree = lxml_html.fromstring(page)
+    alts = {
+        figure.get("id").removeprefix("figure-"): figure.xpath("./img")[0].get("alt")
+        for figure in tree.xpath("//figure")
+    }
+    scales = [str(s) for s in tables.scales["scale"]]
+    for key, alt in alts.items():
+        assert alt.endswith("."), key
+        caption = tree.xpath(f"string(//figure[@id='figure-{key}']/figcaption)")
+        assert alt != caption, key
+        for scale in scales:  # every figure shows every scale
+            assert scale in alt, (key, scale)
+    for column, key in (("benchmark", "figure2"), ("model", "figure2"), ("model", "alttest")):
+        for name in dict.fromkeys(getattr(tables, key)[column]):
+            assert str(name) in alts[key], (key, name)
+    assert f"{tables.items['item'].nunique()} items" in alts["items"]
+
+
 def test_nothing_is_fetched_from_outside(report):
     _, page = report
     tree = lxml_html.fromstring(page)
@@ -324,50 +344,3 @@ def test_html_and_latex_bold_by_one_rule(report, tmp_path, monkeypatch):
     assert latex.count("\\bfseries") == len(top)
     best = scales["icc_a1_human"].max()
     assert f"\\bfseries {best:.3f}" in latex
-
-
-def test_an_interval_that_misses_its_estimate_is_drawn_as_computed():
-    # McGraw and Wong's F-based interval for ICC(A,1) can leave out the point
-    # estimate with few items or raters; drawing it as distances from the estimate
-    # made matplotlib refuse the report (a negative error bar).
-    from annotator.analysis.report.plots import icc_interval_figure
-
-    frame = pd.DataFrame(
-        {
-            "scale": ["0-5", "0-10"],
-            "icc_a1_human": [0.40, 0.70],
-            "icc_a1_human_low": [0.45, 0.50],  # above its estimate
-            "icc_a1_human_high": [0.90, 0.80],
-        }
-    )
-    fig = icc_interval_figure(frame, columns=[("icc_a1_human", "human")])
-    ax = fig.axes[0]
-    (bars,) = ax.collections  # the error bars' vertical segments
-    spans = sorted(v for seg in bars.get_segments() for v in (seg[0][1], seg[1][1]))
-    assert spans == pytest.approx(sorted([0.45, 0.90, 0.50, 0.80]))
-    (points,) = [line for line in ax.lines if line.get_label() == "human"]
-    assert list(points.get_ydata()) == [0.40, 0.70]
-    assert png_bytes(fig).startswith(PNG_SIGNATURE)
-
-
-def test_a_bootstrap_interval_that_misses_its_estimate_is_drawn_as_computed():
-    from annotator.analysis.report.plots import bootstrap_figure
-
-    frame = pd.DataFrame(
-        {
-            "statistic": ["nmae", "icc_human_llm_difference"],
-            "scale_a": ["0-5", "0-5"],
-            "scale_b": [None, "0-10"],
-            "estimate": [0.10, -0.05],
-            "low": [0.12, -0.20],  # the first above its estimate
-            "high": [0.30, 0.02],
-        }
-    )
-    fig = bootstrap_figure(frame)
-    ax = fig.axes[0]
-    (bars,) = ax.collections
-    spans = sorted(v for seg in bars.get_segments() for v in (seg[0][0], seg[1][0]))
-    assert spans == pytest.approx(sorted([0.12, 0.30, -0.20, 0.02]))
-    (points,) = [line for line in ax.lines if line.get_marker() == "o"]
-    assert list(points.get_xdata()) == [0.10, -0.05]
-    assert png_bytes(fig).startswith(PNG_SIGNATURE)

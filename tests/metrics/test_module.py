@@ -38,7 +38,6 @@ MODULES = [
     "agreement",
     "interscale",
     "bootstrap",
-    "plotting",
     "runs",
     "raters",
 ]

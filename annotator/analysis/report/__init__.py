@@ -4,12 +4,12 @@
 by ``annotator report`` and the lead's "Download report" link, so both give the same
 file. The numbers come from the study's analysis
 (:func:`annotator.analysis.study_analysis.analyse`); this package lays them out
-(:mod:`.html`) and draws them (:mod:`.plots`).
+(:mod:`.html`) with the figures of :mod:`annotator.analysis.figures` (:mod:`.figures`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +28,9 @@ class Report:
     html: str
     tables: Any
     frames: Any
+    #: The figures as files of the format asked for, by key (``build_report``'s
+    #: ``figure_format``).
+    figure_files: dict[str, bytes] = field(default_factory=dict)
 
 
 def report_filename(study: Study) -> str:
@@ -40,32 +43,28 @@ def build_report(
     *,
     settings: Any = None,
     generated_at: datetime | None = None,
-    fork: bool = False,
+    figure_format: str | None = None,
 ) -> Report:
     """Read the study, compute its tables and render the report.
 
     ``settings`` is an :class:`~annotator.analysis.settings.AnalysisSettings`; by
-    default the study file's ``[validation]`` table. ``fork=True`` (the command line
-    only, see :mod:`.apart`) computes and draws the alt-test part in a forked process
-    when the machine has a second core; the report is the same.
+    default the study file's ``[validation]`` table. ``figure_format`` (``"png"``,
+    ``"svg"`` or ``"pdf"``): also save each figure in that format, in
+    :attr:`Report.figure_files`.
     """
     from ...data.frames import study_frames
     from ..settings import study_settings
     from ..study_analysis import REPORT_PARTS, analyse
-    from .apart import Apart, can_fork
+    from .figures import draw_figures
     from .html import render_report
 
     frames = study_frames(session, study)
     if settings is None:
         settings = study_settings(study)
     title = f"Report: {study.name}"
-    if not (fork and can_fork()):
-        tables = analyse(frames, settings, parts=REPORT_PARTS).tables
-        html = render_report(tables, title=title, study=study.slug, generated_at=generated_at)
-        return Report(html=html, tables=tables, frames=frames)
-    with Apart() as apart:
-        tables = analyse(frames, settings, parts=REPORT_PARTS, apart=apart).tables
+    tables = analyse(frames, settings, parts=REPORT_PARTS).tables
+    drawn, files = draw_figures(tables, fmt=figure_format)
     html = render_report(
-        tables, title=title, study=study.slug, generated_at=generated_at, drawn=apart.drawn
+        tables, title=title, study=study.slug, generated_at=generated_at, drawn=drawn
     )
-    return Report(html=html, tables=tables, frames=frames)
+    return Report(html=html, tables=tables, frames=frames, figure_files=files)

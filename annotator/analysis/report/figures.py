@@ -1,11 +1,11 @@
-"""The report's figures, by key: how each is drawn from the tables, and as a data URI.
+"""The report's figures, by key: how each is drawn from the tables, what it shows in
+words (its alt text), and the page's :class:`~.cells.Figure` of it.
 
 :data:`FIGURES` names the function drawing each figure of the page from a
-:class:`~annotator.analysis.tables.ReportTables`; :func:`figure` turns one into the
-page's :class:`~.cells.Figure`, unless ``drawn`` holds it already: ``annotator report``
-draws the alt-test figures (:data:`ALTTEST_FIGURES`) in the process that computes
-their tables, and the others while it waits for them (:mod:`.apart`). The page is the
-same either way.
+:class:`~annotator.analysis.tables.ReportTables` (the drawing itself is
+:mod:`annotator.analysis.figures`); :data:`DESCRIPTIONS` the function saying in a
+sentence what it shows, from the same tables. :func:`draw_figures` draws them all once,
+as PNG for the page and, for ``annotator report --figures``, in another format too.
 """
 
 from __future__ import annotations
@@ -20,7 +20,16 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure as MplFigure
 
-__all__ = ["ALTTEST_FIGURES", "FIGURES", "Drawn", "curves_against", "draw", "figure"]
+__all__ = [
+    "DESCRIPTIONS",
+    "FIGURES",
+    "Drawn",
+    "curves_against",
+    "describe",
+    "draw",
+    "draw_figures",
+    "figure",
+]
 
 
 @dataclass(frozen=True)
@@ -33,22 +42,38 @@ class Drawn:
 
 
 def draw(fig: MplFigure) -> Drawn:
-    from ...metrics.plotting import png_bytes
+    from ..figures import png_bytes
 
     width, height = fig.get_size_inches() * fig.dpi
-    return Drawn(png_bytes(fig), int(width), int(height))
+    return Drawn(png_bytes(fig), round(width), round(height))
 
 
-def figure(
-    key: str, tables: Any, caption: str, alt: str, drawn: Mapping[str, Drawn] | None = None
-) -> Figure:
-    """The page's figure ``key``: ``drawn[key]`` when given, else drawn now from ``tables``."""
-    from ...metrics.plotting import png_data_uri
+def figure(key: str, tables: Any, caption: str, drawn: Mapping[str, Drawn] | None = None) -> Figure:
+    """The page's figure ``key``: ``drawn[key]`` when given, else drawn now from
+    ``tables``; its alt text says what it shows (:func:`describe`)."""
+    from ..figures import data_uri
 
     done = (drawn or {}).get(key)
     if done is None:
         done = draw(FIGURES[key](tables))
-    return Figure(key, caption, alt, png_data_uri(done.png), done.width, done.height)
+    alt = describe(key, tables)
+    return Figure(key, caption, alt, data_uri(done.png), done.width, done.height)
+
+
+def draw_figures(
+    tables: Any, *, fmt: str | None = None
+) -> tuple[dict[str, Drawn], dict[str, bytes]]:
+    """Every figure of the page drawn once: as PNG for the page, by key, and when
+    ``fmt`` is given also saved in that format (``annotator report --figures``)."""
+    from ..figures import figure_bytes
+
+    drawn, files = {}, {}
+    for key, make in FIGURES.items():
+        fig = make(tables)
+        drawn[key] = draw(fig)
+        if fmt is not None:
+            files[key] = figure_bytes(fig, fmt)
+    return drawn, files
 
 
 def curves_against(tables: Any, against: str) -> pd.DataFrame:
@@ -65,77 +90,174 @@ def _settings(tables: Any) -> dict:
     return tables.settings or {}
 
 
-def _alttest(tables: Any, reuse: MplFigure | None = None) -> MplFigure:
-    from .plots import alt_test_epsilon_figure
+def _alttest(tables: Any) -> MplFigure:
+    from ..figures import alt_test_epsilon_figure
 
-    return alt_test_epsilon_figure(tables.alttest, reuse=reuse)
+    return alt_test_epsilon_figure(tables.alttest)
 
 
-def _curve(against: str) -> Callable[..., MplFigure]:
-    def make(tables: Any, reuse: MplFigure | None = None) -> MplFigure:
-        from .agreement_sections import alt_test_curve_figure
+def _curve(against: str) -> Callable[[Any], MplFigure]:
+    def make(tables: Any) -> MplFigure:
+        from ..figures import alt_test_curve_figure
 
-        frame = curves_against(tables, against)
-        return alt_test_curve_figure(frame, against=against, reuse=reuse)
+        return alt_test_curve_figure(curves_against(tables, against), against=against)
 
     return make
 
 
-def _items(tables: Any) -> MplFigure:
-    from .plots import NMAE_THRESHOLD, item_disagreement_figure
+def _threshold(tables: Any) -> float:
+    from ..figures import NMAE_THRESHOLD
 
-    threshold = _settings(tables).get("item_threshold", NMAE_THRESHOLD)
-    return item_disagreement_figure(tables.items, threshold=threshold)
+    return _settings(tables).get("item_threshold", NMAE_THRESHOLD)
+
+
+def _items(tables: Any) -> MplFigure:
+    from ..figures import item_disagreement_figure
+
+    return item_disagreement_figure(tables.items, threshold=_threshold(tables))
 
 
 def _bootstrap(tables: Any) -> MplFigure:
-    from .plots import bootstrap_figure
+    from ..figures import bootstrap_figure
 
     return bootstrap_figure(tables.bootstrap)
 
 
 def _distributions(tables: Any) -> MplFigure:
-    from .plots import score_distribution_figure
+    from ..figures import score_distribution_figure
 
     group_by = _settings(tables).get("group_by")
     return score_distribution_figure(tables.distributions, group_by=group_by)
 
 
-def _icc(tables: Any) -> MplFigure:
-    from .plots import icc_interval_figure
+ICC_COLUMNS = (
+    ("icc_a1_human", "human ICC(A,1)"),
+    ("icc_ak_human", "human ICC(A,k)"),
+    ("icc_a1_llm", "LLM ICC(A,1)"),
+    ("icc_human_llm", "human-LLM ICC(A,1)"),
+)
 
-    columns = [
-        ("icc_a1_human", "human ICC(A,1)"),
-        ("icc_ak_human", "human ICC(A,k)"),
-        ("icc_a1_llm", "LLM ICC(A,1)"),
-        ("icc_human_llm", "human-LLM ICC(A,1)"),
-    ]
-    return icc_interval_figure(tables.scales, columns=columns)
+
+def _icc(tables: Any) -> MplFigure:
+    from ..figures import icc_interval_figure
+
+    return icc_interval_figure(tables.scales, columns=ICC_COLUMNS)
 
 
 def _figure2(tables: Any) -> MplFigure:
-    from .plots import icc_nmae_figure
+    from ..figures import icc_nmae_figure
 
     return icc_nmae_figure(tables.figure2)
 
 
-#: The figures drawn from one alt-test table alone, by the table (the ``ReportTables``
-#: attribute): what the process that computes the table draws (:mod:`.apart`). They
-#: share one grid of panels: each takes ``reuse``, a figure of the others already
-#: saved, to draw on its panels (:func:`~annotator.metrics.plotting.panel_grid`).
-ALTTEST_FIGURES: dict[str, dict[str, Callable[..., MplFigure]]] = {
-    "alttest": {"alttest": _alttest},
-    "alttest_curves": {
-        "alttest_epsilon_curve": _curve("epsilon"),
-        "alttest_items_curve": _curve("items"),
-    },
-}
-#: Every figure of the page, by key.
+#: Every figure of the page, by key (also the file name of ``annotator report --figures``).
 FIGURES: dict[str, Callable[[Any], MplFigure]] = {
-    **{key: make for figures in ALTTEST_FIGURES.values() for key, make in figures.items()},
+    "alttest": _alttest,
+    "alttest_epsilon_curve": _curve("epsilon"),
+    "alttest_items_curve": _curve("items"),
     "items": _items,
     "bootstrap": _bootstrap,
     "distributions": _distributions,
     "icc": _icc,
     "figure2": _figure2,
 }
+
+
+# ------------------------------------------------------------------- alt texts
+
+
+def _names(values: Any, noun: str, *, plural: str | None = None, sep: str = ", ") -> str:
+    """``"3 scales (a, b and c)"``: how many, and which."""
+    names = [str(v) for v in dict.fromkeys(values)]
+    listed = names[0] if len(names) == 1 else sep.join(names[:-1]) + " and " + names[-1]
+    return f"{len(names)} {noun if len(names) == 1 else plural or noun + 's'} ({listed})"
+
+
+def _alttest_text(frame: pd.DataFrame, x: str, *, bands: bool = False) -> str:
+    if frame.empty:
+        return f"No alt-test results against {x} to show."
+    with_bands = " with 90% resampling bands" if bands else ""
+    return (
+        f"Line charts of the alt-test's winning rate and advantage probability{with_bands} "
+        f"against {x}, one row per scale for {_names(frame['scale'], 'scale')}, one line per "
+        f"model for {_names(frame['model'], 'model')}, with the 0.5 a model needs to pass."
+    )
+
+
+def _describe_items(tables: Any) -> str:
+    frame = tables.items
+    if frame.empty:
+        return "No items with both human and LLM scores to show."
+    return (
+        f"Line chart of the nMAE between the human and the LLM mean of each of "
+        f"{frame['item'].nunique()} items, sorted from worst, one line per scale for "
+        f"{_names(frame['scale'], 'scale')}, with the {_threshold(tables):g} threshold."
+    )
+
+
+def _describe_bootstrap(tables: Any) -> str:
+    frame = tables.bootstrap
+    if frame.empty:
+        return "No bootstrap intervals to show."
+    from ..figures import bootstrap_label
+
+    labels = [bootstrap_label(row) for _, row in frame.iterrows()]
+    return f"Bootstrap estimates with their intervals for {_names(labels, 'quantity', plural='quantities', sep='; ')}."
+
+
+def _describe_distributions(tables: Any) -> str:
+    frame = tables.distributions
+    if frame.empty:
+        return "No scores to show."
+    group_by = _settings(tables).get("group_by")
+    who = "all humans"
+    if group_by:
+        groups = frame.loc[frame["kind"] == "human", "group"].dropna()
+        if len(groups):
+            who += f", each {group_by} group ({', '.join(sorted(map(str, groups.unique())))})"
+    return (
+        f"Cumulative distributions of the scores as a share of the range, one panel per "
+        f"scale for {_names(frame['scale'], 'scale')}: {who} and the LLMs."
+    )
+
+
+def _describe_icc(tables: Any) -> str:
+    frame = tables.scales
+    if frame.empty:
+        return "No ICC to show."
+    kinds = ", ".join(label for _, label in ICC_COLUMNS)
+    return f"ICC point estimates with 95% intervals for {_names(frame['scale'], 'scale')}: {kinds}."
+
+
+def _describe_figure2(tables: Any) -> str:
+    frame = tables.figure2
+    if frame.empty:
+        return "No items with both human and LLM scores to show."
+    return (
+        f"Scatter plots of human-LLM ICC(A,1) (filled) and Pearson r (hollow) against "
+        f"nMAE, one panel per benchmark for {_names(frame['benchmark'], 'benchmark')}, "
+        f"a colour per model for {_names(frame['model'], 'model')} and a marker per "
+        f"scale for {_names(frame['scale'], 'scale')}."
+    )
+
+
+#: What each figure shows, in a sentence from the tables: the page's alt text.
+DESCRIPTIONS: dict[str, Callable[[Any], str]] = {
+    "alttest": lambda tables: _alttest_text(tables.alttest, "epsilon"),
+    "alttest_epsilon_curve": lambda tables: _alttest_text(
+        curves_against(tables, "epsilon"), "epsilon", bands=True
+    ),
+    "alttest_items_curve": lambda tables: _alttest_text(
+        curves_against(tables, "items"), "the number of items", bands=True
+    ),
+    "items": _describe_items,
+    "bootstrap": _describe_bootstrap,
+    "distributions": _describe_distributions,
+    "icc": _describe_icc,
+    "figure2": _describe_figure2,
+}
+
+
+def describe(key: str, tables: Any) -> str:
+    """The alt text of figure ``key``: a sentence saying what it shows."""
+    return DESCRIPTIONS[key](tables)

@@ -92,7 +92,7 @@ def _ordered(frame: pd.DataFrame, column: str) -> pd.DataFrame:
 
 
 def bootstrap_frame(tables) -> pd.DataFrame:
-    from .plots import bootstrap_label
+    from ..figures import bootstrap_label
 
     frame = tables.bootstrap.copy()
     frame.insert(0, "quantity", [bootstrap_label(row) for _, row in frame.iterrows()])
@@ -194,7 +194,6 @@ def report_sections(tables, drawn: Mapping[str, Drawn] | None = None) -> list[Se
                     tables,
                     "Winning rate (dotted: the 0.5 needed to pass) and advantage probability "
                     "against epsilon, per model; one row per scale.",
-                    "Alt-test winning rate and advantage probability against epsilon",
                     drawn,
                 )
             ],
@@ -211,7 +210,6 @@ def report_sections(tables, drawn: Mapping[str, Drawn] | None = None) -> list[Se
                     "items",
                     tables,
                     f"nMAE per item, worst first, one line per scale; dashed: {threshold:g}.",
-                    "Per-item nMAE sorted from worst",
                     drawn,
                 )
             ],
@@ -227,7 +225,6 @@ def report_sections(tables, drawn: Mapping[str, Drawn] | None = None) -> list[Se
                     "bootstrap",
                     tables,
                     "Bootstrap estimates with their intervals.",
-                    "Bootstrap intervals",
                     drawn,
                 )
             ],
@@ -248,16 +245,15 @@ def report_figures(tables, drawn: Mapping[str, Drawn] | None = None) -> list[Fig
         figure(
             "distributions",
             tables,
-            "Score distributions per scale (as a share of the range): all human ratings, "
-            f"each {group_by or 'demographic'} group, and the LLMs at the main temperature.",
-            "Histograms of the scores on each scale",
+            "Score distributions per scale (as a share of the range), cumulative: the share "
+            "of scores at or below each value for all human ratings, each "
+            f"{group_by or 'demographic'} group, and the LLMs at the main temperature.",
             drawn,
         ),
         figure(
             "icc",
             tables,
             f"ICC per scale with its {level:g}% interval (Table 2).",
-            "ICC with confidence intervals per scale",
             drawn,
         ),
         figure(
@@ -266,7 +262,6 @@ def report_figures(tables, drawn: Mapping[str, Drawn] | None = None) -> list[Fig
             "The ICC-vs-nMAE diagnostic (the paper's Figure 2): per benchmark, each model "
             "and the ensemble on each scale; filled: ICC(A,1), hollow: Pearson r. A high r "
             "with a low ICC means an offset or a variance mismatch that nMAE alone hides.",
-            "ICC and Pearson r against nMAE per benchmark",
             drawn,
         ),
     ]
