@@ -178,7 +178,9 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     init_extensions(app)
 
-    from .web import errors, templating
+    from .web import converters, errors, templating
+
+    converters.init_app(app)
     from .web.auth import bp as auth_bp
     from .web.lead import bp as lead_bp
     from .web.rate import bp as rate_bp

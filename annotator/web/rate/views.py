@@ -201,7 +201,7 @@ def account():
 # ------------------------------------------------------------------- blocks
 
 
-@bp.route("/rate/blocks/<int:block_id>/start", methods=["POST"])
+@bp.route("/rate/blocks/<id:block_id>/start", methods=["POST"])
 @rater_required
 @questionnaire_first
 def start(block_id: int):
@@ -222,7 +222,7 @@ def start(block_id: int):
     return redirect(url_for("rate.block", block_id=block_id))
 
 
-@bp.route("/rate/blocks/<int:block_id>")
+@bp.route("/rate/blocks/<id:block_id>")
 @rater_required
 @questionnaire_first
 def block(block_id: int):
@@ -304,7 +304,7 @@ def _post_to_completed_block(state: BlockState, position: int):
     return _go(url_for("rate.block_done", block_id=state.block.id))
 
 
-@bp.route("/rate/blocks/<int:block_id>/items/<int:position>", methods=["GET", "POST"])
+@bp.route("/rate/blocks/<id:block_id>/items/<id:position>", methods=["GET", "POST"])
 @rater_required
 @questionnaire_first
 def item(block_id: int, position: int):
@@ -372,7 +372,7 @@ def item(block_id: int, position: int):
     return response
 
 
-@bp.route("/rate/blocks/<int:block_id>/done")
+@bp.route("/rate/blocks/<id:block_id>/done")
 @rater_required
 @questionnaire_first
 def block_done(block_id: int):
