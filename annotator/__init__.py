@@ -128,7 +128,8 @@ def create_app(test_config: dict | None = None) -> Flask:
         template_folder=_resource_dir("templates"),
         static_folder=_resource_dir("static"),
     )
-    Path(app.instance_path).mkdir(parents=True, exist_ok=True)
+    # Owner only: it holds the secret key and, by default, the database.
+    Path(app.instance_path).mkdir(mode=0o700, parents=True, exist_ok=True)
 
     app.config.from_mapping(
         DATABASE_URL="sqlite:///" + str(Path(app.instance_path) / "annotator.sqlite"),

@@ -7,11 +7,12 @@ module is the only place that opens, commits and closes sessions.
 
 from __future__ import annotations
 
+import os
 import random
 import select
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TypeVar
 
@@ -91,13 +92,25 @@ def _check_on_checkout(engine: Engine):
     return check
 
 
+def _create_private_file(path: Path) -> None:
+    """Create a new SQLite file readable by its owner alone (0600, its folder 0700).
+
+    It holds invite and return tokens in clear. SQLite gives its ``-wal`` and
+    ``-shm`` files the database file's permissions. An existing file or
+    folder keeps its permissions: a deployment may share it on purpose.
+    """
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+
+
 def make_engine(url: str) -> Engine:
     """Create an engine for ``url`` with the settings the app relies on."""
     url = normalise_url(url)
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
-            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+            _create_private_file(Path(parsed.database))
         engine = create_engine(url, connect_args={"check_same_thread": False})
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
