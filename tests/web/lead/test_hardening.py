@@ -84,3 +84,11 @@ def test_matrix_notes_go_to_the_page_not_a_header(lead_client, unicode_study):
     assert notes.status_code == 200
     page = notes.get_data(as_text=True)
     assert "3 of 4 human cell(s) missing" in page and "missing per rater: 評価者 3" in page
+
+
+def test_the_study_page_fills_in_the_instructions_bounds(lead_client, small_study):
+    """Issue 26: the lead reads the instructions as raters do, per scale."""
+    page = lead_client.get("/lead/studies/small").get_data(as_text=True)
+    assert "{min}" not in page and "{max}" not in page
+    assert "Rate the semantic similarity of the two sentences from 0 to 5." in page
+    assert "Rate the semantic similarity of the two sentences from 0 to 100." in page
