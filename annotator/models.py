@@ -85,6 +85,8 @@ class AuditAction(StrEnum):
     RATER_INCLUDED = "rater-included"
     STUDY_UPDATED = "study-updated"
     DATABASE_RESTORED = "database-restored"
+    # A rater's item page whose benchmark template failed to render.
+    ITEM_NOT_SHOWN = "item-not-shown"
 
 
 class RaterStatus(StrEnum):
