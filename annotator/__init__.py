@@ -149,6 +149,10 @@ def create_app(test_config: dict | None = None) -> Flask:
         # Behind a reverse proxy: how many proxies to trust (1 for one nginx or
         # Caddy), or ProxyFix's own options as a mapping; see _proxy_fix.
         PROXY_FIX=None,
+        # The largest request body: every form of the app is a few kB (the
+        # web has no uploads; imports go through the CLI). Larger bodies get
+        # a 413 before they are read; so does a longer field (web/limits.py).
+        MAX_CONTENT_LENGTH=256 * 1024,
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)
@@ -179,9 +183,10 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     init_extensions(app)
 
-    from .web import converters, errors, templating
+    from .web import converters, errors, limits, templating
 
     converters.init_app(app)
+    limits.init_app(app)
     from .web.auth import bp as auth_bp
     from .web.lead import bp as lead_bp
     from .web.rate import bp as rate_bp
