@@ -196,6 +196,9 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(rate_bp)
     errors.init_app(app)
     templating.init_app(app)
+    from .web import security_headers
+
+    security_headers.init_app(app)
 
     from .cli import register_commands
 
