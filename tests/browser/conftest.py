@@ -84,7 +84,38 @@ def browser():
 
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        watched = _CspWatched(chromium)
         try:
-            yield chromium
+            yield watched
         finally:
             chromium.close()
+        # Every page ran under the app's Content-Security-Policy: nothing blocked.
+        assert watched.violations == []
+
+
+class _CspWatched:
+    """The browser, with every page's Content-Security-Policy reports collected."""
+
+    def __init__(self, chromium) -> None:
+        self._chromium = chromium
+        self.violations: list[str] = []
+
+    def _watch(self, target) -> None:
+        def note(message) -> None:
+            if "Content Security Policy" in message.text:
+                self.violations.append(message.text)
+
+        target.on("console", note)
+
+    def new_page(self, *args, **kwargs):
+        page = self._chromium.new_page(*args, **kwargs)
+        self._watch(page)
+        return page
+
+    def new_context(self, *args, **kwargs):
+        context = self._chromium.new_context(*args, **kwargs)
+        self._watch(context)
+        return context
+
+    def __getattr__(self, name):
+        return getattr(self._chromium, name)
