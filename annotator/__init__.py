@@ -183,8 +183,9 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     init_extensions(app)
 
-    from .web import converters, errors, limits, templating
+    from .web import converters, errors, limits, security_headers, templating
 
+    # Before the blueprints: their routes use the id converter.
     converters.init_app(app)
     limits.init_app(app)
     from .web.auth import bp as auth_bp
@@ -196,8 +197,6 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(rate_bp)
     errors.init_app(app)
     templating.init_app(app)
-    from .web import security_headers
-
     security_headers.init_app(app)
 
     from .cli import register_commands

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -103,7 +104,7 @@ class _CspWatched:
     def _watch(self, target) -> None:
         def note(message) -> None:
             if "Content Security Policy" in message.text:
-                self.violations.append(message.text)
+                self.violations.append(f"{message.location.get('url')}: {message.text}")
 
         target.on("console", note)
 
@@ -119,3 +120,17 @@ class _CspWatched:
 
     def __getattr__(self, name):
         return getattr(self._chromium, name)
+
+
+def wait_until(page, expression: str, arg=None, *, timeout: float = 10.0) -> None:
+    """Poll ``page.evaluate(expression, arg)`` until it is truthy.
+
+    Playwright's ``wait_for_function`` compiles its predicate in the page,
+    which the app's Content-Security-Policy (no ``unsafe-eval``) forbids;
+    ``evaluate`` runs through the DevTools protocol and is allowed.
+    """
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression, arg):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not true after {timeout} s: {expression}")
+        time.sleep(0.05)
