@@ -140,7 +140,7 @@ def _row_counts(app) -> dict[str, int]:
 def _fill(rule: str, rng: random.Random, real: dict[str, list[str]]) -> str:
     def value(match) -> str:
         converter, name = match.group(1), match.group(2)
-        if converter == "id":
+        if converter in ("id", "int"):
             pool = HOSTILE_IDS + real.get(name, [])
         elif name == "slug":
             pool = HOSTILE_SLUGS + real["slug"]
