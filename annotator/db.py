@@ -7,12 +7,11 @@ module is the only place that opens, commits and closes sessions.
 
 from __future__ import annotations
 
-import os
 import random
 import select
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
@@ -92,16 +91,25 @@ def _check_on_checkout(engine: Engine):
     return check
 
 
-def _create_private_file(path: Path) -> None:
-    """Create a new SQLite file readable by its owner alone (0600, its folder 0700).
+def _private_when_created(path: Path) -> Callable:
+    """A ``connect`` listener making the SQLite file ``path`` its owner's alone (0600).
 
-    It holds invite and return tokens in clear. SQLite gives its ``-wal`` and
-    ``-shm`` files the database file's permissions. An existing file or
-    folder keeps its permissions: a deployment may share it on purpose.
+    It holds invite and return tokens in clear. The file is not made here (a
+    backup of a missing database must find nothing), but by SQLite at the first
+    connection; the listener, registered before the pragmas, narrows it then,
+    before ``journal_mode=WAL`` makes the ``-wal`` and ``-shm`` files, which
+    SQLite gives the database file's permissions. A file that existed before
+    the engine keeps its permissions: a deployment may share it on purpose.
     """
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    with suppress(FileExistsError):
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    new = not path.exists()
+
+    def narrow(_dbapi_connection, _record) -> None:
+        nonlocal new
+        if new and path.exists():
+            path.chmod(0o600)
+            new = False
+
+    return narrow
 
 
 def make_engine(url: str) -> Engine:
@@ -109,9 +117,12 @@ def make_engine(url: str) -> Engine:
     url = normalise_url(url)
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
-        if parsed.database and parsed.database != ":memory:":
-            _create_private_file(Path(parsed.database))
+        on_disk = parsed.database and parsed.database != ":memory:"
+        if on_disk:
+            Path(parsed.database).parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         engine = create_engine(url, connect_args={"check_same_thread": False})
+        if on_disk:
+            event.listen(engine, "connect", _private_when_created(Path(parsed.database)))
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
     engine = create_engine(url)

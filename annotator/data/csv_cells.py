@@ -13,7 +13,9 @@ So that an escaped cell reads back as it was, a cell that is one or more
 takes exactly one off such a cell and leaves every other cell as it is.
 A file whose cells were never escaped therefore reads back unchanged, with
 one exception: a cell such as ``'=x`` (an apostrophe, then a formula start),
-which loses its first ``'``.
+which loses its first ``'``. The rule cell by cell is in
+:mod:`annotator.metrics._cells` (the metrics read the matrix back without the
+rest of the app); this module applies it to whole columns.
 """
 
 from __future__ import annotations
@@ -23,38 +25,14 @@ import re
 import numpy as np
 import pandas as pd
 
+from ..metrics._cells import FORMULA_STARTS, escape_cell, needs_escape, unescape_cell
+
 __all__ = ["FORMULA_STARTS", "needs_escape", "escape_cell", "unescape_cell", "escape_cells"]
 
-#: The first characters that make a spreadsheet read a cell as a formula.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", re.ASCII)
 # The first characters of a cell that may need escaping.
 _FIRST = frozenset("'=+-@\t\r")
 # Such a first character in a column's cells joined by NUL characters.
 _JOINED_START = re.compile("\x00['=+\\-@\t\r]")
-
-
-def needs_escape(text: str) -> bool:
-    """Whether ``text`` is written with a leading ``'``.
-
-    True when, after any leading ``'``, it starts with one of
-    :data:`FORMULA_STARTS` and is not a plain number.
-    """
-    rest = text.lstrip("'")
-    return rest[:1] in FORMULA_STARTS and rest != "" and not _NUMBER.fullmatch(rest)
-
-
-def escape_cell(text: str) -> str:
-    """The cell as written to a CSV export (see the module's docstring)."""
-    return "'" + text if needs_escape(text) else text
-
-
-def unescape_cell(text: str) -> str:
-    """The cell as it was before :func:`escape_cell`; other cells unchanged."""
-    if text.startswith("'") and needs_escape(text[1:]):
-        return text[1:]
-    return text
 
 
 def escape_cells(values: np.ndarray | pd.Series) -> np.ndarray:

@@ -10,6 +10,7 @@ from typing import IO
 import numpy as np
 import pandas as pd
 
+from ._cells import unescape_cell
 from ._names import LLM_PREFIX
 
 __all__ = [
@@ -126,8 +127,6 @@ def read_matrix(source: str | PathLike[str] | IO[str]) -> RatingMatrix:
     ValueError
         If the file lacks ``item_id`` or holds a non-numeric rating.
     """
-    from ..data.csv_cells import unescape_cell
-
     frame = pd.read_csv(source, dtype=str, keep_default_na=False, na_values=[""])
     # The export escapes text cells a spreadsheet would run as formulas
     # (annotator.data.csv_cells): rater codes, item ids and benchmarks.
