@@ -1,5 +1,6 @@
-"""Requests too large to read: a whole body above ``MAX_CONTENT_LENGTH``, one field above
-``MAX_FIELD_LENGTH`` characters.
+"""Requests the app refuses before a view reads them: a whole body above
+``MAX_CONTENT_LENGTH``, one field above ``MAX_FIELD_LENGTH`` characters, a NUL
+character in a field or an address.
 
 Flask refuses a body above ``MAX_CONTENT_LENGTH`` before reading it (a 413,
 styled by :mod:`annotator.web.errors`). Within that, no field of this app's
@@ -21,9 +22,19 @@ MAX_FIELD_LENGTH = 2000
 
 def _refuse_overlong_fields() -> None:
     limit = current_app.config["MAX_FIELD_LENGTH"]
+    # A NUL character: no address, token or field of the app holds one, and
+    # PostgreSQL refuses it in any text (an error, not a miss, in every query).
+    if any(
+        "\x00" in value for value in (request.view_args or {}).values() if isinstance(value, str)
+    ):
+        abort(404)
     for values in (request.args, request.form if request.method == "POST" else None):
-        if values and any(len(value) > limit for _, value in values.items(multi=True)):
+        if not values:
+            continue
+        if any(len(value) > limit for _, value in values.items(multi=True)):
             abort(413, f"A field holds more than {limit} characters.")
+        if any("\x00" in value for _, value in values.items(multi=True)):
+            abort(400, "A field holds a NUL character.")
 
 
 def init_app(app: Flask) -> None:

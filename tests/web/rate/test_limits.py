@@ -69,3 +69,11 @@ def test_a_questionnaire_number_takes_ascii_digits_only(app, client, study, age)
     assert response.status_code in (200, 422)
     assert "Please enter a number with the digits 0-9." in response.get_data(as_text=True)
     assert _count(app, Demographics) == 0
+
+
+def test_nul_characters_are_refused_before_the_database(app, client, lead_client, study):
+    """PostgreSQL refuses NUL in text: it must not reach a query."""
+    assert lead_client.get(f"/lead/studies/{study.slug}%00").status_code == 404
+    assert client.get("/invite/abc%00def").status_code == 404
+    assert client.post("/login", data={"username": "a\x00b", "password": "x"}).status_code == 400
+    assert client.get("/login?next=%00").status_code == 400
