@@ -128,7 +128,8 @@ def create_app(test_config: dict | None = None) -> Flask:
         template_folder=_resource_dir("templates"),
         static_folder=_resource_dir("static"),
     )
-    Path(app.instance_path).mkdir(parents=True, exist_ok=True)
+    # Owner only: it holds the secret key and, by default, the database.
+    Path(app.instance_path).mkdir(mode=0o700, parents=True, exist_ok=True)
 
     app.config.from_mapping(
         DATABASE_URL="sqlite:///" + str(Path(app.instance_path) / "annotator.sqlite"),
@@ -148,6 +149,10 @@ def create_app(test_config: dict | None = None) -> Flask:
         # Behind a reverse proxy: how many proxies to trust (1 for one nginx or
         # Caddy), or ProxyFix's own options as a mapping; see _proxy_fix.
         PROXY_FIX=None,
+        # The largest request body: every form of the app is a few kB (the
+        # web has no uploads; imports go through the CLI). Larger bodies get
+        # a 413 before they are read; so does a longer field (web/limits.py).
+        MAX_CONTENT_LENGTH=256 * 1024,
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)
@@ -178,7 +183,11 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     init_extensions(app)
 
-    from .web import errors, templating
+    from .web import converters, errors, limits, security_headers, templating
+
+    # Before the blueprints: their routes use the id converter.
+    converters.init_app(app)
+    limits.init_app(app)
     from .web.auth import bp as auth_bp
     from .web.lead import bp as lead_bp
     from .web.rate import bp as rate_bp
@@ -188,6 +197,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(rate_bp)
     errors.init_app(app)
     templating.init_app(app)
+    security_headers.init_app(app)
 
     from .cli import register_commands
 

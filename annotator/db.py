@@ -91,14 +91,38 @@ def _check_on_checkout(engine: Engine):
     return check
 
 
+def _private_when_created(path: Path) -> Callable:
+    """A ``connect`` listener making the SQLite file ``path`` its owner's alone (0600).
+
+    It holds invite and return tokens in clear. The file is not made here (a
+    backup of a missing database must find nothing), but by SQLite at the first
+    connection; the listener, registered before the pragmas, narrows it then,
+    before ``journal_mode=WAL`` makes the ``-wal`` and ``-shm`` files, which
+    SQLite gives the database file's permissions. A file that existed before
+    the engine keeps its permissions: a deployment may share it on purpose.
+    """
+    new = not path.exists()
+
+    def narrow(_dbapi_connection, _record) -> None:
+        nonlocal new
+        if new and path.exists():
+            path.chmod(0o600)
+            new = False
+
+    return narrow
+
+
 def make_engine(url: str) -> Engine:
     """Create an engine for ``url`` with the settings the app relies on."""
     url = normalise_url(url)
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
-        if parsed.database and parsed.database != ":memory:":
-            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        on_disk = parsed.database and parsed.database != ":memory:"
+        if on_disk:
+            Path(parsed.database).parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         engine = create_engine(url, connect_args={"check_same_thread": False})
+        if on_disk:
+            event.listen(engine, "connect", _private_when_created(Path(parsed.database)))
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
     engine = create_engine(url)

@@ -101,6 +101,8 @@ class AuditAction(StrEnum):
     STUDY_UNSHARED = "study-unshared"
     LEAD_ADMIN_GRANTED = "lead-admin-granted"
     LEAD_ADMIN_REVOKED = "lead-admin-revoked"
+    # A rater's item page whose benchmark template failed to render.
+    ITEM_NOT_SHOWN = "item-not-shown"
 
 
 class RaterStatus(StrEnum):

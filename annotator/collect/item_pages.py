@@ -13,10 +13,18 @@ from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, select
 
 from ..clock import now
-from ..models import Benchmark, Block, Item, Rating
+from ..models import AuditAction, AuditEvent, Benchmark, Block, Item, Rating
 from .rated_places import next_position, ratings_by_position
 
-__all__ = ["ItemPage", "item_page", "item_and_benchmark", "open_item", "serve", "update_block"]
+__all__ = [
+    "ItemPage",
+    "item_page",
+    "item_and_benchmark",
+    "open_item",
+    "report_unshown_item",
+    "serve",
+    "update_block",
+]
 
 
 # Built once; the SET clause comes from the parameters' names.
@@ -145,3 +153,38 @@ def open_item(
     if position == frontier:
         serve(session, block, position)
     return item_page(session, block, position, rated, break_every=break_every)
+
+
+def report_unshown_item(session: Session, page: ItemPage, error: BaseException) -> bool:
+    """Record in the audit log that ``page``'s item could not be shown; the caller commits.
+
+    Its benchmark's template failed to render (a study stored before the
+    study file's checks, or a template raising on this item's fields). One
+    event per rater and item, however often the page is opened; returns
+    whether one was added.
+    """
+    block = page.block
+    earlier = session.exec(
+        select(AuditEvent.details).where(
+            AuditEvent.action == AuditAction.ITEM_NOT_SHOWN,
+            AuditEvent.subject_id == block.rater_id,
+            AuditEvent.study_id == page.item.study_id,
+        )
+    ).all()
+    if any(details.get("item") == page.item.external_id for details in earlier):
+        return False
+    session.add(
+        AuditEvent(
+            subject_id=block.rater_id,
+            study_id=page.item.study_id,
+            action=AuditAction.ITEM_NOT_SHOWN,
+            details={
+                "item": page.item.external_id,
+                "benchmark": page.benchmark.name,
+                "block": block.id,
+                "position": page.position,
+                "error": f"{type(error).__name__}: {error}"[:500],
+            },
+        )
+    )
+    return True

@@ -40,6 +40,9 @@ def choice_label(question: Mapping[str, Any], choice: str) -> str:
 
 
 def _number(question: QuestionSpec, text: str) -> tuple[float | int | None, str | None]:
+    if not text.isascii():
+        # float() also reads other scripts' digits ("٣٤" is 34).
+        return None, "Please enter a number with the digits 0-9."
     try:
         value = float(text.replace(",", "."))
     except ValueError:

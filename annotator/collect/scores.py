@@ -26,9 +26,11 @@ __all__ = [
 
 # Plain decimals only: no exponents, no thousands separators. One comma is
 # read as a decimal comma, as many raters type it.
-_DECIMAL = re.compile(r"^[+-]?(\d+([.,](?P<a>\d*))?|[.,](?P<b>\d+))$")
+# ASCII digits only (re.ASCII): ``\d`` and ``Decimal`` also read other
+# scripts' digits ("٣", "３", "𝟑"), which the README does not promise.
+_DECIMAL = re.compile(r"^[+-]?(\d+([.,](?P<a>\d*))?|[.,](?P<b>\d+))$", re.ASCII)
 # Scores written by programs (LLM judges) may also use exponents ("1e-05").
-_MACHINE = re.compile(r"^[+-]?(\d+([.,]\d*)?|[.,]\d+)([eE][+-]?\d{1,4})?$")
+_MACHINE = re.compile(r"^[+-]?(\d+([.,]\d*)?|[.,]\d+)([eE][+-]?\d{1,4})?$", re.ASCII)
 _NOT_FINITE = re.compile(r"^[+-]?(nan|inf|infinity)$", re.IGNORECASE)
 MAX_LENGTH = 40
 
@@ -99,6 +101,8 @@ def parse_score(raw: str | None, scale: Scale, *, any_precision: bool = False) -
     if match is None:
         if _NOT_FINITE.match(text):
             raise error(f"“{text}” is not a finite number")
+        if any(char.isdigit() and char not in "0123456789" for char in text):
+            raise error(f"“{text}” has digits other than 0-9: write the score with 0 to 9")
         raise error(f"“{text}” is not a number")
     try:
         value = Decimal(text.replace(",", "."))

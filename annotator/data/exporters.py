@@ -24,6 +24,7 @@ from ..models import (
 )
 from ..study.raters import counted_rater
 from .alttest_text import alttest_cells, alttest_json
+from .csv_cells import escape_cells
 from .export_scope import ExportError
 from .long_rows import (
     LONG_COLUMNS,
@@ -155,12 +156,22 @@ def _csv(frame: pd.DataFrame, *, header: bool = True) -> str:
     # pandas writes a float column with ".0" on whole numbers (and an integer
     # column holding a gap becomes float: block_position, revisions), so float
     # columns are written as text by number_text.
-    floats = np.flatnonzero((frame.dtypes == "float64").to_numpy())
+    dtypes = frame.dtypes.to_numpy()
+    floats = np.flatnonzero(dtypes == "float64")
+    texts = [
+        position
+        for position, dtype in enumerate(dtypes)
+        if pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)
+    ]
+    frame = frame.copy()
     if len(floats):
-        frame = frame.copy()
-        texts = _number_texts(frame.iloc[:, floats].to_numpy(dtype=float))
+        numbers = _number_texts(frame.iloc[:, floats].to_numpy(dtype=float))
         for j, position in enumerate(floats):
-            frame.isetitem(position, texts[:, j])
+            frame.isetitem(position, numbers[:, j])
+    # Text cells that a spreadsheet would run as formulas (csv_cells).
+    for position in texts:
+        frame.isetitem(position, escape_cells(frame.iloc[:, position]))
+    frame.columns = escape_cells(np.array([str(c) for c in frame.columns], dtype=object))
     return frame.to_csv(index=False, header=header, lineterminator="\n")
 
 
@@ -172,18 +183,22 @@ def _matrix_csv(frame: pd.DataFrame) -> str:
     passes every cell through the csv module. Here a float column's cells are
     :func:`_number_texts` (never quoted), a text cell is quoted by the csv
     module only when it holds a comma, a quote or a line break, and the columns
-    are concatenated as arrays. Other columns: ``_csv``.
+    are concatenated as arrays. Other columns: ``_csv``. Text cells and the
+    header are escaped as :mod:`annotator.data.csv_cells` says.
     """
     cells = []
     for _, column in frame.items():
         if column.dtype == "float64":
             cells.append(_number_texts(column.to_numpy()))
         elif pd.api.types.is_string_dtype(column) and not column.isna().any():
-            cells.append(_quoted(column.astype(str)))
+            escaped = escape_cells(column.astype(str).to_numpy(dtype=object))
+            cells.append(_quoted(pd.Series(escaped, index=column.index)))
         else:
             return _csv(frame)
     header = io.StringIO()
-    csv.writer(header, lineterminator="\n").writerow(frame.columns)
+    csv.writer(header, lineterminator="\n").writerow(
+        escape_cells(np.array([str(c) for c in frame.columns], dtype=object))
+    )
     if not len(frame):
         return header.getvalue()
     lines = cells[0]
@@ -241,7 +256,7 @@ def _long_csv(
         export.rows += len(frame)
     if header:
         # No rows: the header alone.
-        yield pd.DataFrame(columns=columns).to_csv(index=False, lineterminator="\n")
+        yield _csv(pd.DataFrame(columns=columns))
 
 
 def render_export(

@@ -15,8 +15,10 @@ import re
 from dataclasses import dataclass
 
 import jinja2
+from jinja2.sandbox import SandboxedEnvironment
 
 from ..collect.scores import format_number
+from ..study.placeholders import fill_bounds
 
 __all__ = [
     "DEFAULT_JUDGE_SYSTEM",
@@ -44,7 +46,9 @@ DEFAULT_JUDGE_TEMPLATE = (
 
 # Plain text for a model: no HTML escaping. Undefined fields fail loudly
 # rather than vanish from the prompt.
-_ENV = jinja2.Environment(
+# Sandboxed, as the rater templates are (annotator.web.display): a study file's
+# template must not reach Python's internals (``cycler.__init__.__globals__``).
+_ENV = SandboxedEnvironment(
     autoescape=False, undefined=jinja2.StrictUndefined, keep_trailing_newline=False
 )
 # {min} and {max} in single braces, as in the rater instructions; {{ min }} is Jinja's.
@@ -129,7 +133,7 @@ def render_prompt(
     variables = dict(fields)
     variables.update(min=lo, max=hi, benchmark=template.benchmark)
     # The rater page fills them the same way (the study file checks it works).
-    variables["instructions"] = template.instructions.format_map({"min": lo, "max": hi})
+    variables["instructions"] = fill_bounds(template.instructions, lo, hi)
     variables["item"] = _render(
         template.item_template, variables, f"benchmark {template.benchmark}: template"
     )

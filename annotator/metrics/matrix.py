@@ -10,6 +10,7 @@ from typing import IO
 import numpy as np
 import pandas as pd
 
+from ._cells import unescape_cell
 from ._names import LLM_PREFIX
 
 __all__ = [
@@ -108,7 +109,9 @@ def read_matrix(source: str | PathLike[str] | IO[str]) -> RatingMatrix:
     """Read the ``matrix`` export CSV into human and LLM DataFrames.
 
     Empty cells are missing ratings (NaN). Rater codes and item ids are read as
-    strings, so codes such as ``007`` keep their leading zeros.
+    strings, so codes such as ``007`` keep their leading zeros; the ``'`` the
+    export puts before a code or id starting with ``=``, ``+``, ``-``, ``@``
+    (:mod:`annotator.data.csv_cells`) is taken off.
 
     Parameters
     ----------
@@ -125,6 +128,12 @@ def read_matrix(source: str | PathLike[str] | IO[str]) -> RatingMatrix:
         If the file lacks ``item_id`` or holds a non-numeric rating.
     """
     frame = pd.read_csv(source, dtype=str, keep_default_na=False, na_values=[""])
+    # The export escapes text cells a spreadsheet would run as formulas
+    # (annotator.data.csv_cells): rater codes, item ids and benchmarks.
+    frame.columns = [unescape_cell(str(name)) for name in frame.columns]
+    for name in _ID_COLUMNS:
+        if name in frame.columns:
+            frame[name] = frame[name].map(unescape_cell, na_action="ignore")
     return split_matrix(frame)
 
 

@@ -12,8 +12,6 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Literal
 
-import jinja2
-import jinja2.meta
 from pydantic import (
     Field,
     ValidationError,
@@ -23,6 +21,7 @@ from pydantic import (
 
 from ..data.long_columns import LONG_COLUMNS
 from .crowd_spec import PLATFORM_DEFAULTS, CompletionCodes, CrowdSpec, crowd_settings
+from .placeholders import check_instructions, template_fields
 from .strict import Strict
 
 __all__ = [
@@ -87,7 +86,6 @@ _KEY = re.compile(r"^[a-z][a-z0-9_]*$")
 # Column names the long export already uses; a demographic question may not
 # take one of them (its answers become a column of that export).
 RESERVED_KEYS = frozenset(LONG_COLUMNS)
-_TEMPLATE_ENV = jinja2.Environment(autoescape=True)
 
 
 class ScaleSpec(Strict):
@@ -145,17 +143,17 @@ class BenchmarkSpec(Strict):
             return self.judge_template.get(scale)
         return self.judge_template
 
+    @field_validator("judge_system")
+    @classmethod
+    def _judge_system_parses(cls, system: str | None) -> str | None:
+        if system is not None:
+            template_fields(system)
+        return system
+
     @field_validator("instructions")
     @classmethod
     def _only_min_max(cls, instructions: str) -> str:
-        try:
-            instructions.format_map({"min": 0, "max": 1})
-        except (KeyError, ValueError, IndexError) as exc:
-            raise ValueError(
-                "instructions may use only the placeholders {min} and {max} "
-                f"(write {{{{ and }}}} for literal braces): {exc!r}"
-            ) from None
-        return instructions
+        return check_instructions(instructions)
 
 
 class QuestionSpec(Strict):
@@ -294,15 +292,6 @@ class StudyFileError(ValueError):
         lines = [f"{self.path}: {len(self.problems)} problem(s)"]
         lines += [f"  {p}" for p in self.problems]
         return "\n".join(lines)
-
-
-def template_fields(template: str) -> set[str]:
-    """Names of the item fields a benchmark template uses."""
-    try:
-        ast = _TEMPLATE_ENV.parse(template)
-    except jinja2.TemplateSyntaxError as exc:
-        raise ValueError(f"template line {exc.lineno}: {exc.message}") from None
-    return jinja2.meta.find_undeclared_variables(ast)
 
 
 def _key_path(loc: tuple) -> str:

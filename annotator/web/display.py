@@ -9,6 +9,7 @@ from markupsafe import Markup
 
 from ..collect.scores import format_number
 from ..models import Benchmark, Item, Scale
+from ..study.placeholders import fill_bounds
 from .markdown import render_markdown
 
 __all__ = ["render_item_text", "instructions_for"]
@@ -26,5 +27,5 @@ def render_item_text(benchmark: Benchmark, item: Item) -> Markup:
 
 def instructions_for(benchmark: Benchmark, scale: Scale) -> Markup:
     return render_markdown(
-        benchmark.instructions.format(min=format_number(scale.min), max=format_number(scale.max))
+        fill_bounds(benchmark.instructions, format_number(scale.min), format_number(scale.max))
     )

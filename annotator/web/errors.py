@@ -13,6 +13,11 @@ ERROR_PAGES = {
     404: ("Page not found", "The address may be mistyped, or the page no longer exists."),
     405: ("Not possible here", "This page cannot be used that way."),
     410: ("This link no longer works", "It has been used or replaced."),
+    413: (
+        "That was too much to send",
+        "The form held more text than this site accepts, so nothing was saved. "
+        "Please go back and shorten what you wrote.",
+    ),
     429: (
         "Too many attempts",
         "Please wait a minute before you try again.",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -84,7 +85,52 @@ def browser():
 
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        watched = _CspWatched(chromium)
         try:
-            yield chromium
+            yield watched
         finally:
             chromium.close()
+        # Every page ran under the app's Content-Security-Policy: nothing blocked.
+        assert watched.violations == []
+
+
+class _CspWatched:
+    """The browser, with every page's Content-Security-Policy reports collected."""
+
+    def __init__(self, chromium) -> None:
+        self._chromium = chromium
+        self.violations: list[str] = []
+
+    def _watch(self, target) -> None:
+        def note(message) -> None:
+            if "Content Security Policy" in message.text:
+                self.violations.append(f"{message.location.get('url')}: {message.text}")
+
+        target.on("console", note)
+
+    def new_page(self, *args, **kwargs):
+        page = self._chromium.new_page(*args, **kwargs)
+        self._watch(page)
+        return page
+
+    def new_context(self, *args, **kwargs):
+        context = self._chromium.new_context(*args, **kwargs)
+        self._watch(context)
+        return context
+
+    def __getattr__(self, name):
+        return getattr(self._chromium, name)
+
+
+def wait_until(page, expression: str, arg=None, *, timeout: float = 10.0) -> None:
+    """Poll ``page.evaluate(expression, arg)`` until it is truthy.
+
+    Playwright's ``wait_for_function`` compiles its predicate in the page,
+    which the app's Content-Security-Policy (no ``unsafe-eval``) forbids;
+    ``evaluate`` runs through the DevTools protocol and is allowed.
+    """
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression, arg):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not true after {timeout} s: {expression}")
+        time.sleep(0.05)

@@ -29,7 +29,7 @@ from annotator.study.versions import update_study
 from tests.data.studies import FINE_SCALES_TOML, STS_B_TOML, study_toml
 
 from .axe import assert_no_serious_violations
-from .conftest import ARTIFACTS, PNG_SIGNATURE, add_study, serve
+from .conftest import ARTIFACTS, PNG_SIGNATURE, add_study, serve, wait_until
 from .layout import assert_no_sideways_scroll
 
 LEAD_EMAIL = "lead@example.org"
@@ -217,7 +217,8 @@ def _type_score(page, value: str, *, last: bool = False) -> None:
     page.keyboard.press("Enter")
     if last:
         return
-    page.wait_for_function(
+    wait_until(
+        page,
         "(before) => document.querySelector('.progress-text').textContent !== before"
         " && !document.querySelector('.htmx-request, .htmx-settling, .htmx-added')",
         arg=before,
@@ -532,7 +533,8 @@ def test_a_block_by_keyboard_alone_on_a_phone(a11y_app, browser):
         page.keyboard.press("Enter")
         keystrokes += 2
         if position < 15:
-            page.wait_for_function(
+            wait_until(
+                page,
                 "(p) => document.querySelector('.progress-text').textContent === p"
                 " && !document.querySelector('.htmx-request, .htmx-settling, .htmx-added')",
                 arg=f"{position + 1} / 15",

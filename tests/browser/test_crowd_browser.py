@@ -23,7 +23,7 @@ from annotator.study.studies import create_study
 from annotator.study.studyfile import parse_study_file
 from tests.data.studies import FINE_SCALES_TOML, STS_B_TOML, study_toml
 
-from .conftest import ITEMS
+from .conftest import ITEMS, wait_until
 
 PID = "5f1a2b3c4d5e6f708192a3b4"
 STUDY = study_toml(
@@ -117,8 +117,9 @@ def test_a_prolific_participant_over_two_waves(crowd_app, browser, clock):
     score = page.get_by_label("Score", exact=True)
     for position in range(1, 11):
         expect(progress).to_have_text(f"{position} / 10")
-        page.wait_for_function(
-            "!document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling, .htmx-added')"
+        wait_until(
+            page,
+            "!document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling, .htmx-added')",
         )
         expect(score).to_be_focused()
         page.keyboard.type(f"{position % 5}.5")

@@ -14,7 +14,7 @@ from annotator.db import get_engine, session_scope
 from annotator.models import Rating
 from annotator.study.studies import create_invites, get_study
 
-from .conftest import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, PNG_SIGNATURE
+from .conftest import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, PNG_SIGNATURE, wait_until
 
 
 def _count_ratings(app) -> int:
@@ -85,9 +85,10 @@ def test_a_rater_rates_a_block_in_chromium(served_app):
                 # htmx moves the focus to the new Score field when the swap
                 # settles; keys pressed before then would land elsewhere.
                 expect(progress).to_have_text(f"{position} / 10")
-                page.wait_for_function(
+                wait_until(
+                    page,
                     "!document.querySelector('.htmx-request, .htmx-swapping, "
-                    ".htmx-settling, .htmx-added')"
+                    ".htmx-settling, .htmx-added')",
                 )
                 expect(score).to_be_focused()
 

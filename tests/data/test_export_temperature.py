@@ -102,4 +102,7 @@ def test_cli_and_web_name_their_own_choice(app, session, make_study, lead_client
     )
     response = lead_client.get("/lead/studies/temps/export?format=matrix&scale=0-5&temperature=0.1")
     assert response.status_code == 200
-    assert "temperature 0.1" in response.headers["X-Annotator-Notes"]
+    notes = lead_client.get(
+        "/lead/studies/temps/export?format=matrix&scale=0-5&temperature=0.1&notes=1"
+    )
+    assert "LLM scores at temperature 0.1" in notes.get_data(as_text=True)

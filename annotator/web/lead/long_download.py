@@ -29,6 +29,7 @@ from sqlmodel import Session
 
 from ...db import get_engine
 from ...models import Study
+from ..downloads import attachment
 
 __all__ = ["long_export_response"]
 
@@ -58,7 +59,7 @@ def long_export_response(study: Study, **options) -> Response:
     response = Response(
         _closing(rendered.parts(), session),
         mimetype=rendered.mimetype,
-        headers={"Content-Disposition": f'attachment; filename="{rendered.filename}"'},
+        headers={"Content-Disposition": attachment(rendered.filename)},
     )
     response.call_on_close(session.close)
     return response

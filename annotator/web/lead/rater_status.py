@@ -61,7 +61,7 @@ def _apply(slug: str, change, done: str):
     return _back(slug)
 
 
-@bp.route("/studies/<slug>/raters/<int:rater_id>/withdraw", methods=["POST"])
+@bp.route("/studies/<slug>/raters/<id:rater_id>/withdraw", methods=["POST"])
 @lead_required
 def withdraw_rater_view(slug: str, rater_id: int):
     study, rater = _study_and_rater(slug, rater_id)
@@ -97,7 +97,7 @@ def withdraw_rater_view(slug: str, rater_id: int):
     )
 
 
-@bp.route("/studies/<slug>/raters/<int:rater_id>/exclude", methods=["POST"])
+@bp.route("/studies/<slug>/raters/<id:rater_id>/exclude", methods=["POST"])
 @lead_required
 def exclude_rater_view(slug: str, rater_id: int):
     _, rater = _study_and_rater(slug, rater_id)
@@ -124,7 +124,7 @@ def exclude_rater_view(slug: str, rater_id: int):
     )
 
 
-@bp.route("/studies/<slug>/raters/<int:rater_id>/include", methods=["POST"])
+@bp.route("/studies/<slug>/raters/<id:rater_id>/include", methods=["POST"])
 @lead_required
 def include_rater_view(slug: str, rater_id: int):
     _, rater = _study_and_rater(slug, rater_id)

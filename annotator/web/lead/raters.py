@@ -53,7 +53,7 @@ def _quality(study: Study, where: str) -> dict:
     return {"quality": table, "quality_error": None, "quality_where": where}
 
 
-@bp.route("/studies/<slug>/raters/<int:rater_id>/lift-gap", methods=["POST"])
+@bp.route("/studies/<slug>/raters/<id:rater_id>/lift-gap", methods=["POST"])
 @lead_required
 def lift_rater_gap(slug: str, rater_id: int):
     session = get_session()
@@ -82,7 +82,7 @@ def lift_rater_gap(slug: str, rater_id: int):
     return redirect(url_for("lead.raters", slug=slug))
 
 
-@bp.route("/studies/<slug>/raters/<int:rater_id>/rotate-link", methods=["POST"])
+@bp.route("/studies/<slug>/raters/<id:rater_id>/rotate-link", methods=["POST"])
 @lead_required
 def rotate_rater_link(slug: str, rater_id: int):
     session = get_session()

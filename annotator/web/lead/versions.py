@@ -23,7 +23,7 @@ def study_versions(slug: str):
     )
 
 
-@bp.route("/studies/<slug>/versions/<int:version>.toml")
+@bp.route("/studies/<slug>/versions/<id:version>.toml")
 @lead_required
 def study_version_file(slug: str, version: int):
     """The study file as it was at ``version``."""

@@ -31,6 +31,7 @@ from ...study.studies import (
 )
 from ..auth.access import lead_required
 from ..display import instructions_for
+from ..downloads import attachment
 from . import bp
 from .forms import InviteForm
 
@@ -114,7 +115,9 @@ def _instructions_by_scale(benchmarks, scales) -> list[tuple]:
     return out
 
 
-def _study_page(the_study: Study, *, chosen: dict | None = None, export_error=None):
+def _study_page(
+    the_study: Study, *, chosen: dict | None = None, export_error=None, export_notes=None
+):
     # The exporters (and with them pandas) are imported by the pages that use
     # them, not with the app: the CLI builds the app for every command.
     from ...data.exporters import FORMATS
@@ -138,6 +141,7 @@ def _study_page(the_study: Study, *, chosen: dict | None = None, export_error=No
         formats=FORMATS,
         chosen=chosen or {},
         export_error=error_message,
+        export_notes=export_notes,
         export_error_field=export_error.field if export_error is not None else None,
         live=_live(the_study, analysis["settings"]),
         analysis=analysis,
@@ -195,7 +199,7 @@ def report(slug: str):
     except ValueError as exc:
         flash(f"The report cannot be built yet: {exc}", "error")
         return redirect(url_for("lead.study", slug=slug))
-    headers = {"Content-Disposition": f'attachment; filename="{report_filename(the_study)}"'}
+    headers = {"Content-Disposition": attachment(report_filename(the_study))}
     return Response(rendered.html, mimetype="text/html", headers=headers)
 
 
@@ -280,8 +284,9 @@ def export(slug: str):
     except ExportError as exc:
         # The form again, with the lead's choices and the problem beside it.
         return _study_page(the_study, chosen=chosen, export_error=exc), 422
-    headers = {"Content-Disposition": f'attachment; filename="{rendered.filename}"'}
-    if rendered.notes:
-        # The summary of missing cells, for scripts that download the matrix.
-        headers["X-Annotator-Notes"] = rendered.notes.replace("\n", " | ")
+    if request.args.get("notes") == "1":
+        # The matrix's notes (missing cells per rater code, ...) on the page,
+        # never in a header: they name raters, in any script.
+        return _study_page(the_study, chosen=chosen, export_notes=rendered.notes or "No notes.")
+    headers = {"Content-Disposition": attachment(rendered.filename)}
     return Response(rendered.text, mimetype=rendered.mimetype, headers=headers)

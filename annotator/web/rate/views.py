@@ -45,6 +45,7 @@ from ...collect.crowd import screen_out_if_due
 from ...collect.enrolment import (
     needs_demographics,
 )
+from ...collect.item_pages import report_unshown_item
 from ...collect.questionnaire import choice_label, read_answers, self_describe_key
 from ...collect.scores import ScoreError, format_number, parse_score, scale_hint
 from ...db import commit_retrying, get_session
@@ -222,7 +223,7 @@ def account():
 # ------------------------------------------------------------------- blocks
 
 
-@bp.route("/rate/blocks/<int:block_id>/start", methods=["POST"])
+@bp.route("/rate/blocks/<id:block_id>/start", methods=["POST"])
 @rater_required
 @questionnaire_first
 def start(block_id: int):
@@ -243,7 +244,7 @@ def start(block_id: int):
     return redirect(url_for("rate.block", block_id=block_id))
 
 
-@bp.route("/rate/blocks/<int:block_id>")
+@bp.route("/rate/blocks/<id:block_id>")
 @rater_required
 @questionnaire_first
 def block(block_id: int):
@@ -257,6 +258,27 @@ def block(block_id: int):
     rated = ratings_by_position(get_session(), state.block)
     position = next_position(state.block, rated) or len(state.block.item_order)
     return redirect(url_for("rate.item", block_id=block_id, position=position))
+
+
+def _item_text(page: ItemPage):
+    """The item as its template renders it; ``None`` if the template fails.
+
+    The rater then reads that the item cannot be shown and that the lead has
+    been told (the audit log, action ``item-not-shown``), rather than an error page.
+    """
+    try:
+        return render_item_text(page.benchmark, page.item)
+    except Exception as exc:  # a study's template may raise anything on some fields
+        current_app.logger.warning(
+            "item %s of benchmark %s cannot be shown: %r",
+            page.item.external_id,
+            page.benchmark.name,
+            exc,
+        )
+        session = get_session()
+        if report_unshown_item(session, page, exc):
+            session.commit()
+        return None
 
 
 def _item_response(state: BlockState, page: ItemPage, *, error=None, value=None, status=200):
@@ -277,7 +299,7 @@ def _item_response(state: BlockState, page: ItemPage, *, error=None, value=None,
         # Here rather than a Jinja filter over the order in the template: the
         # filter, run on every score post, cost a twentieth of its CPU.
         "has_repeats": any(entry["repeat"] for entry in block.item_order),
-        "item_text": render_item_text(page.benchmark, page.item),
+        "item_text": _item_text(page),
         "position": position,
         "total": page.total,
         "rated": page.rated,
@@ -325,7 +347,7 @@ def _post_to_completed_block(state: BlockState, position: int):
     return _go(url_for("rate.block_done", block_id=state.block.id))
 
 
-@bp.route("/rate/blocks/<int:block_id>/items/<int:position>", methods=["GET", "POST"])
+@bp.route("/rate/blocks/<id:block_id>/items/<id:position>", methods=["GET", "POST"])
 @rater_required
 @questionnaire_first
 def item(block_id: int, position: int):
@@ -393,7 +415,7 @@ def item(block_id: int, position: int):
     return response
 
 
-@bp.route("/rate/blocks/<int:block_id>/done")
+@bp.route("/rate/blocks/<id:block_id>/done")
 @rater_required
 @questionnaire_first
 def block_done(block_id: int):

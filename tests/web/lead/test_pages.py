@@ -36,7 +36,10 @@ def test_study_page_and_export_download(lead_client, small_study):
     rows = list(csv.DictReader(io.StringIO(response.get_data(as_text=True))))
     assert [r["item_id"] for r in rows] == ["s1", "s2", "s3", "t1"]
     assert rows[0]["ann"] == "4.75"
-    assert "2 of 12 human cell(s) missing" in response.headers["X-Annotator-Notes"]
+    # The notes name raters: on the page, never in a header.
+    assert "X-Annotator-Notes" not in response.headers
+    notes = lead_client.get("/lead/studies/small/export?format=matrix&scale=0-5&notes=1")
+    assert "2 of 12 human cell(s) missing" in notes.get_data(as_text=True)
 
 
 def test_export_error_uses_web_words_and_keeps_the_leads_choices(lead_client, small_study):

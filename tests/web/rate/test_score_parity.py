@@ -23,6 +23,12 @@ REFUSED = [
     ("3.14159", "too many decimals"),
     ("1e0", "is not a number"),
     ("2.355", "too many decimals"),
+    # Other scripts' digits (Arabic-Indic, fullwidth, mathematical bold):
+    # ``\d`` and ``Decimal`` read them as 3, the README promises 0-9.
+    ("٣", "digits other than 0-9"),
+    ("３", "digits other than 0-9"),
+    ("𝟑", "digits other than 0-9"),
+    ("2.٥", "digits other than 0-9"),
     *REJECTED,
 ]
 
