@@ -68,9 +68,6 @@ BROWSER_COOKIE = "annotator_browser"
 _BROWSER_SALT = "annotator.crowd-browser"
 # Browsers keep a cookie at most 400 days (Chrome's cap).
 _BROWSER_MAX_AGE = timedelta(days=400)
-# CSP frame-ancestors for the rating pages when MTURK_FRAME is set: MTurk's
-# worker site and its sandbox, nothing else.
-_MTURK_ANCESTORS = "frame-ancestors " + " ".join(crowd.MTURK_HOSTS)
 
 
 # ------------------------------------------------------------ app set-up
@@ -114,14 +111,6 @@ def _set_up(state) -> None:
             REMEMBER_COOKIE_SECURE=True,
         )
     app.add_template_global(entry_links, "crowd_entry_links")
-
-
-@bp.after_request
-def _framing(response):
-    if current_app.config.get("MTURK_FRAME"):
-        response.headers["Content-Security-Policy"] = _MTURK_ANCESTORS
-        response.headers.pop("X-Frame-Options", None)
-    return response
 
 
 def entry_links(study: Study) -> list[tuple[str, str]]:
