@@ -96,7 +96,10 @@ def _stored(app) -> tuple[int, int]:
 def test_bad_scores_store_nothing(app, client, block, score, htmx):
     headers = {"HX-Request": "true"} if htmx else {}
     response = client.post(item_url(block, 1), data={"score": score}, headers=headers)
-    assert response.status_code == 422, (score, response.status_code)
+    # A NUL character is refused before the form is read (annotator.web.limits: no
+    # field holds one, and PostgreSQL errs on it), every other bad score by the form.
+    expected = 400 if "\x00" in score else 422
+    assert response.status_code == expected, (score, response.status_code)
     assert _stored(app) == (0, 0)
 
 
