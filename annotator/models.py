@@ -103,6 +103,8 @@ class AuditAction(StrEnum):
     LEAD_ADMIN_REVOKED = "lead-admin-revoked"
     # A rater's item page whose benchmark template failed to render.
     ITEM_NOT_SHOWN = "item-not-shown"
+    # A rater went on past such an item (annotator.collect.unshown_items).
+    ITEM_PASSED_OVER = "item-passed-over"
 
 
 class RaterStatus(StrEnum):
@@ -352,7 +354,9 @@ class Block(SQLModel, table=True):
     position: int
     seed: int
     # The presentation order: a list of {"item": item id, "repeat": bool,
-    # "attention": bool} entries; stored so resuming keeps the order.
+    # "attention": bool} entries; stored so resuming keeps the order. An
+    # entry passed over because its item could not be shown also has
+    # "passed_over": when (annotator.collect.rated_places.PASSED_OVER).
     item_order: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON))
     started_at: datetime | None = None
     completed_at: datetime | None = None

@@ -6,7 +6,8 @@ names the app, the tests and older code use):
 - :mod:`.block_states`: what a rater may do with each block, starting one;
 - :mod:`.rated_places`: a block's rated places and the next one;
 - :mod:`.item_pages`: the entry at a place as the rater sees it;
-- :mod:`.scoring`: storing a score (the hot path of a study).
+- :mod:`.scoring`: storing a score (the hot path of a study);
+- :mod:`.unshown_items`: passing over an item that cannot be shown.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from sqlmodel import Session, select
 
 from ..clock import now
 from ..models import AuditAction, AuditEvent, Benchmark, Block, Item, Rating
-from .rated_places import next_position, ratings_by_position
+from .rated_places import next_position, passed_over, ratings_by_position
 
 __all__ = [
     "ItemPage",
@@ -70,6 +70,11 @@ class ItemPage:
     @property
     def total(self) -> int:
         return len(self.block.item_order)
+
+    @property
+    def passed_over(self) -> bool:
+        """Whether the rater passed over this place (its item could not be shown)."""
+        return passed_over(self.block, self.position)
 
 
 # Built once (see annotator.collect.block_states._BLOCK_STATE). A Core

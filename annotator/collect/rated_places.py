@@ -1,5 +1,10 @@
 """A block's rated places: which places of its order are rated, and which comes next.
 
+A place whose item could not be shown and that the rater passed over (its
+entry of ``Block.item_order`` has :data:`PASSED_OVER`, see
+:mod:`.unshown_items`) is never the next place: the block goes on, and
+completes, without a rating there.
+
 Data-access functions take the session and leave the commit to the caller.
 """
 
@@ -12,7 +17,11 @@ from sqlmodel import Session, select
 
 from ..models import Block, Rating
 
-__all__ = ["RatedPlaces", "ratings_by_position", "next_position"]
+__all__ = ["PASSED_OVER", "RatedPlaces", "ratings_by_position", "next_position", "passed_over"]
+
+# The key of an entry of ``Block.item_order`` set when its place was passed
+# over: its value is when (an ISO 8601 time); why is in the audit log.
+PASSED_OVER = "passed_over"
 
 
 # Built once (see annotator.collect.block_states._BLOCK_STATE).
@@ -83,14 +92,24 @@ def ratings_by_position(
 def next_position(
     block: Block, rated: Mapping[int, Rating], *, besides: int | None = None
 ) -> int | None:
-    """The first unrated place of the order (1-based); ``None`` when all are rated.
+    """The first place of the order (1-based) neither rated nor passed over; ``None`` when none.
 
     ``besides``: a place to count as rated too (one about to be stored).
     """
     # A set's own membership test: Mapping.__contains__ is a Python call per
     # place, up to a block's length on every score post.
     places = rated.places if isinstance(rated, RatedPlaces) else rated.keys()
-    for position in range(1, len(block.item_order) + 1):
-        if position not in places and position != besides:
+    order = block.item_order
+    for position in range(1, len(order) + 1):
+        if (
+            position not in places
+            and position != besides
+            and PASSED_OVER not in order[position - 1]
+        ):
             return position
     return None
+
+
+def passed_over(block: Block, position: int) -> bool:
+    """Whether the place ``position`` (1-based) of the block was passed over."""
+    return PASSED_OVER in block.item_order[position - 1]

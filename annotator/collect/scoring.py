@@ -24,7 +24,7 @@ from ..db import commit_retrying
 from ..models import Block, ChangeReason, Rating, RatingChange, RatingSource, Scale, Study, User
 from .block_states import BlockUnavailable
 from .item_pages import ItemPage, item_and_benchmark, item_page, serve, update_block
-from .rated_places import RatedPlaces, next_position, ratings_by_position
+from .rated_places import RatedPlaces, next_position, passed_over, ratings_by_position
 from .scores import parse_score
 
 __all__ = ["Submitted", "submit_score", "Scored", "rate_item"]
@@ -187,6 +187,10 @@ def submit_score(
     completed = False
     if rating is None:
         if position != next_position(block, rated):
+            if passed_over(block, position):
+                raise BlockUnavailable(
+                    "You passed over this item because it could not be shown; it stays passed over."
+                )
             raise BlockUnavailable("Please rate the items in the order they are shown.")
         served_at = block.current_served_at if block.current_position == position else None
         columns = {

@@ -16,6 +16,7 @@ from flask import (
 from flask_login import current_user
 from sqlmodel import select
 
+from ...collect.unshown_items import unshown_items
 from ...db import get_session
 from ...judge.history import cached_judge_run_summaries
 from ...models import Invite, Study, StudyRole
@@ -138,6 +139,7 @@ def _study_page(
         benchmarks=benchmarks,
         instructions=_instructions_by_scale(benchmarks, scales),
         judge_runs=cached_judge_run_summaries(session, the_study),
+        unshown=unshown_items(session, the_study),
         formats=FORMATS,
         chosen=chosen or {},
         export_error=error_message,

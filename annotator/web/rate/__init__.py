@@ -8,4 +8,4 @@ __all__ = ["bp"]
 
 bp = Blueprint("rate", __name__)
 
-from . import crowd, entry, views  # noqa: E402,F401  (registers the routes on bp)
+from . import crowd, entry, unshown, views  # noqa: E402,F401  (registers the routes on bp)

@@ -264,7 +264,8 @@ def _item_text(page: ItemPage):
     """The item as its template renders it; ``None`` if the template fails.
 
     The rater then reads that the item cannot be shown and that the lead has
-    been told (the audit log, action ``item-not-shown``), rather than an error page.
+    been told (the audit log, action ``item-not-shown``), rather than an error
+    page, and may go on past it (``annotator.web.rate.unshown``).
     """
     try:
         return render_item_text(page.benchmark, page.item)
@@ -311,6 +312,11 @@ def _item_response(state: BlockState, page: ItemPage, *, error=None, value=None,
         "hint": scale_hint(scale),
         "break_due": page.break_due,
         "action": url_for("rate.item", block_id=block.id, position=position),
+        # A place passed over (its item could not be shown) stays so, unrated.
+        "passed_over": page.existing is None and page.passed_over,
+        "frontier_url": url_for("rate.item", block_id=block.id, position=page.frontier)
+        if page.frontier is not None
+        else None,
         "previous_url": url_for("rate.item", block_id=block.id, position=position - 1)
         if position > 1
         else None,
