@@ -65,8 +65,9 @@ def _load_user(user_id: str):
     user, g.user_study, answered = row
     # Keyed by the user: a request that logs another user in must not use it.
     g.user_answered_demographics = (user.id, answered)
-    # A cookie from before the rater's return link was replaced no longer
-    # matches (see User.get_id): that session is over.
+    # A cookie from before the account's sessions were ended (logout, a new
+    # password or return link, a withdrawal) carries an older session version
+    # and no longer matches (see User.get_id): that session is over.
     if user.get_id() != user_id:
         return None
     return user
