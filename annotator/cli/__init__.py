@@ -3,7 +3,7 @@
 Start-up matters here: ``annotator --help`` and a command's ``--help`` must not
 wait for SQLAlchemy, pandas or scipy (seconds on a small machine). So this
 package imports only click and Flask at the top (its modules group the commands
-by job: setup, study, imports, judge, raters, export, serve, and the statistics
+by job: setup, study, imports, judge, raters, export, report, serve, and the statistics
 commands reliability, alttest, plan); each command imports what it
 uses when it runs, and the statistics commands are :class:`LazyCommand` s
 (``benchmarks/startup.py`` measures it, ``tests/cli/test_startup.py`` checks
@@ -18,12 +18,12 @@ import click
 from flask import Flask
 from flask.cli import FlaskGroup
 
-from ..analysis.cli import report_command
 from .agreement import agreement_command, consistency_command
 from .export import export_command
 from .imports import items_group, llm_group, ratings_group
 from .judge import judge_group
 from .raters import raters_group
+from .report import report_command
 from .serve import serve_command
 from .setup import db_group, init_command, lead_group
 from .study import study_group

@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 from flask.cli import with_appcontext
 
-from ..cli._common import runs_option, where_option
+from ._common import runs_option, where_option
 
 __all__ = ["report_command"]
 
@@ -92,10 +92,10 @@ def report_command(
     where: tuple[str, ...],
 ) -> None:
     """Write the validation report of STUDY: the paper's Tables 1-6, alt-test and plots."""
+    from ..analysis.report import build_report
+    from ..analysis.settings import study_settings_where
     from ..db import session_scope
     from ..study.studies import get_study
-    from .report import build_report
-    from .settings import study_settings_where
 
     with session_scope() as session:
         the_study = get_study(session, study)
@@ -114,12 +114,12 @@ def report_command(
     _write_atomically(out, report.html)
     click.echo(f"Wrote the report of {study!r} to {out}.", err=True)
     if tables_dir is not None:
-        from .table_files import write_csv_tables
+        from ..analysis.table_files import write_csv_tables
 
         written = write_csv_tables(report.tables, tables_dir)
         click.echo(f"Wrote {len(written)} CSV table(s) to {tables_dir}.", err=True)
     if latex_dir is not None:
-        from .table_files import write_latex_tables
+        from ..analysis.table_files import write_latex_tables
 
         written = write_latex_tables(report.tables, latex_dir)
         click.echo(f"Wrote {len(written)} LaTeX table(s) to {latex_dir}.", err=True)
