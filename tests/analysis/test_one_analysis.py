@@ -205,3 +205,15 @@ def test_the_dashboard_computes_only_its_parts(session, make_study):
         assert q.panel.human_icc == f.panel.human_icc
     with pytest.raises(ValueError, match="parts: unknown part 'figures'"):
         analyse(frames, parts=(*PARTS, "figures"))
+
+
+def test_the_report_captions_give_the_studys_coverage(study_numbers):
+    # The correlation and self-consistency tables are computed at the study's
+    # confidence; their captions must not say 95%.
+    from annotator.analysis.report.agreement_sections import agreement_sections
+
+    _dash, tables, _settings, _study = study_numbers
+    captions = {section.key: section.caption for section in agreement_sections(tables)}
+    assert "90% Fisher-z intervals" in captions["correlations"]
+    assert "with its 90% interval" in captions["consistency"]
+    assert not any("95%" in caption for caption in captions.values())

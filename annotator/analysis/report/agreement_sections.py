@@ -57,14 +57,16 @@ def _section(key, heading, caption, frame, *, empty="", figures=()) -> Section:
 def agreement_sections(tables, drawn: Mapping[str, Drawn] | None = None) -> list[Section]:
     """The sections of this module, in the report's order (``drawn``: as
     :func:`.sections.report_sections`)."""
+    # The intervals' coverage is the study's setting, as in the tables.
+    level = 100 * float((tables.settings or {}).get("confidence", 0.95))
     sections = [
         _section(
             "consistency",
             "Self-consistency of the LLM runs",
             "Per model, scale and temperature, across the model's runs on the same items "
             "(Rating Roulette, section 4): Krippendorff's alpha (interval; ordinal and "
-            "nominal on integer scores), ICC(A,1) of the items x runs matrix with its 95% "
-            "interval, and the share of items given the same score in every run. A judge "
+            "nominal on integer scores), ICC(A,1) of the items x runs matrix with its "
+            f"{level:g}% interval, and the share of items given the same score in every run. A judge "
             "that samples little scores close to 1.",
             tables.consistency,
             empty="no model has two runs at one temperature",
@@ -73,8 +75,8 @@ def agreement_sections(tables, drawn: Mapping[str, Drawn] | None = None) -> list
             "correlations",
             "Correlations with the human mean",
             "Pearson r, Spearman rho and Kendall tau-b between the human mean (complete "
-            "block) and each model and the ensemble at the main temperature, with 95% "
-            "Fisher-z intervals (rank coefficients: Fieller-Hartley-Pearson variances).",
+            "block) and each model and the ensemble at the main temperature, with "
+            f"{level:g}% Fisher-z intervals (rank coefficients: Fieller-Hartley-Pearson variances).",
             tables.correlations,
         ),
         _section(
