@@ -28,6 +28,7 @@ from annotator.db import get_engine
 # Report table id -> (ReportTables attribute, the columns shown).
 SHOWN = {
     "raters": ("rater_quality", None),
+    "retest": ("retest", None),
     "table2": (
         "scales",
         [
@@ -160,6 +161,7 @@ def test_every_table_holds_the_frames_values(report):
         "items",
         "bootstrap",
         "raters",
+        "retest",
         *("consistency", "correlations", "kappa", "cross_alpha"),
         *("alttest_epsilon_curve", "alttest_items_curve"),
     }

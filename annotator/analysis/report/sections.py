@@ -233,6 +233,17 @@ def report_sections(tables, drawn: Mapping[str, Drawn] | None = None) -> list[Se
     from .agreement_sections import agreement_sections
 
     sections.append(rater_quality_section(tables))
+    sections.append(
+        _section(
+            "retest",
+            "Test-retest reliability",
+            "Per scale, each rater's agreement with their own earlier ratings of the items "
+            "shown again in a later block (Krippendorff's interval alpha and ICC(A,1) of "
+            "the first and the repeated rating), and pooled over the raters.",
+            tables.retest,
+            empty="no item was rated twice by one rater (no [test_retest] repeats)",
+        )
+    )
     return sections + agreement_sections(tables, drawn)
 
 
