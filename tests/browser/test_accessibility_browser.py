@@ -76,6 +76,7 @@ NOT_CHECKED: dict[str, str] = {
     "static": "files, not pages",
     "auth.index": "only redirects (to the login page or the user's home)",
     "rate.start": "only redirects (to the block, the dashboard or the block-locked page)",
+    "rate.pass_over_item": "a POST that only redirects (to the block's next place)",
     "lead.eligible_download": "a text file of platform ids, not a page",
     "lead.study_version_file": "a study file (TOML) as it was, not a page",
 }
