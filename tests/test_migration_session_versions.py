@@ -21,14 +21,15 @@ def test_existing_accounts_migrate(make_app):
     with engine.begin() as connection:
         connection.execute(
             text(
+                # is_admin: the membership migration before this one adds it, NOT NULL.
                 'INSERT INTO "user" (id, role, email, password_hash, rater_code, source,'
-                " return_token, platform_id, status, created_at) VALUES"
+                " return_token, platform_id, status, created_at, is_admin) VALUES"
                 " (1, 'lead', 'l@example.org', 'scrypt:lead', NULL, 'invite', NULL, NULL,"
-                " 'active', '2026-03-01'),"
+                " 'active', '2026-03-01', TRUE),"
                 " (2, 'rater', NULL, 'scrypt:invited', 'R-INV', 'invite', 'tok-invited', NULL,"
-                " 'active', '2026-03-01'),"
+                " 'active', '2026-03-01', FALSE),"
                 " (3, 'rater', NULL, 'scrypt:crowd', 'R-CRD', 'crowd', 'tok-crowd', 'PID1',"
-                " 'active', '2026-03-01')"
+                " 'active', '2026-03-01', FALSE)"
             )
         )
     migrate.upgrade(engine)
