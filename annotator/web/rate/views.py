@@ -42,9 +42,7 @@ from ...collect.blocks import (
     start_block,
 )
 from ...collect.crowd import screen_out_if_due
-from ...collect.enrolment import (
-    needs_demographics,
-)
+from ...collect.enrolment import needs_demographics
 from ...collect.item_pages import report_unshown_item
 from ...collect.questionnaire import choice_label, read_answers, self_describe_key
 from ...collect.scores import ScoreError, format_number, parse_score, scale_hint
@@ -261,12 +259,8 @@ def block(block_id: int):
 
 
 def _item_text(page: ItemPage):
-    """The item as its template renders it; ``None`` if the template fails.
-
-    The rater then reads that the item cannot be shown and that the lead has
-    been told (the audit log, action ``item-not-shown``), rather than an error
-    page, and may go on past it (``annotator.web.rate.unshown``).
-    """
+    """The item as its template renders it; ``None`` if the template fails: the rater then
+    reads why, the lead is told (audit ``item-not-shown``), and ``unshown`` lets them on."""
     try:
         return render_item_text(page.benchmark, page.item)
     except Exception as exc:  # a study's template may raise anything on some fields
