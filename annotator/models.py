@@ -278,6 +278,31 @@ class Block(SQLModel, table=True):
     platform_session_id: str | None = Field(default=None, max_length=100)
 
 
+class ItemShare(SQLModel, table=True):
+    """One of the ``raters_per_item`` places of an item on a scale, held by a block.
+
+    Overlap studies only (``[assignment] design = "overlap"``, see
+    :mod:`annotator.collect.dealing`). A block takes its shares when it
+    starts; a rater who leaves gives theirs back (the rows are deleted, the
+    audit log keeps the event). The unique key on (item, scale, slot) is what
+    makes two raters dealt at once unable to take the same last place.
+    """
+
+    __table_args__ = (
+        UniqueConstraint("item_id", "scale_id", "slot"),
+        UniqueConstraint("block_id", "item_id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id", index=True)
+    item_id: int = Field(foreign_key="item.id")
+    scale_id: int = Field(foreign_key="scale.id")
+    # 0 .. raters_per_item - 1
+    slot: int
+    block_id: int = Field(foreign_key="block.id")
+    taken_at: datetime = Field(default_factory=now)
+
+
 class BlockAssignment(SQLModel, table=True):
     """How a rater's block order was drawn when they consented.
 

@@ -23,7 +23,7 @@ from ..clock import now
 from ..models import Block, Item, Rating, Scale, Study, User
 from ..study.studies import study_scales
 from ..study.studyfile import attention_settings, retest_settings
-from . import protocol
+from . import dealing, protocol
 
 __all__ = [
     "BlockUnavailable",
@@ -225,6 +225,15 @@ def start_block(session: Session, user: User, state: BlockState) -> Block:
     regular, gold = _study_items(session, study)
     if not regular:
         raise BlockUnavailable("This study has no items to rate yet. Please come back later.")
+    overlap = dealing.overlap_spec(study)
+    if overlap is not None:
+        # An overlap design: this block's share of the items (dealing.py).
+        try:
+            regular = dealing.deal_block(session, study, overlap, block)
+        except dealing.StudyFull:
+            raise BlockUnavailable(
+                "Every item of this scale has all the ratings it needs; thank you."
+            ) from None
     attention = attention_settings(study.attention_checks)
     retest = retest_settings(study.test_retest)
     block.item_order = protocol.item_order(

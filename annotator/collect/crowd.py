@@ -40,6 +40,7 @@ from ..models import (
 )
 from ..study.studyfile import CrowdSpec, attention_settings, crowd_settings
 from .block_states import BlockStatus, block_states
+from .dealing import StudyFull, overlap_spec, seats_full, take_seat
 from .enrolment import admit, lock_study, new_rater
 from .scores import attention_passed
 
@@ -96,10 +97,6 @@ PLATFORM_NAMES = {"prolific": "Prolific", "mturk": "Amazon Mechanical Turk", "ge
 class BadEntry(ValueError):
     """An entry link whose parameters cannot admit anyone; the message says
     which parameter and what is wrong, never its value."""
-
-
-class StudyFull(Exception):
-    """The study has as many raters as ``max_raters`` allows."""
 
 
 @dataclass(frozen=True)
@@ -203,7 +200,11 @@ def crowd_rater(session: Session, study: Study, participant: str) -> User | None
 
 
 def is_full(session: Session, study: Study, spec: CrowdSpec) -> bool:
-    """Whether the study has ``max_raters`` raters who consented (entry links and invites)."""
+    """Whether the study has ``max_raters`` raters who consented (entry links and invites),
+    or, in an overlap design, every seat taken (:mod:`.dealing`)."""
+    overlap = overlap_spec(study)
+    if overlap is not None and seats_full(session, study, overlap):
+        return True
     if spec.max_raters is None:
         return False
     joined = session.exec(
@@ -221,6 +222,7 @@ def enrol_participant(session: Session, study: Study, entry: Entry) -> User:
     # Counted under the lock, so two participants cannot both take the last place.
     if is_full(session, study, spec):
         raise StudyFull(study.slug)
+    take_seat(session, study)
     user = new_rater(session, study, source=UserSource.CROWD, platform_id=entry.participant)
     # No return link: it would let in whoever saw it, in any browser.
     admit(session, study, user, return_link=False)

@@ -23,7 +23,7 @@ from ..models import (
     UserSource,
 )
 from ..study.studies import new_rater_code, study_scales
-from . import protocol
+from . import dealing, protocol
 
 __all__ = [
     "InviteUsed",
@@ -96,8 +96,14 @@ def lock_study(session: Session, study_id: int) -> Study:
 
 
 def enrol(session: Session, invite: Invite) -> User:
-    """A new rater who consented, with their blocks in their assigned order."""
+    """A new rater who consented, with their blocks in their assigned order.
+
+    :class:`~annotator.collect.dealing.StudyFull` when an overlap study has
+    every rater it needs (nothing is stored).
+    """
     study = lock_study(session, invite.study_id)
+    # An overlap study admits as many raters as it has seats.
+    dealing.take_seat(session, study)
     user = new_rater(session, study)
     _claim_invite(session, invite, user)
     admit(session, study, user)

@@ -20,6 +20,7 @@ from pydantic import (
 )
 
 from ..data.long_columns import LONG_COLUMNS
+from .assignment_spec import AssignmentSpec
 from .crowd_spec import PLATFORM_DEFAULTS, CompletionCodes, CrowdSpec, crowd_settings
 from .placeholders import check_instructions, template_fields
 from .strict import Strict
@@ -44,6 +45,8 @@ __all__ = [
     "crowd_settings",
     "PLATFORM_DEFAULTS",
     "judge_settings",
+    "AssignmentSpec",
+    "assignment_settings",
 ]
 
 GENDER_CHOICES = ["female", "male", "non-binary", "self-describe", "prefer-not-to-say"]
@@ -243,6 +246,24 @@ class StudyFile(Strict):
     # of every export and statistic) or "delete" (removed for good).
     withdrawn_ratings: Literal["keep", "delete"] = "keep"
     crowd: CrowdSpec | None = None
+    assignment: AssignmentSpec = AssignmentSpec()
+
+    @model_validator(mode="after")
+    def _overlap_raters(self) -> StudyFile:
+        spec = self.assignment
+        if spec.design != "overlap" or spec.items_per_rater is not None:
+            return self
+        if self.crowd is None or self.crowd.max_raters is None:
+            raise ValueError(
+                'assignment.items_per_rater: required for design = "overlap" unless '
+                "crowd.max_raters says how many raters share the items"
+            )
+        if self.crowd.max_raters < spec.raters_per_item:
+            raise ValueError(
+                f"assignment.raters_per_item: {spec.raters_per_item} raters per item need "
+                f"at least as many raters, and crowd.max_raters is {self.crowd.max_raters}"
+            )
+        return self
 
     @model_validator(mode="after")
     def _crowd_codes(self) -> StudyFile:
@@ -367,6 +388,31 @@ def validation_settings(source_toml: str) -> ValidationSpec:
     except ValidationError as exc:
         problems = [
             f"validation.{_key_path(e['loc'])}: {e['msg'].removeprefix('Value error, ')}"
+            for e in exc.errors()
+        ]
+        raise StudyFileError("<stored study file>", problems) from None
+
+
+def _stored_table(source_toml: str, key: str) -> dict:
+    try:
+        return tomllib.loads(source_toml).get(key, {})
+    except tomllib.TOMLDecodeError as exc:
+        raise StudyFileError("<stored study file>", [f"not valid TOML: {exc}"]) from None
+
+
+def assignment_settings(source_toml: str) -> AssignmentSpec:
+    """The ``[assignment]`` table of a stored study file, defaults filled in.
+
+    A study stored without its file gets the crossed design. Only this table
+    is read (like :func:`validation_settings`).
+    """
+    if not source_toml.strip():
+        return AssignmentSpec()
+    try:
+        return AssignmentSpec.model_validate(_stored_table(source_toml, "assignment"))
+    except ValidationError as exc:
+        problems = [
+            f"assignment.{_key_path(e['loc'])}: {e['msg'].removeprefix('Value error, ')}"
             for e in exc.errors()
         ]
         raise StudyFileError("<stored study file>", problems) from None

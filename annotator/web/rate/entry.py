@@ -6,6 +6,7 @@ from flask import abort, make_response, redirect, render_template, request, url_
 from flask_login import current_user, login_user, logout_user
 from sqlmodel import select
 
+from ...collect.dealing import StudyFull, overlap_spec, seats_full
 from ...collect.enrolment import InviteUsed, decline, enrol, rater_by_return_token
 from ...db import commit_retrying, get_session
 from ...models import Invite, RaterStatus, Study, User, UserSource
@@ -28,6 +29,9 @@ def invite(token: str):
         if current_user.is_authenticated and current_user.id == the_invite.user_id:
             return redirect(url_for("rate.dashboard"))
         return render_template("rate/invite_used.html", study=study), 410
+    overlap = overlap_spec(study)
+    if overlap is not None and seats_full(session, study, overlap):
+        return render_template("rate/study_full.html", study=study), 403
     if request.method == "POST":
         decision = request.form.get("decision")
         try:
@@ -57,6 +61,8 @@ def invite(token: str):
         except InviteUsed:
             session.rollback()
             return render_template("rate/invite_used.html", study=study), 410
+        except StudyFull:
+            return render_template("rate/study_full.html", study=study), 403
         return (
             render_template(
                 "rate/consent.html",

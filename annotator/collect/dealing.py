@@ -1,0 +1,387 @@
+"""Dealing items in an overlap design: each item to ``raters_per_item`` raters per scale.
+
+A study with ``[assignment] design = "overlap"`` does not give every rater
+every item. Its regular items are split into
+
+* the *anchor* items (:func:`anchor_ids`), which every rater rates on every
+  scale, so that ICC(A,1) has a complete items x raters block; and
+* the *pool*: each pool item has ``k = raters_per_item`` places (shares) per
+  scale, taken by blocks when they start (:class:`~annotator.models.ItemShare`).
+
+**Seats.** The study needs ``R`` raters: ``ceil(pool x k / items_per_rater)``,
+or ``crowd.max_raters`` when ``items_per_rater`` is not given. A rater who
+consents takes a seat; when ``R`` raters who have not left hold seats, the
+study is full (crowd entry and invite links say so, :class:`StudyFull`).
+
+**Loads.** A block starting on a scale where ``s`` seats have no block yet
+and ``T`` shares are open takes ``ceil(T / s)`` of them: the classic
+even split, so the loads of one scale stay within one item of each other
+(``floor(P k / R)`` or ``ceil(P k / R)``). It takes first the items
+with as many open places as open seats (so no later rater would need an
+item twice), then the items whose raters it shares fewest items with (pairs
+of raters overlap as evenly as the greedy choice gets), ties broken by the
+block's seed.
+
+**Leaving.** A rater has left when they withdrew, were excluded, were
+screened out by attention checks, or let ``abandon_after_days`` pass with a
+block unfinished (no rating in that time) or an open block not started;
+:func:`release_departed` excludes the last two (audited, with the reason)
+and deletes the shares of everyone who left, so their items go back to the
+pool and their seat to a newcomer. *All* of a leaver's shares go back, the
+rated ones too, because their ratings no longer count (withdrawn and
+excluded raters' ratings enter no export or statistic,
+:func:`annotator.study.raters.counted_rater`). This is what keeps both
+promises at once: each pool item ends with exactly ``k`` counted ratings
+per scale, and the loads stay within one item; keeping a leaver's partial
+ratings would leave a remainder the remaining seats cannot split evenly.
+A lead who includes such a rater again gets their ratings back, on top
+of the ``k``. Leaving is detected when someone is dealt or admitted (no
+background job): the first request after the deadline does it.
+
+**Races.** Dealing takes the study row's write lock first (an UPDATE, which
+PostgreSQL holds as a row lock and SQLite as its database write lock), so
+two raters starting at once are dealt one after the other, each seeing the
+other's shares; the unique key on (item, scale, slot) would turn any race
+the lock missed into an error, never into a ``k+1``-th place.
+
+Data-access functions take the session and leave the commit to the caller.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlalchemy import delete, func, insert, update
+from sqlmodel import Session, select
+
+from ..clock import now
+from ..models import Block, Item, ItemShare, RaterStatus, Rating, Role, Study, User
+from ..study.studyfile import AssignmentSpec, assignment_settings, crowd_settings
+
+__all__ = [
+    "StudyFull",
+    "Pool",
+    "overlap_spec",
+    "anchor_ids",
+    "study_pool",
+    "planned_raters",
+    "departed_raters",
+    "release_departed",
+    "seats_full",
+    "take_seat",
+    "deal_block",
+]
+
+
+class StudyFull(Exception):
+    """The study has all the raters it needs (crowd ``max_raters`` or overlap seats)."""
+
+
+def overlap_spec(study: Study) -> AssignmentSpec | None:
+    """The study's ``[assignment]`` table when it is an overlap design; ``None`` when crossed."""
+    spec = assignment_settings(study.source_toml)
+    return spec if spec.design == "overlap" else None
+
+
+def _draw_key(slug: str, external_id: str) -> str:
+    return hashlib.sha256(f"{slug}/{external_id}".encode()).hexdigest()
+
+
+def anchor_ids(study: Study, spec: AssignmentSpec, regular: dict[int, str]) -> set[int]:
+    """The anchor items among ``regular`` (item id -> external id).
+
+    A list in the study file names them. A count ``n`` takes the ``n`` items
+    whose SHA-256 of ``"<study slug>/<item id>"`` sorts first: a seeded draw
+    that depends only on the study and the item ids, so it is the same on
+    every request and machine, and reproducible from the exports. Import
+    every item before raters start: an item imported later may enter the
+    draw of a count.
+    """
+    if isinstance(spec.anchor_items, list):
+        wanted = set(spec.anchor_items)
+        return {item_id for item_id, external in regular.items() if external in wanted}
+    ranked = sorted(regular, key=lambda item_id: _draw_key(study.slug, regular[item_id]))
+    return set(ranked[: spec.anchor_items])
+
+
+@dataclass
+class Pool:
+    """A study's regular items, split into anchors and the pool."""
+
+    anchors: set[int]
+    pool: list[int]
+
+
+def study_pool(session: Session, study: Study, spec: AssignmentSpec) -> Pool:
+    rows = session.exec(
+        select(Item.id, Item.external_id).where(
+            Item.study_id == study.id, Item.gold_score.is_(None)
+        )
+    ).all()
+    regular = dict(rows)
+    anchors = anchor_ids(study, spec, regular)
+    return Pool(anchors=anchors, pool=sorted(set(regular) - anchors))
+
+
+def planned_raters(study: Study, spec: AssignmentSpec, pool_size: int) -> int:
+    """``R``: how many raters the study needs (at least ``raters_per_item``)."""
+    k = spec.raters_per_item
+    if spec.items_per_rater is None:
+        wanted = crowd_settings(study.crowd).max_raters
+    else:
+        wanted = math.ceil(pool_size * k / spec.items_per_rater)
+    return max(wanted, k)
+
+
+# ------------------------------------------------------------------ leaving
+
+
+def _last_activity(session: Session, rater_ids: list[int]) -> dict[int, object]:
+    if not rater_ids:
+        return {}
+    return dict(
+        session.exec(
+            select(Rating.rater_id, func.max(Rating.submitted_at))
+            .where(Rating.rater_id.in_(rater_ids))
+            .group_by(Rating.rater_id)
+        ).all()
+    )
+
+
+def departed_raters(session: Session, study: Study, spec: AssignmentSpec) -> dict[int, str]:
+    """Active raters who have left without saying so, by id, with why (nothing written).
+
+    Screened out by attention checks; or for ``abandon_after_days``: a block
+    started with no rating since, or an open block (the first after
+    consenting, a later one after its gap) not started.
+    """
+    from .protocol import next_block_opens
+
+    raters = session.exec(
+        select(User).where(
+            User.study_id == study.id,
+            User.role == Role.RATER,
+            User.status == RaterStatus.ACTIVE,
+            User.consented_at.is_not(None),
+        )
+    ).all()
+    limit = timedelta(days=spec.abandon_after_days)
+    current = now()
+    blocks: dict[int, list[Block]] = defaultdict(list)
+    for block in session.exec(
+        select(Block)
+        .where(Block.rater_id.in_([r.id for r in raters]))
+        .order_by(Block.rater_id, Block.position)
+    ).all():
+        blocks[block.rater_id].append(block)
+    last_rating = _last_activity(session, [r.id for r in raters])
+    gone: dict[int, str] = {}
+    for rater in raters:
+        if rater.screened_out_at is not None:
+            gone[rater.id] = "screened out by attention checks"
+            continue
+        previous_done = rater.consented_at
+        for block in blocks[rater.id]:
+            if block.completed_at is not None:
+                previous_done = block.completed_at
+                continue
+            if block.started_at is not None:
+                since = max(block.started_at, last_rating.get(rater.id) or block.started_at)
+                what = f"left block {block.position} unfinished"
+            else:
+                gap = 0 if block.position == 1 else study.session_gap_days
+                since = next_block_opens(previous_done, gap)
+                if block.gap_lifted_at is not None:
+                    since = min(since, block.gap_lifted_at)
+                what = f"did not start block {block.position} once it opened"
+            if current - since > limit:
+                gone[rater.id] = f"{what} for {spec.abandon_after_days:g} days"
+            break
+    return gone
+
+
+def release_departed(session: Session, study: Study, spec: AssignmentSpec) -> int:
+    """Exclude the raters who left (see :func:`departed_raters`) and give back every
+    share held by a rater who no longer counts. Returns how many shares went back."""
+    # Imported here: annotator.study.raters imports this package's enrolment.
+    from ..study.raters import exclude_rater
+
+    for rater_id, why in departed_raters(session, study, spec).items():
+        exclude_rater(
+            session,
+            session.get(User, rater_id),
+            actor=None,
+            via="overlap-dealing",
+            reason=f"left the study: {why}; their items went back to the pool",
+        )
+    not_counted = select(Block.id).join(User, User.id == Block.rater_id)
+    not_counted = not_counted.where(User.study_id == study.id, User.status != RaterStatus.ACTIVE)
+    result = session.execute(
+        delete(ItemShare).where(ItemShare.study_id == study.id, ItemShare.block_id.in_(not_counted))
+    )
+    return result.rowcount or 0
+
+
+# -------------------------------------------------------------------- seats
+
+
+def _lock(session: Session, study: Study) -> None:
+    # A write to the study row before any read of the shares: PostgreSQL's
+    # row lock, SQLite's database write lock (pysqlite opens the transaction
+    # at the first write), held to the commit by whoever deals.
+    table = Study.__table__
+    session.execute(update(table).where(table.c.id == study.id).values(version=table.c.version))
+
+
+def _active_raters(session: Session, study: Study, besides: set[int] = frozenset()) -> int:
+    ids = session.exec(
+        select(User.id).where(
+            User.study_id == study.id,
+            User.role == Role.RATER,
+            User.status == RaterStatus.ACTIVE,
+            User.consented_at.is_not(None),
+        )
+    ).all()
+    return len(set(ids) - besides)
+
+
+def seats_full(session: Session, study: Study, spec: AssignmentSpec) -> bool:
+    """Whether ``R`` raters who have not left hold seats (read only, for pages)."""
+    pool = study_pool(session, study, spec)
+    departed = set(departed_raters(session, study, spec))
+    return _active_raters(session, study, departed) >= planned_raters(study, spec, len(pool.pool))
+
+
+def take_seat(session: Session, study: Study) -> None:
+    """Before admitting a rater to an overlap study: :class:`StudyFull` when no seat is free.
+
+    Releases the seats of raters who left first. A crossed study has no seats.
+    """
+    spec = overlap_spec(study)
+    if spec is None:
+        return
+    _lock(session, study)
+    release_departed(session, study, spec)
+    pool = study_pool(session, study, spec)
+    if _active_raters(session, study) >= planned_raters(study, spec, len(pool.pool)):
+        raise StudyFull(study.slug)
+
+
+# ------------------------------------------------------------------ dealing
+
+
+def _pick(
+    rng: random.Random,
+    open_places: dict[int, int],
+    holders: dict[int, list[int]],
+    load: int,
+    *,
+    seats_open: int | None = None,
+    pair_target: float = 0.0,
+) -> list[int]:
+    """``load`` items for one rater: the items that need every open seat, then the
+    items whose raters this rater shares the fewest items with.
+
+    A greedy choice written here (no library deals under these two
+    constraints). An item with as many open places as there are open seats
+    (``seats_open``) must be taken now, or some later rater would need it
+    twice; they are never more than ``load``. Every other pick minimises
+    the sum over the item's raters of (items shared with them so far minus
+    ``pair_target``, the share each pair gets when overlaps are even), so a
+    rater meets raters they have met least; each pick adds one to those
+    overlaps, less half ``pair_target`` per open place of the item (which
+    keeps the items' open places level, so the last raters are not left
+    with items whose raters they share many with already; the weight
+    one-half did best in simulations of 6 to 30 raters). Ties go to the
+    item with more open places, then at random.
+    """
+    overlap: dict[int, float] = defaultdict(float)
+    tie = {item: rng.random() for item in open_places}
+    candidates = {item for item, places in open_places.items() if places > 0}
+    picked: list[int] = []
+    for _ in range(min(load, len(candidates))):
+        best = min(
+            candidates,
+            key=lambda item: (
+                seats_open is None or open_places[item] < seats_open,
+                sum(overlap[rater] - pair_target for rater in holders[item])
+                - pair_target / 2 * open_places[item],
+                -open_places[item],
+                tie[item],
+            ),
+        )
+        candidates.remove(best)
+        picked.append(best)
+        for rater in holders[best]:
+            overlap[rater] += 1
+    return picked
+
+
+def deal_block(session: Session, study: Study, spec: AssignmentSpec, block: Block) -> list[int]:
+    """Deal ``block`` its share of the pool on its scale; the block's regular items.
+
+    Anchors plus the dealt items (unsorted; :func:`protocol.item_order`
+    shuffles them). Raises :class:`StudyFull` when the scale has no open
+    place left for this rater. The caller commits.
+    """
+    _lock(session, study)
+    release_departed(session, study, spec)
+    pool = study_pool(session, study, spec)
+    k = spec.raters_per_item
+    rows = session.exec(
+        select(ItemShare.item_id, ItemShare.slot, ItemShare.block_id, Block.rater_id)
+        .join(Block, Block.id == ItemShare.block_id)
+        .where(ItemShare.study_id == study.id, ItemShare.scale_id == block.scale_id)
+    ).all()
+    taken: dict[int, set[int]] = defaultdict(set)
+    holders: dict[int, list[int]] = defaultdict(list)
+    blocks_holding = set()
+    for item_id, slot, block_id, rater_id in rows:
+        taken[item_id].add(slot)
+        holders[item_id].append(rater_id)
+        blocks_holding.add(block_id)
+    if block.id in blocks_holding:
+        # Dealt already (a repeated start): the same items again.
+        mine = [item_id for item_id, _, block_id, _ in rows if block_id == block.id]
+        return sorted(pool.anchors) + sorted(mine)
+    open_places = {item: k - len(taken[item]) for item in pool.pool}
+    total_open = sum(open_places.values())
+    seats_open = planned_raters(study, spec, len(pool.pool)) - len(blocks_holding)
+    if pool.pool and (total_open == 0 or seats_open <= 0):
+        raise StudyFull(study.slug)
+    load = math.ceil(total_open / seats_open) if pool.pool else 0
+    if spec.items_per_rater is not None:
+        load = min(load, spec.items_per_rater)
+    seats = planned_raters(study, spec, len(pool.pool))
+    # Shares of the pool per pair of raters when every pair shares as many.
+    pair_target = len(pool.pool) * k * (k - 1) / (seats * (seats - 1)) if seats > 1 else 0.0
+    picked = _pick(
+        random.Random(block.seed),
+        open_places,
+        holders,
+        load,
+        seats_open=seats_open,
+        pair_target=pair_target,
+    )
+    current = now()
+    if picked:
+        session.execute(
+            insert(ItemShare.__table__),
+            [
+                {
+                    "study_id": study.id,
+                    "item_id": item_id,
+                    "scale_id": block.scale_id,
+                    "slot": min(set(range(k)) - taken[item_id]),
+                    "block_id": block.id,
+                    "taken_at": current,
+                }
+                for item_id in picked
+            ],
+        )
+    return sorted(pool.anchors) + picked

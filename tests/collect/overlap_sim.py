@@ -1,0 +1,202 @@
+"""Driving an overlap study through the data functions the rate views call.
+
+Shared by tests/collect/test_overlap.py and benchmarks/overlap_study.py:
+raters join by invite, start each block, rate all or part of it; a rater
+quits mid-block by withdrawing or by leaving it past the deadline.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from itertools import combinations
+from pathlib import Path
+
+from sqlmodel import Session, select
+
+from annotator.collect.block_states import block_state, start_block
+from annotator.collect.dealing import StudyFull
+from annotator.collect.enrolment import enrol
+from annotator.collect.scoring import submit_score
+from annotator.data.importers import import_items
+from annotator.models import Block, Rating, RaterStatus, User
+from annotator.study.raters import counted_rater, withdraw_rater
+from annotator.study.studies import create_invites, create_study
+from annotator.study.studyfile import parse_study_file
+from tests.data.studies import study_toml
+
+
+def overlap_toml(
+    *,
+    k: int = 3,
+    anchors: int | str = 0,
+    per_rater: int | None = None,
+    slug: str = "ov",
+    extra: str = "",
+    **study,
+) -> str:
+    lines = [
+        "[assignment]",
+        'design = "overlap"',
+        f"raters_per_item = {k}",
+        f"anchor_items = {anchors}",
+    ]
+    if per_rater is not None:
+        lines.append(f"items_per_rater = {per_rater}")
+    return study_toml(slug=slug, gap_days=0, extra="\n".join(lines) + "\n" + extra, **study)
+
+
+def make_overlap_study(session: Session, folder: Path, toml: str, n_items: int):
+    path = folder / "items.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "item_id": f"i{i:04d}",
+                    "benchmark": "sts-b",
+                    "sentence1": f"a {i}",
+                    "sentence2": f"b {i}",
+                }
+            )
+            + "\n"
+            for i in range(n_items)
+        ),
+        "utf-8",
+    )
+    study = create_study(session, parse_study_file(toml), source_toml=toml)
+    import_items(session, study, path)
+    session.commit()
+    return study
+
+
+def join(session: Session, study) -> User:
+    invite = create_invites(session, study, 1)[0]
+    session.flush()
+    user = enrol(session, invite)
+    session.commit()
+    return user
+
+
+def blocks(session: Session, user: User) -> list[Block]:
+    return list(
+        session.exec(select(Block).where(Block.rater_id == user.id).order_by(Block.position))
+    )
+
+
+def start(session: Session, user: User, block: Block) -> Block:
+    state = block_state(session, user, block.id)
+    started = start_block(session, user, state)
+    session.commit()
+    return started
+
+
+def rate(session: Session, user: User, block: Block, count: int | None = None) -> None:
+    """Rate the first ``count`` places of a started block (all by default)."""
+    state = block_state(session, user, block.id)
+    order = state.block.item_order
+    for position in range(1, (len(order) if count is None else count) + 1):
+        submit_score(session, user, state.block, state.scale, position, "3")
+    session.commit()
+
+
+def withdraw(session: Session, study, user: User) -> None:
+    withdraw_rater(session, study, user, actor=None, via="test")
+    session.commit()
+
+
+def counted_per_item(session: Session, study) -> dict[tuple[int, int], int]:
+    """Counted, non-check ratings per (item, scale) of the study."""
+    rows = session.exec(
+        select(Rating.item_id, Rating.scale_id)
+        .join(User, User.id == Rating.rater_id)
+        .where(
+            User.study_id == study.id,
+            counted_rater(Rating.rater_id),
+            Rating.is_attention_check.is_(False),
+            Rating.is_repeat.is_(False),
+        )
+    ).all()
+    return Counter(rows)
+
+
+def loads(session: Session, study, anchors: set[int]) -> dict[tuple[int, int], int]:
+    """Pool items per (counted rater, scale), from the ratings."""
+    rows = session.exec(
+        select(Rating.rater_id, Rating.scale_id, Rating.item_id)
+        .join(User, User.id == Rating.rater_id)
+        .where(
+            User.study_id == study.id,
+            User.status == RaterStatus.ACTIVE,
+            Rating.is_attention_check.is_(False),
+            Rating.is_repeat.is_(False),
+        )
+    ).all()
+    return Counter((r, s) for r, s, item in rows if item not in anchors)
+
+
+def pair_overlaps(session: Session, study, anchors: set[int]) -> dict[int, list[int]]:
+    """For each scale: the number of pool items each pair of counted raters shares."""
+    raters_of: dict[tuple[int, int], set[int]] = defaultdict(set)
+    everyone: dict[int, set[int]] = defaultdict(set)
+    rows = session.exec(
+        select(Rating.rater_id, Rating.scale_id, Rating.item_id)
+        .join(User, User.id == Rating.rater_id)
+        .where(
+            User.study_id == study.id,
+            User.status == RaterStatus.ACTIVE,
+            Rating.is_attention_check.is_(False),
+            Rating.is_repeat.is_(False),
+        )
+    ).all()
+    for rater, scale, item in rows:
+        if item not in anchors:
+            raters_of[(scale, item)].add(rater)
+        everyone[scale].add(rater)
+    shared: dict[int, Counter] = defaultdict(Counter)
+    for (scale, _item), raters in raters_of.items():
+        for pair in combinations(sorted(raters), 2):
+            shared[scale][pair] += 1
+    return {
+        scale: [shared[scale][pair] for pair in combinations(sorted(raters), 2)]
+        for scale, raters in everyone.items()
+    }
+
+
+def run_study(
+    session: Session,
+    study,
+    *,
+    raters: int,
+    quitters: dict[int, int],
+    clock=None,
+    withdraw_quitters: bool = True,
+    abandon_days: float = 3.0,
+):
+    """Raters join one after another and do all their blocks; rater ``i`` in
+    ``quitters`` rates ``quitters[i]`` items of their first block and leaves
+    (withdrawn, or the clock moved past the deadline). Newcomers keep coming
+    until the study is full. Returns the raters who stayed."""
+    stayed = []
+    index = 0
+    while True:
+        try:
+            user = join(session, study)
+        except StudyFull:
+            session.rollback()
+            break
+        first = start(session, user, blocks(session, user)[0])
+        if index in quitters:
+            rate(session, user, first, quitters[index])
+            if withdraw_quitters:
+                withdraw(session, study, user)
+            else:
+                clock.advance(days=abandon_days + 0.5)
+        else:
+            rate(session, user, first)
+            for block in blocks(session, user)[1:]:
+                rate(session, user, start(session, user, block))
+            stayed.append(user)
+        index += 1
+        if index > 4 * raters:
+            raise RuntimeError("the study never filled")
+    return stayed

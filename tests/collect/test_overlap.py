@@ -1,0 +1,210 @@
+"""Overlap designs: each item dealt to exactly k raters per scale (annotator.collect.dealing)."""
+
+from __future__ import annotations
+
+import random
+import statistics
+import threading
+
+import pytest
+from sqlmodel import Session, select
+
+from annotator.collect.dealing import StudyFull, _pick, overlap_spec, study_pool
+from annotator.db import get_engine
+from annotator.models import ItemShare, RaterStatus, Scale, User
+from tests.collect import overlap_sim as sim
+
+
+@pytest.fixture
+def db(app):
+    with app.app_context(), Session(get_engine(app), expire_on_commit=False) as session:
+        yield session
+
+
+def _pool(db, study):
+    return study_pool(db, study, overlap_spec(study))
+
+
+def _check_exact(db, study, k):
+    pool = _pool(db, study)
+    counts = sim.counted_per_item(db, study)
+    scales = db.exec(select(Scale.id).where(Scale.study_id == study.id)).all()
+    for scale in scales:
+        got = sorted({counts[(item, scale)] for item in pool.pool})
+        assert got == [k], f"scale {scale}: counted ratings per item {got}"
+    return pool
+
+
+@pytest.mark.parametrize(
+    ("n_items", "k", "per_rater", "quitters"),
+    [
+        (30, 2, 10, {}),
+        (31, 3, 10, {1: 4}),  # 93 shares over 10 seats: loads 9 and 10
+        (40, 3, 12, {0: 0, 2: 5, 5: 11}),
+    ],
+)
+def test_every_item_gets_exactly_k_ratings_and_loads_stay_within_one(
+    db, tmp_path, n_items, k, per_rater, quitters
+):
+    study = sim.make_overlap_study(
+        db, tmp_path, sim.overlap_toml(k=k, per_rater=per_rater), n_items
+    )
+    stayed = sim.run_study(db, study, raters=n_items * k // per_rater, quitters=quitters)
+    pool = _check_exact(db, study, k)
+    loads = sim.loads(db, study, pool.anchors)
+    by_scale = {}
+    for (rater, scale), load in loads.items():
+        by_scale.setdefault(scale, []).append(load)
+    for scale, values in by_scale.items():
+        assert len(values) == len(stayed)
+        assert max(values) - min(values) <= 1, (scale, sorted(values))
+        assert max(values) <= per_rater
+    withdrawn = db.exec(select(User).where(User.status != RaterStatus.ACTIVE)).all()
+    assert len(withdrawn) == len(quitters)
+
+
+def test_a_block_left_past_the_deadline_gives_its_items_back(db, tmp_path, clock):
+    study = sim.make_overlap_study(db, tmp_path, sim.overlap_toml(k=2, per_rater=10), 20)
+    stayed = sim.run_study(
+        db, study, raters=4, quitters={1: 3}, clock=clock, withdraw_quitters=False
+    )
+    assert len(stayed) == 4
+    _check_exact(db, study, 2)
+    left = db.exec(select(User).where(User.status == RaterStatus.EXCLUDED)).one()
+    assert "left block 1 unfinished for 3 days" in left.status_reason
+    # The leaver holds no shares any more.
+    blocks = [b.id for b in sim.blocks(db, left)]
+    assert not db.exec(select(ItemShare).where(ItemShare.block_id.in_(blocks))).all()
+
+
+def test_anchor_items_are_rated_by_every_rater_on_every_scale(db, tmp_path):
+    study = sim.make_overlap_study(db, tmp_path, sim.overlap_toml(k=2, anchors=4, per_rater=8), 24)
+    stayed = sim.run_study(db, study, raters=5, quitters={})
+    pool = _check_exact(db, study, 2)
+    assert len(pool.anchors) == 4 and len(pool.pool) == 20
+    counts = sim.counted_per_item(db, study)
+    for (item, _scale), count in counts.items():
+        if item in pool.anchors:
+            assert count == len(stayed)
+
+
+def test_listed_anchor_items(db, tmp_path):
+    toml = sim.overlap_toml(k=2, anchors='["i0003", "i0007"]', per_rater=5)
+    study = sim.make_overlap_study(db, tmp_path, toml, 12)
+    pool = _pool(db, study)
+    external = {i.id: i.external_id for i in study_items(db, study)}
+    assert sorted(external[i] for i in pool.anchors) == ["i0003", "i0007"]
+
+
+def study_items(db, study):
+    from annotator.models import Item
+
+    return db.exec(select(Item).where(Item.study_id == study.id)).all()
+
+
+def test_a_full_study_admits_no_one_and_says_so(app, db, tmp_path):
+    study = sim.make_overlap_study(db, tmp_path, sim.overlap_toml(k=2, per_rater=5), 10)
+    sim.run_study(db, study, raters=4, quitters={})
+    with pytest.raises(StudyFull):
+        sim.join(db, study)
+    db.rollback()
+    from annotator.study.studies import create_invites
+
+    token = create_invites(db, study, 1)[0].token
+    db.commit()
+    client = app.test_client()
+    page = client.get(f"/invite/{token}")
+    assert page.status_code == 403 and "This study is full" in page.text
+    assert client.post(f"/invite/{token}", data={"decision": "agree"}).status_code == 403
+
+
+def test_crowd_entry_is_full_once_every_seat_is_taken(app, db, tmp_path):
+    crowd = '[crowd]\nplatform = "generic"\nid_param = "pid"\nmax_raters = 3\n'
+    toml = sim.overlap_toml(k=2, extra=crowd)
+    study = sim.make_overlap_study(db, tmp_path, toml, 9)
+    client = app.test_client()
+    for n in range(3):
+        response = client.post(f"/s/{study.slug}?pid=p{n}", data={"decision": "agree"})
+        assert response.status_code in (200, 302), response.text
+    page = app.test_client().get(f"/s/{study.slug}?pid=late")
+    assert page.status_code == 403 and "This study is full" in page.text
+
+
+def test_pairs_overlap_more_evenly_than_a_random_deal():
+    """The greedy choice against dealing the same loads at random (the reference)."""
+    rng = random.Random(5)
+    n, k, seats = 60, 3, 12
+    load = n * k // seats
+
+    def deal(choose):
+        holders = {item: [] for item in range(n)}
+        for rater in range(seats):
+            open_places = {item: k - len(holders[item]) for item in range(n)}
+            for item in choose(open_places, holders, seats - rater):
+                holders[item].append(rater)
+        assert all(len(h) == k for h in holders.values())
+        pairs = {}
+        for raters in holders.values():
+            for a in raters:
+                for b in raters:
+                    if a < b:
+                        pairs[(a, b)] = pairs.get((a, b), 0) + 1
+        counts = [pairs.get((a, b), 0) for a in range(seats) for b in range(a + 1, seats)]
+        return statistics.pstdev(counts), counts.count(0)
+
+    target = n * k * (k - 1) / (seats * (seats - 1))
+    greedy = deal(lambda o, h, s: _pick(rng, o, h, load, seats_open=s, pair_target=target))
+
+    def at_random(open_places, holders, seats_open):
+        # The items every open seat must take first (what keeps the deal
+        # feasible), then any at random.
+        ranked = sorted(
+            (i for i in open_places if open_places[i]),
+            key=lambda i: (open_places[i] < seats_open, rng.random()),
+        )
+        return ranked[:load]
+
+    spread = [deal(at_random)[0] for _ in range(20)]
+    assert greedy[0] < 0.7 * min(spread)
+    # Nearly every pair shares items, so pairwise statistics exist.
+    assert greedy[1] <= 0.05 * seats * (seats - 1) / 2
+
+
+def test_two_raters_starting_at_once_never_take_a_place_beyond_k(app, db, tmp_path):
+    # One scale, 6 items x 2 = 12 places over 2 seats: each rater must get
+    # all 6 items, so a race that let both take one slot would show.
+    one_scale = '[[scales]]\nname = "0-5"\nmin = 0\nmax = 5\nstep = 0.01\n'
+    toml = sim.overlap_toml(k=2, per_rater=6, scales=one_scale)
+    study = sim.make_overlap_study(db, tmp_path, toml, 6)
+    users = [sim.join(db, study) for _ in range(2)]
+    first_blocks = [sim.blocks(db, u)[0] for u in users]
+    barrier = threading.Barrier(2)
+    errors = []
+
+    def start(user_id, block_id):
+        with app.app_context(), Session(get_engine(app), expire_on_commit=False) as session:
+            user = session.get(User, user_id)
+            block = session.get(type(first_blocks[0]), block_id)
+            barrier.wait()
+            try:
+                sim.start(session, user, block)
+            except Exception as exc:  # noqa: BLE001 - reported below
+                errors.append(exc)
+
+    threads = [
+        threading.Thread(target=start, args=(u.id, b.id))
+        for u, b in zip(users, first_blocks, strict=True)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not errors
+    shares = db.exec(select(ItemShare)).all()
+    assert len(shares) == 12
+    per_item = {}
+    for share in shares:
+        per_item.setdefault((share.item_id, share.scale_id), set()).add(share.block_id)
+    assert len(per_item) == 6
+    assert all(len(blocks) == 2 for blocks in per_item.values())
+    assert sorted({s.slot for s in shares}) == [0, 1]
