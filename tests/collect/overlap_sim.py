@@ -19,7 +19,7 @@ from annotator.collect.dealing import StudyFull
 from annotator.collect.enrolment import enrol
 from annotator.collect.scoring import submit_score
 from annotator.data.importers import import_items
-from annotator.models import Block, Rating, RaterStatus, User
+from annotator.models import Block, RaterStatus, Rating, User
 from annotator.study.raters import counted_rater, withdraw_rater
 from annotator.study.studies import create_invites, create_study
 from annotator.study.studyfile import parse_study_file

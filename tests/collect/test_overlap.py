@@ -53,7 +53,7 @@ def test_every_item_gets_exactly_k_ratings_and_loads_stay_within_one(
     pool = _check_exact(db, study, k)
     loads = sim.loads(db, study, pool.anchors)
     by_scale = {}
-    for (rater, scale), load in loads.items():
+    for (_rater, scale), load in loads.items():
         by_scale.setdefault(scale, []).append(load)
     for scale, values in by_scale.items():
         assert len(values) == len(stayed)
