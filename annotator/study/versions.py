@@ -29,6 +29,7 @@ from ..models import (
     AuditAction,
     AuditEvent,
     Benchmark,
+    Block,
     Item,
     Rating,
     Scale,
@@ -38,7 +39,7 @@ from ..models import (
 )
 from .raters import counted_rater
 from .studies import study_benchmarks, study_scales
-from .studyfile import StudyFile, template_fields, validation_settings
+from .studyfile import StudyFile, assignment_settings, template_fields, validation_settings
 
 __all__ = [
     "StudyUpdateError",
@@ -132,6 +133,28 @@ def _benchmark_problems(
     return problems
 
 
+def _assignment_problems(session: Session, study: Study, spec: StudyFile) -> list[str]:
+    # Blocks dealt under one design cannot be dealt again under another:
+    # the [assignment] table is fixed once any block has started (the
+    # abandonment deadline excepted, which deals nothing).
+    old = assignment_settings(study.source_toml)
+    if old.model_copy(update={"abandon_after_days": 0}) == spec.assignment.model_copy(
+        update={"abandon_after_days": 0}
+    ):
+        return []
+    started = session.exec(
+        select(Block.id)
+        .join(User, User.id == Block.rater_id)
+        .where(User.study_id == study.id, Block.started_at.is_not(None))
+    ).first()
+    if started is None:
+        return []
+    return [
+        "assignment: the design cannot change once a rater has started a block "
+        "(only abandon_after_days may)"
+    ]
+
+
 def update_study(
     session: Session, study: Study, spec: StudyFile, *, source_toml: str, actor: User | None
 ) -> StudyUpdate:
@@ -147,6 +170,7 @@ def update_study(
     problems = _scale_problems(session, study, spec) + _benchmark_problems(
         session, study, spec, stored
     )
+    problems += _assignment_problems(session, study, spec)
     if problems:
         raise StudyUpdateError(study.slug, problems)
 
@@ -164,6 +188,8 @@ def update_study(
             updates[key] = dumped
     if validation_settings(study.source_toml) != spec.validation:
         changes.append("validation")
+    if assignment_settings(study.source_toml) != spec.assignment:
+        changes.append("assignment")
     by_name = {b.name: b for b in stored}
     bench_updates = []
     for index, new in enumerate(spec.benchmarks):

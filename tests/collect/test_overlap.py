@@ -208,3 +208,25 @@ def test_two_raters_starting_at_once_never_take_a_place_beyond_k(app, db, tmp_pa
     assert len(per_item) == 6
     assert all(len(blocks) == 2 for blocks in per_item.values())
     assert sorted({s.slot for s in shares}) == [0, 1]
+
+
+def test_the_design_is_fixed_once_a_block_has_started(db, tmp_path):
+    from annotator.study.studyfile import parse_study_file
+    from annotator.study.versions import StudyUpdateError, update_study
+
+    toml = sim.overlap_toml(k=2, per_rater=5)
+    study = sim.make_overlap_study(db, tmp_path, toml, 10)
+    changed = toml.replace("raters_per_item = 2", "raters_per_item = 3")
+    # Before any block: the design may change.
+    assert (
+        "assignment"
+        in update_study(
+            db, study, parse_study_file(changed), source_toml=changed, actor=None
+        ).changes
+    )
+    db.commit()
+    user = sim.join(db, study)
+    sim.start(db, user, sim.blocks(db, user)[0])
+    with pytest.raises(StudyUpdateError, match="assignment: the design cannot change"):
+        update_study(db, study, parse_study_file(toml), source_toml=toml, actor=None)
+    db.rollback()
