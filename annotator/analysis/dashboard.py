@@ -236,6 +236,7 @@ def dashboard_of(
         settings=analysis.settings.to_dict(),
         computed_at=computed_at or datetime.now(UTC),
         compute_seconds=compute_seconds,
+        statistics_note=analysis.settings.statistics_note(),
     )
 
 

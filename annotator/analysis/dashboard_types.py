@@ -269,6 +269,9 @@ class Dashboard:
         How long computing them took (frames excluded).
     notes : tuple of str
         Study-wide notes.
+    statistics_note : str or None
+        An overlap design's caption: which statistics allow missing cells
+        (:func:`annotator.analysis.settings.statistics_note`).
     """
 
     study: str
@@ -281,6 +284,7 @@ class Dashboard:
     computed_at: datetime
     compute_seconds: float
     notes: tuple[str, ...] = field(default_factory=tuple)
+    statistics_note: str | None = None
 
     @property
     def ci_label(self) -> str:

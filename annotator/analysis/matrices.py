@@ -176,13 +176,18 @@ def human_block(
     *,
     benchmark: str | None = None,
     wide: pd.DataFrame | None = None,
+    rows: list[str] | None = None,
 ) -> HumanBlock:
     """The largest complete items x raters block of :func:`human_ratings`.
 
     ``wide``: that :func:`human_ratings` when the caller has it already.
+    ``rows``: the items the block is sought among (an overlap design's anchor
+    items, :meth:`~annotator.analysis.settings.AnalysisSettings.anchor_rows`).
     """
     if wide is None:
         wide = human_ratings(frames, scale, benchmark=benchmark)
+    if rows is not None:
+        wide = wide[wide.index.isin(rows)]
     rows, columns = largest_complete_block(wide.notna().to_numpy())
     matrix = wide.iloc[rows, columns] if len(columns) else wide.iloc[:0, :0]
     return HumanBlock(

@@ -75,7 +75,10 @@ def build_panel(
 ) -> Panel:
 
     where = f"scale {scale}" + (f", benchmark {benchmark}" if benchmark else "")
-    block = human_block(frames, scale, benchmark=benchmark)
+    # An overlap design: ICC on the anchor block (every rater rated those items).
+    items = frames.items
+    anchors = settings.anchor_rows(frames.study, items.loc[~items["is_attention_check"], "item"])
+    block = human_block(frames, scale, benchmark=benchmark, rows=anchors)
     cut = block.describe_cut()
     if cut:
         notes.add(f"{where}: {cut}")

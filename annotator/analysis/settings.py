@@ -7,9 +7,10 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from ..metrics._names import RUNS
-from ..study.studyfile import validation_settings
+from ..study.assignment_spec import anchor_item_ids
+from ..study.studyfile import AssignmentSpec, assignment_settings, validation_settings
 
-__all__ = ["AnalysisSettings", "study_settings", "study_settings_where"]
+__all__ = ["AnalysisSettings", "statistics_note", "study_settings", "study_settings_where"]
 
 # The alt-test's epsilon grid of the report: the paper's range of margins.
 EPSILONS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3)
@@ -48,6 +49,13 @@ class AnalysisSettings:
     where : tuple of (str, tuple of str)
         The raters kept, by demographic answer (``(("gender", ("female",)),)``;
         :func:`annotator.data.selection.parse_where`); empty: every rater.
+    design : str
+        The study file's ``[assignment] design``: "crossed" or "overlap".
+    raters_per_item : int or None
+        Overlap designs: ``k``, the raters of each pool item per scale.
+    anchor_items : int or tuple of str
+        Overlap designs: the anchor items (a count for the seeded draw, or their
+        ids); ICC(A,1) is computed on the anchor block (:meth:`anchor_rows`).
     """
 
     epsilon: float = 0.2
@@ -63,8 +71,13 @@ class AnalysisSettings:
     worst_items: int = 10
     runs: str = "mean"
     where: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    design: str = "crossed"
+    raters_per_item: int | None = None
+    anchor_items: int | tuple[str, ...] = 0
 
     def __post_init__(self) -> None:
+        if isinstance(self.anchor_items, list):
+            object.__setattr__(self, "anchor_items", tuple(self.anchor_items))
         # Tuples, so that settings stay hashable (they key the dashboard cache).
         object.__setattr__(self, "epsilons", tuple(float(e) for e in self.epsilons))
         where = self.where.items() if isinstance(self.where, Mapping) else self.where
@@ -80,6 +93,26 @@ class AnalysisSettings:
         if self.worst_items < 0:
             raise ValueError(f"worst_items must be >= 0, got {self.worst_items}")
 
+    def anchor_rows(self, study: str, item_ids) -> list[str] | None:
+        """Overlap designs: the anchor items among ``item_ids`` of the study ``study``
+        (its slug), in their order; ``None`` for a crossed design."""
+        if self.design != "overlap":
+            return None
+        items = list(item_ids)
+        anchors = self.anchor_items
+        spec = AssignmentSpec(
+            design="overlap",
+            raters_per_item=self.raters_per_item or 2,
+            anchor_items=list(anchors) if isinstance(anchors, tuple) else anchors,
+            items_per_rater=1,
+        )
+        chosen = anchor_item_ids(spec, study, items)
+        return [item for item in items if item in chosen]
+
+    def statistics_note(self) -> str | None:
+        """What an overlap design's dashboard and report compute, and on which ratings."""
+        return statistics_note(self.to_dict())
+
     @property
     def where_mapping(self) -> dict[str, tuple[str, ...]]:
         """``where`` as ``{key: values}``."""
@@ -93,14 +126,37 @@ class AnalysisSettings:
         return out
 
 
+def statistics_note(settings: Mapping[str, Any]) -> str | None:
+    """The caption of an overlap design (``settings``: :meth:`AnalysisSettings.to_dict`):
+    which statistics allow the missing cells, and which use the anchor block."""
+    if settings.get("design") != "overlap":
+        return None
+    return (
+        f"Overlap design: each item is rated by {settings.get('raters_per_item')} raters per "
+        "scale, so the items x raters matrices have missing cells. Krippendorff's alpha and "
+        "the alt-test use every rating (missing cells allowed; the alt-test tests a rater "
+        "with at least 30 items that another rater rated too, its per-annotator minimum); "
+        "ICC and the panels of Table 2 use the anchor block, the anchor items every rater "
+        "rates on every scale."
+    )
+
+
 def study_settings(study: Any, **overrides: Any) -> AnalysisSettings:
     """The settings of a stored study: its ``[validation]`` table, then ``overrides``.
 
     ``study`` is a :class:`annotator.models.Study` (only ``source_toml`` is read).
     """
     spec = validation_settings(study.source_toml or "")
+    assignment = assignment_settings(study.source_toml or "")
+    anchors = assignment.anchor_items
     settings = AnalysisSettings(
-        epsilon=spec.epsilon, scoring=spec.scoring, q=spec.q, temperature=spec.temperature
+        epsilon=spec.epsilon,
+        scoring=spec.scoring,
+        q=spec.q,
+        temperature=spec.temperature,
+        design=assignment.design,
+        raters_per_item=assignment.raters_per_item,
+        anchor_items=tuple(anchors) if isinstance(anchors, list) else anchors,
     )
     return replace(settings, **overrides)
 

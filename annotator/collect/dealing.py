@@ -49,7 +49,6 @@ Data-access functions take the session and leave the commit to the caller.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import random
 from collections import defaultdict
@@ -61,6 +60,7 @@ from sqlmodel import Session, select
 
 from ..clock import now
 from ..models import Block, Item, ItemShare, RaterStatus, Rating, Role, Study, User
+from ..study.assignment_spec import anchor_item_ids
 from ..study.studyfile import AssignmentSpec, assignment_settings, crowd_settings
 
 __all__ = [
@@ -88,25 +88,11 @@ def overlap_spec(study: Study) -> AssignmentSpec | None:
     return spec if spec.design == "overlap" else None
 
 
-def _draw_key(slug: str, external_id: str) -> str:
-    return hashlib.sha256(f"{slug}/{external_id}".encode()).hexdigest()
-
-
 def anchor_ids(study: Study, spec: AssignmentSpec, regular: dict[int, str]) -> set[int]:
-    """The anchor items among ``regular`` (item id -> external id).
-
-    A list in the study file names them. A count ``n`` takes the ``n`` items
-    whose SHA-256 of ``"<study slug>/<item id>"`` sorts first: a seeded draw
-    that depends only on the study and the item ids, so it is the same on
-    every request and machine, and reproducible from the exports. Import
-    every item before raters start: an item imported later may enter the
-    draw of a count.
-    """
-    if isinstance(spec.anchor_items, list):
-        wanted = set(spec.anchor_items)
-        return {item_id for item_id, external in regular.items() if external in wanted}
-    ranked = sorted(regular, key=lambda item_id: _draw_key(study.slug, regular[item_id]))
-    return set(ranked[: spec.anchor_items])
+    """The anchor items among ``regular`` (item id -> external id); see
+    :func:`annotator.study.assignment_spec.anchor_item_ids` for the draw."""
+    chosen = anchor_item_ids(spec, study.slug, regular.values())
+    return {item_id for item_id, external in regular.items() if external in chosen}
 
 
 @dataclass

@@ -11,7 +11,7 @@ from sqlmodel import Session, select
 from ..metrics._names import RUNS
 from ..metrics.matrix import LLM_PREFIX, largest_complete_block
 from ..metrics.runs import aggregate_runs
-from ..models import LLMScore, Rating, Scale, Study, User
+from ..models import Item, LLMScore, Rating, Scale, Study, User
 from ..study.raters import counted_rater
 from .alttest_text import alttest_data
 from .export_scope import ExportError, export_scope, items_frame
@@ -194,7 +194,16 @@ def matrix_export(
     )
     dropped_items = dropped_raters = 0
     if complete:
-        rows, columns = largest_complete_block(frame[raters].notna().to_numpy())
+        present = frame[raters].notna().to_numpy()
+        settings = study_settings(study)
+        anchors = settings.anchor_rows(study.slug, _regular_item_ids(session, study))
+        if anchors is not None:
+            # An overlap design: the anchor block (the anchor items, and the
+            # raters who rated every one of them), as the analysis's ICC.
+            rows = np.flatnonzero(frame["item_id"].isin(anchors).to_numpy())
+            columns = [j for j in range(len(raters)) if len(rows) and present[rows, j].all()]
+        else:
+            rows, columns = largest_complete_block(present)
         kept_raters = [raters[i] for i in columns]
         dropped_items = len(frame) - len(rows)
         dropped_raters = len(raters) - len(kept_raters)
@@ -212,6 +221,15 @@ def matrix_export(
         superseded=len(left_out),
         runs=runs,
         where=describe_where(where or {}),
+    )
+
+
+def _regular_item_ids(session: Session, study: Study) -> list[str]:
+    """The ids of the study's items that are not attention checks."""
+    return list(
+        session.exec(
+            select(Item.external_id).where(Item.study_id == study.id, Item.gold_score.is_(None))
+        ).all()
     )
 
 

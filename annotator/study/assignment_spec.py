@@ -12,13 +12,15 @@ Kept in the stored study file (``Study.source_toml``) and read back with
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterable
 from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
 from .strict import Strict
 
-__all__ = ["AssignmentSpec"]
+__all__ = ["AssignmentSpec", "anchor_item_ids"]
 
 
 class AssignmentSpec(Strict):
@@ -57,3 +59,22 @@ class AssignmentSpec(Strict):
         ):
             raise ValueError("anchor_items: an item id appears twice")
         return self
+
+
+def anchor_item_ids(spec: AssignmentSpec, slug: str, item_ids: Iterable[str]) -> set[str]:
+    """The anchor items among a study's regular ``item_ids`` (the items' own ids).
+
+    A list in the study file names them. A count ``n`` takes the ``n`` items
+    whose SHA-256 of ``"<study slug>/<item id>"`` sorts first: a seeded draw
+    that depends only on the study and the item ids, so the dealing, the
+    exports and the analysis find the same anchors, and anyone can recompute
+    them from an export. Import every item before raters start: an item
+    imported later may enter the draw of a count.
+    """
+    ids = list(item_ids)
+    if spec.design != "overlap":
+        return set()
+    if isinstance(spec.anchor_items, list):
+        return set(spec.anchor_items) & set(ids)
+    ranked = sorted(ids, key=lambda item: hashlib.sha256(f"{slug}/{item}".encode()).hexdigest())
+    return set(ranked[: spec.anchor_items])

@@ -95,7 +95,10 @@ def rate(session: Session, user: User, block: Block, count: int | None = None) -
     state = block_state(session, user, block.id)
     order = state.block.item_order
     for position in range(1, (len(order) if count is None else count) + 1):
-        submit_score(session, user, state.block, state.scale, position, "3")
+        # An item's true score plus the rater's bias, so statistics have variance.
+        item = order[position - 1]["item"]
+        score = min(state.scale.max, state.scale.min + (item * 7 + user.id) % 5)
+        submit_score(session, user, state.block, state.scale, position, f"{score:g}")
     session.commit()
 
 

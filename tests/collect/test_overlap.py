@@ -230,3 +230,42 @@ def test_the_design_is_fixed_once_a_block_has_started(db, tmp_path):
     with pytest.raises(StudyUpdateError, match="assignment: the design cannot change"):
         update_study(db, study, parse_study_file(toml), source_toml=toml, actor=None)
     db.rollback()
+
+
+def test_exports_and_analysis_of_an_overlap_study(db, tmp_path):
+    """The matrix keeps the missing cells, --complete gives the anchor block, and the
+    analysis computes ICC on the anchor block and alpha and the alt-test on every rating."""
+    from annotator.analysis.settings import study_settings
+    from annotator.analysis.study_analysis import analyse
+    from annotator.data.frames import study_frames
+    from annotator.data.matrix_export import matrix_export
+    from annotator.metrics import krippendorff_alpha
+
+    toml = sim.overlap_toml(k=2, anchors=3, per_rater=6)
+    study = sim.make_overlap_study(db, tmp_path, toml, 15)
+    stayed = sim.run_study(db, study, raters=4, quitters={})
+    assert len(stayed) == 4
+    pool = _check_exact(db, study, 2)
+    external = {i.id: i.external_id for i in study_items(db, study)}
+    anchors = sorted(external[i] for i in pool.anchors)
+
+    full = matrix_export(db, study, scale="0-5")
+    humans = full.frame[full.raters]
+    assert humans.shape == (15, 4)
+    # Pool rows: exactly 2 ratings, the other cells left empty; anchors: all 4.
+    per_row = humans.notna().sum(axis=1).set_axis(full.frame["item_id"])
+    assert sorted(per_row[anchors]) == [4, 4, 4]
+    assert set(per_row.drop(anchors)) == {2}
+
+    block = matrix_export(db, study, scale="0-5", complete=True)
+    assert sorted(block.frame["item_id"]) == anchors
+    assert block.frame[block.raters].notna().all().all() and len(block.raters) == 4
+
+    settings = study_settings(study)
+    analysis = analyse(study_frames(db, study), settings, parts=("reliability",))
+    part = analysis.scale("0-5")
+    assert sorted(part.panel.humans.index) == anchors and part.panel.humans.shape[1] == 4
+    # alpha over every rating, missing cells in (the metric's own check).
+    assert part.alpha == pytest.approx(krippendorff_alpha(part.ratings, level="interval"))
+    assert part.ratings.shape == (15, 4)
+    assert "anchor block" in settings.statistics_note()

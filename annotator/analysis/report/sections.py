@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from ..settings import statistics_note
 from .cells import Figure, Section, frame_view, text_columns
 from .figures import Drawn, figure
 from .rater_quality import rater_quality_section
@@ -124,6 +125,7 @@ def report_sections(tables, drawn: Mapping[str, Drawn] | None = None) -> list[Se
     threshold = settings.get("item_threshold", 0.1)
     # Stated wherever LLM scores enter a table: aggregation is a choice, not a hidden mean.
     runs = f" Runs aggregated by: {settings.get('runs', 'mean')}."
+    overlap = statistics_note(settings)
     from ..table_files import BEST_RULES
 
     sections = [
@@ -141,7 +143,7 @@ def report_sections(tables, drawn: Mapping[str, Drawn] | None = None) -> list[Se
             "Table 2: reliability and agreement per scale",
             "Human and LLM panels' ICC(A,1) and ICC(A,k) on the complete items x raters "
             "block; human-LLM ICC(A,1) of [human mean, LLM ensemble mean] and nMAE over the "
-            "scale's range." + runs,
+            "scale's range." + runs + (" " + overlap if overlap else ""),
             tables.scales[_T2],
             rule=BEST_RULES["scales"],
         ),
