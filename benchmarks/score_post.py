@@ -106,7 +106,22 @@ def _app(folder: Path, database_url: str):
     return app
 
 
-def _study(app, folder: Path, items: int, raters: int) -> list[str]:
+def study_toml(design: str, items: int, raters: int) -> str:
+    """The study of benchmarks/load.py; ``overlap``: dealt by an [assignment] table.
+
+    The overlap study gives every rater a block as long as the crossed one
+    (``items_per_rater`` = the items, ``raters_per_item`` = the raters), so
+    the two designs' posts differ only in how the block's items were chosen.
+    """
+    if design == "crossed":
+        return STUDY_TOML
+    return STUDY_TOML + (
+        f'\n[assignment]\ndesign = "overlap"\nraters_per_item = {max(2, raters)}\n'
+        f"items_per_rater = {items}\n"
+    )
+
+
+def _study(app, folder: Path, items: int, raters: int, design: str = "crossed") -> list[str]:
     from annotator.data.importers import import_items
     from annotator.db import session_scope
     from annotator.study.studies import create_invites, create_study
@@ -129,7 +144,8 @@ def _study(app, folder: Path, items: int, raters: int) -> list[str]:
         "utf-8",
     )
     with session_scope(app) as session:
-        study = create_study(session, parse_study_file(STUDY_TOML))
+        toml = study_toml(design, items, raters)
+        study = create_study(session, parse_study_file(toml), source_toml=toml)
         import_items(session, study, path)
         return [invite.token for invite in create_invites(session, study, raters)]
 
@@ -160,6 +176,7 @@ def run(
     profile_out: str | None = None,
     profile_wall: bool = False,
     quiet: bool = False,
+    design: str = "crossed",
 ) -> dict:
     from sqlalchemy import event
 
@@ -167,7 +184,7 @@ def run(
 
     folder = Path(tempfile.mkdtemp(prefix="score-post-"))
     app = _app(folder, database_url)
-    tokens = _study(app, folder, items, raters)
+    tokens = _study(app, folder, items, raters, design)
     statements: list[str] = []
     event.listen(
         get_engine(app),
@@ -307,6 +324,12 @@ def main(argv: list[str] | None = None) -> int:
         "run it and this code alternately, in subprocesses, and print both",
     )
     parser.add_argument("--rounds", type=int, default=3, help="with --baseline (default 3)")
+    parser.add_argument(
+        "--design",
+        choices=("crossed", "overlap"),
+        default="crossed",
+        help="the study's [assignment] design (benchmarks/overlap_study.py runs both)",
+    )
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.baseline:
@@ -345,6 +368,7 @@ def main(argv: list[str] | None = None) -> int:
                 profile_out=f"{args.profile_out}.{name}" if args.profile_out else None,
                 profile_wall=args.profile_wall,
                 quiet=args.json,
+                design=args.design,
             )
         finally:
             if drop:
