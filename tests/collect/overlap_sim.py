@@ -19,7 +19,7 @@ from annotator.collect.dealing import StudyFull
 from annotator.collect.enrolment import enrol
 from annotator.collect.scoring import submit_score
 from annotator.data.importers import import_items
-from annotator.models import Block, RaterStatus, Rating, User
+from annotator.models import Block, Rating, User
 from annotator.study.raters import counted_rater, withdraw_rater
 from annotator.study.studies import create_invites, create_study
 from annotator.study.studyfile import parse_study_file
@@ -107,10 +107,10 @@ def withdraw(session: Session, study, user: User) -> None:
     session.commit()
 
 
-def counted_per_item(session: Session, study) -> dict[tuple[int, int], int]:
-    """Counted, non-check ratings per (item, scale) of the study."""
-    rows = session.exec(
-        select(Rating.item_id, Rating.scale_id)
+def _first_ratings(session: Session, study) -> list[tuple[int, int, int]]:
+    """(rater, scale, item) of every counted first rating of the study, checks left out."""
+    return session.exec(
+        select(Rating.rater_id, Rating.scale_id, Rating.item_id)
         .join(User, User.id == Rating.rater_id)
         .where(
             User.study_id == study.id,
@@ -119,21 +119,16 @@ def counted_per_item(session: Session, study) -> dict[tuple[int, int], int]:
             Rating.is_repeat.is_(False),
         )
     ).all()
-    return Counter(rows)
+
+
+def counted_per_item(session: Session, study) -> dict[tuple[int, int], int]:
+    """Counted ratings per (item, scale) of the study."""
+    return Counter((item, scale) for _rater, scale, item in _first_ratings(session, study))
 
 
 def loads(session: Session, study, anchors: set[int]) -> dict[tuple[int, int], int]:
     """Pool items per (counted rater, scale), from the ratings."""
-    rows = session.exec(
-        select(Rating.rater_id, Rating.scale_id, Rating.item_id)
-        .join(User, User.id == Rating.rater_id)
-        .where(
-            User.study_id == study.id,
-            User.status == RaterStatus.ACTIVE,
-            Rating.is_attention_check.is_(False),
-            Rating.is_repeat.is_(False),
-        )
-    ).all()
+    rows = _first_ratings(session, study)
     return Counter((r, s) for r, s, item in rows if item not in anchors)
 
 
@@ -141,17 +136,7 @@ def pair_overlaps(session: Session, study, anchors: set[int]) -> dict[int, list[
     """For each scale: the number of pool items each pair of counted raters shares."""
     raters_of: dict[tuple[int, int], set[int]] = defaultdict(set)
     everyone: dict[int, set[int]] = defaultdict(set)
-    rows = session.exec(
-        select(Rating.rater_id, Rating.scale_id, Rating.item_id)
-        .join(User, User.id == Rating.rater_id)
-        .where(
-            User.study_id == study.id,
-            User.status == RaterStatus.ACTIVE,
-            Rating.is_attention_check.is_(False),
-            Rating.is_repeat.is_(False),
-        )
-    ).all()
-    for rater, scale, item in rows:
+    for rater, scale, item in _first_ratings(session, study):
         if item not in anchors:
             raters_of[(scale, item)].add(rater)
         everyone[scale].add(rater)
