@@ -149,8 +149,9 @@ def departed_raters(session: Session, study: Study, spec: AssignmentSpec) -> dic
     """
     from .protocol import next_block_opens
 
+    # Columns, not models: a block's model parses its whole item order.
     raters = session.exec(
-        select(User).where(
+        select(User.id, User.screened_out_at, User.consented_at).where(
             User.study_id == study.id,
             User.role == Role.RATER,
             User.status == RaterStatus.ACTIVE,
@@ -159,10 +160,17 @@ def departed_raters(session: Session, study: Study, spec: AssignmentSpec) -> dic
     ).all()
     limit = timedelta(days=spec.abandon_after_days)
     current = now()
-    blocks: dict[int, list[Block]] = defaultdict(list)
+    blocks: dict[int, list] = defaultdict(list)
     for block in session.exec(
-        select(Block)
-        .where(Block.rater_id.in_([r.id for r in raters]))
+        select(
+            Block.rater_id,
+            Block.position,
+            Block.started_at,
+            Block.completed_at,
+            Block.gap_lifted_at,
+        )
+        .join(User, User.id == Block.rater_id)
+        .where(User.study_id == study.id, User.status == RaterStatus.ACTIVE)
         .order_by(Block.rater_id, Block.position)
     ).all():
         blocks[block.rater_id].append(block)
