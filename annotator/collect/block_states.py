@@ -20,7 +20,7 @@ from sqlalchemy import String, bindparam, cast, func
 from sqlmodel import Session, select
 
 from ..clock import now
-from ..models import Block, Item, Rating, Scale, Study, User
+from ..models import Block, Item, RaterStatus, Rating, Scale, Study, User
 from ..study.studies import study_scales
 from ..study.studyfile import attention_settings, retest_settings
 from . import dealing, protocol
@@ -228,6 +228,11 @@ def start_block(session: Session, user: User, state: BlockState) -> Block:
     overlap = dealing.overlap_spec(study)
     if overlap is not None:
         # An overlap design: this block's share of the items (dealing.py).
+        # A rater who left (and was excluded for it) has given their items back.
+        if user.status != RaterStatus.ACTIVE:
+            raise BlockUnavailable(
+                "Your places in this study went to other raters; there is nothing more to rate."
+            )
         try:
             regular = dealing.deal_block(session, study, overlap, block)
         except dealing.StudyFull:

@@ -70,11 +70,22 @@ def test_a_block_left_past_the_deadline_gives_its_items_back(db, tmp_path, clock
     )
     assert len(stayed) == 4
     _check_exact(db, study, 2)
+    counts = sim.counted_per_item(db, study)
     left = db.exec(select(User).where(User.status == RaterStatus.EXCLUDED)).one()
     assert "left block 1 unfinished for 3 days" in left.status_reason
-    # The leaver holds no shares any more.
-    blocks = [b.id for b in sim.blocks(db, left)]
-    assert not db.exec(select(ItemShare).where(ItemShare.block_id.in_(blocks))).all()
+    # The leaver holds no shares any more, and cannot start another block.
+    blocks = sim.blocks(db, left)
+    assert not db.exec(
+        select(ItemShare).where(ItemShare.block_id.in_([b.id for b in blocks]))
+    ).all()
+    from annotator.collect.block_states import BlockUnavailable
+
+    db.refresh(left)
+    # Finishing the block they left is harmless (their ratings count nowhere).
+    sim.rate(db, left, blocks[0])
+    assert sim.counted_per_item(db, study) == counts
+    with pytest.raises(BlockUnavailable, match="went to other raters"):
+        sim.start(db, left, blocks[1])
 
 
 def test_anchor_items_are_rated_by_every_rater_on_every_scale(db, tmp_path):
