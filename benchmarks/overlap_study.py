@@ -140,6 +140,24 @@ def deal(url: str, *, items: int, quitters: int, per_rater: int = 60, k: int = 3
     }
 
 
+def pair_spread(items: int, seats: int, k: int = 3, randoms: int = 10) -> dict:
+    """The dealing alone (no database), greedy against a random deal of the same loads."""
+    from tests.collect.overlap_sim import simulate_deal
+
+    def summary(counts: list[int]) -> tuple:
+        return (statistics.pstdev(counts), max(counts), counts.count(0))
+
+    greedy = summary(simulate_deal(items, k, seats, greedy=True))
+    random_deals = [
+        summary(simulate_deal(items, k, seats, greedy=False, seed=seed)) for seed in range(randoms)
+    ]
+    return {
+        "greedy": greedy,
+        "random": tuple(statistics.median(r[i] for r in random_deals) for i in range(3)),
+        "pairs": seats * (seats - 1) // 2,
+    }
+
+
 def posts(fresh, *, rounds: int, items: int, raters: int) -> dict:
     """Part 2 on one database: crossed and overlap score posts, interleaved
     (``fresh()``: a new empty database for each run)."""
@@ -201,6 +219,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--postgres-url", default=None)
     args = parser.parse_args(argv)
     failed = False
+    spread = pair_spread(args.items, args.items * 3 // 60)
+    g, r = spread["greedy"], spread["random"]
+    print(
+        f"dealing alone, {args.items} items, k = 3, {args.items * 3 // 60} raters: pairs' shared "
+        f"items sd {g[0]:.2f}, max {g[1]}, {g[2]} of {spread['pairs']} pairs share none; a "
+        f"random deal of the same loads (median of 10): sd {r[0]:.2f}, max {r[1]:g}, "
+        f"{r[2]:g} share none"
+    )
     for name, fresh, drop in _databases(args.postgres_url):
         try:
             d = deal(fresh(), items=args.items, quitters=args.quitters)

@@ -8,6 +8,7 @@ quits mid-block by withdrawing or by leaving it past the deadline.
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter, defaultdict
 from itertools import combinations
 from pathlib import Path
@@ -188,3 +189,35 @@ def run_study(
         if index > 4 * raters:
             raise RuntimeError("the study never filled")
     return stayed
+
+
+def simulate_deal(n: int, k: int, seats: int, *, greedy: bool, seed: int = 5) -> list[int]:
+    """The dealing alone, no database: ``seats`` raters one after another on one
+    scale, each taking the even split of the open places; with ``greedy`` as
+    :func:`annotator.collect.dealing._pick` chooses, else the items that need
+    every remaining seat first and the rest at random (the reference).
+    Returns the number of items each pair of raters shares."""
+    from annotator.collect.dealing import _pick
+
+    rng = random.Random(seed)
+    target = n * k * (k - 1) / (seats * (seats - 1))
+    holders: dict[int, list[int]] = {item: [] for item in range(n)}
+    for rater in range(seats):
+        open_places = {item: k - len(holders[item]) for item in range(n)}
+        seats_open = seats - rater
+        load = -(-sum(open_places.values()) // seats_open)
+        if greedy:
+            chosen = _pick(
+                rng, open_places, holders, load, seats_open=seats_open, pair_target=target
+            )
+        else:
+            chosen = sorted(
+                (i for i in open_places if open_places[i]),
+                key=lambda i: (open_places[i] < seats_open, rng.random()),
+            )[:load]
+        for item in chosen:
+            holders[item].append(rater)
+    if any(len(h) != k for h in holders.values()):
+        raise AssertionError("an item did not get its k raters")
+    shared = Counter(pair for raters in holders.values() for pair in combinations(raters, 2))
+    return [shared[pair] for pair in combinations(range(seats), 2)]

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import random
 import statistics
 import threading
 
 import pytest
 from sqlmodel import Session, select
 
-from annotator.collect.dealing import StudyFull, _pick, overlap_spec, study_pool
+from annotator.collect.dealing import StudyFull, overlap_spec, study_pool
 from annotator.db import get_engine
 from annotator.models import ItemShare, RaterStatus, Scale, User
 from tests.collect import overlap_sim as sim
@@ -141,44 +140,17 @@ def test_crowd_entry_is_full_once_every_seat_is_taken(app, db, tmp_path):
     assert page.status_code == 403 and "This study is full" in page.text
 
 
-def test_pairs_overlap_more_evenly_than_a_random_deal():
+@pytest.mark.parametrize(("n", "k", "seats"), [(60, 3, 12), (600, 3, 30), (100, 2, 10)])
+def test_pairs_overlap_more_evenly_than_a_random_deal(n, k, seats):
     """The greedy choice against dealing the same loads at random (the reference)."""
-    rng = random.Random(5)
-    n, k, seats = 60, 3, 12
-    load = n * k // seats
-
-    def deal(choose):
-        holders = {item: [] for item in range(n)}
-        for rater in range(seats):
-            open_places = {item: k - len(holders[item]) for item in range(n)}
-            for item in choose(open_places, holders, seats - rater):
-                holders[item].append(rater)
-        assert all(len(h) == k for h in holders.values())
-        pairs = {}
-        for raters in holders.values():
-            for a in raters:
-                for b in raters:
-                    if a < b:
-                        pairs[(a, b)] = pairs.get((a, b), 0) + 1
-        counts = [pairs.get((a, b), 0) for a in range(seats) for b in range(a + 1, seats)]
-        return statistics.pstdev(counts), counts.count(0)
-
-    target = n * k * (k - 1) / (seats * (seats - 1))
-    greedy = deal(lambda o, h, s: _pick(rng, o, h, load, seats_open=s, pair_target=target))
-
-    def at_random(open_places, holders, seats_open):
-        # The items every open seat must take first (what keeps the deal
-        # feasible), then any at random.
-        ranked = sorted(
-            (i for i in open_places if open_places[i]),
-            key=lambda i: (open_places[i] < seats_open, rng.random()),
-        )
-        return ranked[:load]
-
-    spread = [deal(at_random)[0] for _ in range(20)]
-    assert greedy[0] < 0.7 * min(spread)
+    greedy = sim.simulate_deal(n, k, seats, greedy=True)
+    spread = [
+        statistics.pstdev(sim.simulate_deal(n, k, seats, greedy=False, seed=seed))
+        for seed in range(10)
+    ]
+    assert statistics.pstdev(greedy) < 0.7 * min(spread)
     # Nearly every pair shares items, so pairwise statistics exist.
-    assert greedy[1] <= 0.05 * seats * (seats - 1) / 2
+    assert greedy.count(0) <= 0.05 * len(greedy)
 
 
 def test_two_raters_starting_at_once_never_take_a_place_beyond_k(app, db, tmp_path):
