@@ -351,13 +351,13 @@ def deal_block(session: Session, study: Study, spec: AssignmentSpec, block: Bloc
         return sorted(pool.anchors) + sorted(mine)
     open_places = {item: k - len(taken[item]) for item in pool.pool}
     total_open = sum(open_places.values())
-    seats_open = planned_raters(study, spec, len(pool.pool)) - len(blocks_holding)
+    seats = planned_raters(study, spec, len(pool.pool))
+    seats_open = seats - len(blocks_holding)
     if pool.pool and (total_open == 0 or seats_open <= 0):
         raise StudyFull(study.slug)
     load = math.ceil(total_open / seats_open) if pool.pool else 0
     if spec.items_per_rater is not None:
         load = min(load, spec.items_per_rater)
-    seats = planned_raters(study, spec, len(pool.pool))
     # Shares of the pool per pair of raters when every pair shares as many.
     pair_target = len(pool.pool) * k * (k - 1) / (seats * (seats - 1)) if seats > 1 else 0.0
     picked = _pick(
