@@ -22,7 +22,11 @@ __all__ = ["export_command"]
 )
 @click.option("--scale", help="Scale name (required for matrix and alttest when several).")
 @click.option("--benchmark", help="Only items of this benchmark.")
-@click.option("--complete", is_flag=True, help="matrix: keep the largest complete crossed block.")
+@click.option(
+    "--complete",
+    is_flag=True,
+    help="matrix: keep the largest complete crossed block (an overlap design: the anchor block).",
+)
 @click.option(
     "--temperature",
     type=click.FloatRange(min=0),
