@@ -269,6 +269,10 @@ class Dashboard:
         How long computing them took (frames excluded).
     notes : tuple of str
         Study-wide notes.
+    judge_assisted : tuple of JudgeAssistedRow
+        Judge-assisted estimates of the human mean per benchmark, scale and judge
+        (:mod:`annotator.analysis.dashboard_judge_assisted`); empty when no benchmark
+        is judged in full and rated in part.
     """
 
     study: str
@@ -281,6 +285,7 @@ class Dashboard:
     computed_at: datetime
     compute_seconds: float
     notes: tuple[str, ...] = field(default_factory=tuple)
+    judge_assisted: tuple[Any, ...] = field(default_factory=tuple)
 
     @property
     def ci_label(self) -> str:
