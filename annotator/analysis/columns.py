@@ -131,4 +131,5 @@ CSV_FILES = {
     **{t: t for t in ("consistency", "correlations", "kappa", "cross_alpha", "alttest_curves")},
     "rater_quality": "rater_quality",
     "retest": "retest",
+    "judge_assisted": "judge_assisted",
 }

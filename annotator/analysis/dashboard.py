@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from ..data.frames import StudyFrames
 from ..metrics import TooFewItemsError
 from .dashboard_consistency import consistency_rows_of
+from .dashboard_judge_assisted import judge_assisted_rows_of
 from .dashboard_types import (
     AgreementRow,
     AltTestRow,
@@ -237,6 +238,7 @@ def dashboard_of(
         computed_at=computed_at or datetime.now(UTC),
         compute_seconds=compute_seconds,
         statistics_note=analysis.settings.statistics_note(),
+        judge_assisted=judge_assisted_rows_of(analysis.judge_assisted, confidence=confidence),
     )
 
 

@@ -272,6 +272,10 @@ class Dashboard:
     statistics_note : str or None
         An overlap design's caption: which statistics allow missing cells
         (:func:`annotator.analysis.settings.statistics_note`).
+    judge_assisted : tuple of JudgeAssistedRow
+        Judge-assisted estimates of the human mean per benchmark, scale and judge
+        (:mod:`annotator.analysis.dashboard_judge_assisted`); empty when no benchmark
+        is judged in full and rated in part.
     """
 
     study: str
@@ -285,6 +289,7 @@ class Dashboard:
     compute_seconds: float
     notes: tuple[str, ...] = field(default_factory=tuple)
     statistics_note: str | None = None
+    judge_assisted: tuple[Any, ...] = field(default_factory=tuple)
 
     @property
     def ci_label(self) -> str:

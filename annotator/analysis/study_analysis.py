@@ -23,6 +23,7 @@ from ..data.selection import select_frames
 from ..metrics import alt_test_pair, krippendorff_alpha, retest_reliability
 from .agreement_tables import agreement_tables, consistency_rows
 from .dashboard_types import BLOCK_STATES
+from .judge_assisted import judge_assisted_rows
 from .matrices import (
     Notes,
     caching_frames,
@@ -60,12 +61,20 @@ PARTS = (
     "consistency",
     "agreement_tables",
     "tables",
+    "judge_assisted",
 )
 #: What the lead's dashboard shows.
-DASHBOARD_PARTS = PARTS[:5]
+DASHBOARD_PARTS = (*PARTS[:5], "judge_assisted")
 #: What the report needs: its alt-test table has the study's epsilon on its grid, and
 #: it shows no progress.
-REPORT_PARTS = ("reliability", "agreement", "consistency", "agreement_tables", "tables")
+REPORT_PARTS = (
+    "reliability",
+    "agreement",
+    "consistency",
+    "agreement_tables",
+    "tables",
+    "judge_assisted",
+)
 
 
 @dataclass(frozen=True)
@@ -181,6 +190,10 @@ class StudyAnalysis:
         and agreement tables.
     frames : StudyFrames
         The frames analysed (raters selected by ``settings.where``).
+    judge_assisted : pandas.DataFrame or None
+        Judge-assisted (PPI++) estimates of the human mean per benchmark, scale and
+        judge (:func:`~.judge_assisted.judge_assisted_rows`); empty when no benchmark
+        is judged in full and rated in part.
     """
 
     study: str
@@ -195,6 +208,7 @@ class StudyAnalysis:
     agreement_notes: tuple[str, ...]
     tables: ReportTables | None
     frames: StudyFrames
+    judge_assisted: pd.DataFrame | None = None
 
     def scale(self, name: str) -> ScaleAnalysis:
         """The part of one scale; ``KeyError`` if the study has none by that name."""
@@ -382,6 +396,11 @@ def analyse(
         from .tables import tables_of
 
         tables = tables_of(frames, settings, temperature, how, scales, agreement, agreement_notes)
+    judge_assisted = None
+    if "judge_assisted" in parts:
+        judge_assisted = judge_assisted_rows(frames, temperature, settings)
+        if tables is not None:
+            tables.judge_assisted = judge_assisted
     return StudyAnalysis(
         study=frames.study,
         settings=settings,
@@ -395,4 +414,5 @@ def analyse(
         agreement_notes=tuple(agreement_notes),
         tables=tables,
         frames=frames,
+        judge_assisted=judge_assisted,
     )

@@ -111,6 +111,9 @@ class ReportTables:
         Per scale and rater (:data:`annotator.analysis.rater_quality.QUALITY_COLUMNS`):
         leave-one-out agreement, attention checks, test-retest, timing and the
         straight-lining and speeding flags.
+    judge_assisted : pandas.DataFrame
+        Judge-assisted (PPI++) estimates of the human mean score per benchmark, scale
+        and judge (:data:`annotator.analysis.judge_assisted.JUDGE_ASSISTED_COLUMNS`).
     notes : list of str
         Everything that could not be computed, and why.
     settings : dict
@@ -144,6 +147,7 @@ class ReportTables:
     alttest_curves: pd.DataFrame = field(default_factory=pd.DataFrame)
     rater_quality: pd.DataFrame = field(default_factory=pd.DataFrame)
     retest: pd.DataFrame = field(default_factory=pd.DataFrame)
+    judge_assisted: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 # ------------------------------------------------------------------ public

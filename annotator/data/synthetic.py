@@ -50,6 +50,9 @@ class SyntheticSpec:
     llm_noise_sd: float = 0.06
     # Share of the (item, rater, scale) cells left unrated.
     missing: float = 0.0
+    # The last ``unrated_items`` items no rater rates (the LLMs score them all): a
+    # benchmark judged in full and rated in part, for the judge-assisted estimates.
+    unrated_items: int = 0
     # Items each rater rates a second time per scale (test-retest).
     repeats: int = 3
     # Attention-check items, rated by every rater on every scale.
@@ -190,6 +193,7 @@ def build_synthetic_study(session: Session, spec: SyntheticSpec | None = None) -
             if j < spec.straight_liners:
                 values = np.full_like(values, _to_scale(np.array([0.5]), *scale_bounds)[0])
             keep = rng.random(spec.n_items) >= spec.missing
+            keep &= np.arange(spec.n_items) < spec.n_items - spec.unrated_items
             clock = started
             speeding = spec.straight_liners <= j < spec.straight_liners + spec.speeders
             for i in np.flatnonzero(keep):

@@ -62,6 +62,7 @@ if TYPE_CHECKING:
         variance_components,
     )
     from .power import AltTestPower, alt_test_power
+    from .ppi import PPIMean, ppi_mean, ppi_share_above
     from .raters import RaterQuality, RaterQualityResult, rater_quality
     from .retest import RaterRetest, RetestResult, retest_reliability
     from .runs import aggregate_runs
@@ -82,6 +83,9 @@ _SOURCES = {
     "fleiss_kappa": "kappa",
     "percent_agreement": "kappa",
     "AltTestPower": "power",
+    "PPIMean": "ppi",
+    "ppi_mean": "ppi",
+    "ppi_share_above": "ppi",
     "AltTestResult": "alttest",
     "AnnotatorResult": "alttest",
     "BootstrapInterval": "bootstrap",
@@ -144,6 +148,9 @@ __all__ = [
     "fleiss_kappa",
     "percent_agreement",
     "AltTestPower",
+    "PPIMean",
+    "ppi_mean",
+    "ppi_share_above",
     "AltTestPair",
     "AltTestResult",
     "AnnotatorResult",

@@ -82,6 +82,13 @@ def _row(frame: pd.DataFrame, **keys: Any) -> pd.Series:
 def report_value(dash, tables, settings, path: tuple) -> tuple[pd.Series, str, str | None, int]:
     """The report's row for a dashboard number at ``path``: (row, value column, interval
     column stem or None, digits the dashboard prints)."""
+    if path[0] == "judge_assisted":
+        shown_row = dash.judge_assisted[path[1]]
+        keys = {"benchmark": shown_row.benchmark, "scale": shown_row.scale}
+        row = _row(tables.judge_assisted, **keys, judge=shown_row.judge)
+        if path[2] == "effective_n":
+            return row, "effective_n", None, 0
+        return row, path[2], path[2], 3
     part = dash.scales[path[1]]
     scale = part.scale
     field = path[2]

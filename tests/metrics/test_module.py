@@ -35,6 +35,7 @@ MODULES = [
     "retest",
     "plan",
     "power",
+    "ppi",
     "agreement",
     "interscale",
     "bootstrap",
@@ -89,6 +90,8 @@ def test_public_api():
         "alt_test_curve",
         "aggregate_runs",
         "rater_quality",
+        "ppi_mean",
+        "ppi_share_above",
     ],
 )
 def test_public_functions_have_keyword_only_options_and_docs(name):

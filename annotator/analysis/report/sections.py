@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from ..settings import statistics_note
 from .cells import Figure, Section, frame_view, text_columns
 from .figures import Drawn, figure
+from .judge_assisted import judge_assisted_section
 from .rater_quality import rater_quality_section
 
 if TYPE_CHECKING:
@@ -246,6 +247,9 @@ def report_sections(tables, drawn: Mapping[str, Drawn] | None = None) -> list[Se
             empty="no item was rated twice by one rater (no [test_retest] repeats)",
         )
     )
+    judge_assisted = judge_assisted_section(tables)
+    if judge_assisted is not None:
+        sections.append(judge_assisted)
     return sections + agreement_sections(tables, drawn)
 
 
