@@ -80,6 +80,11 @@ class Study(SQLModel, table=True):
     version: int = 1
     # A WithdrawnRatings.
     withdrawn_ratings: str = Field(default=WithdrawnRatings.KEEP, max_length=10)
+    # When ``[validation] stop_when_decided`` stopped the study (no new block
+    # is served from then on) and why, one line per scale and judge; None:
+    # collecting (annotator.collect.stopping).
+    stopped_at: datetime | None = None
+    stop_reason: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
 
 
 class StudyVersion(SQLModel, table=True):

@@ -12,6 +12,7 @@ from annotator import migrate
 from annotator.db import get_engine
 
 BEFORE = "b7e2f1a4c9d0"
+AFTER = "e3b9c6d2a1f4"
 SCORE = (
     "INSERT INTO llmscore (item_id, scale_id, model, run, temperature, value, created_at)"
     " VALUES (1, 1, 'm', '1', {temperature}, {value}, '2026-03-01')"
@@ -72,9 +73,10 @@ def test_scores_keep_and_the_key_gains_the_temperature(make_app):
         rows = connection.execute(text("SELECT temperature, value FROM llmscore ORDER BY id")).all()
     assert [tuple(row) for row in rows] == [(1.0, 4.0), (0.1, 2.0), (None, 3.0)]
 
+    _downgrade(engine, AFTER)  # the migrations after this one first
     with pytest.raises(RuntimeError, match="1 \\(item, scale, model, run\\) key"):
         _downgrade(engine, BEFORE)
-    assert migrate.current_revision(engine) == migrate.head_revision()
+    assert migrate.current_revision(engine) == AFTER
     with engine.begin() as connection:
         connection.execute(text("DELETE FROM llmscore WHERE temperature IS NULL OR value = 2"))
     _downgrade(engine, BEFORE)
