@@ -7,6 +7,7 @@ from flask_login import current_user, login_user, logout_user
 from sqlmodel import select
 
 from ...collect.enrolment import InviteUsed, decline, enrol, rater_by_return_token
+from ...collect.stopping import study_complete
 from ...db import commit_retrying, get_session
 from ...models import Invite, RaterStatus, Study, User, UserSource
 from ..auth.access import withdrawn_page
@@ -28,6 +29,9 @@ def invite(token: str):
         if current_user.is_authenticated and current_user.id == the_invite.user_id:
             return redirect(url_for("rate.dashboard"))
         return render_template("rate/invite_used.html", study=study), 410
+    if study_complete(study):
+        # Stopped when decided: nobody new joins (nothing is recorded of this visit).
+        return render_template("rate/study_complete.html", study=study), 410
     if request.method == "POST":
         decision = request.form.get("decision")
         try:
