@@ -26,7 +26,8 @@ def validation_check(study: str, reopen: bool) -> None:
     ``[validation]`` table. Safe to run often (from cron, say): a stop is recorded
     once, with its time and reasons, and shown on the lead's study page.
     """
-    from ..collect.stopping import check_stop, reopen as reopen_study
+    from ..collect.stopping import check_stop
+    from ..collect.stopping import reopen as reopen_study
     from ..db import session_scope
 
     with session_scope() as session:
