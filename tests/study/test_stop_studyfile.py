@@ -22,7 +22,7 @@ def test_stop_when_decided_names_its_judges():
         ("stop_when_decided = true", "validation: judges: name the judges (LLM score models)"),
         ('stop_when_decided = true\njudges = ["a", "a"]', "validation: judges: a judge is named"),
         ('judges = [""]', "validation.judges[0]: String should have at least 1 character"),
-        ('stop_when_decided = "yes"', "validation.stop_when_decided: Input should be a valid"),
+        ('stop_when_decided = "maybe"', "validation.stop_when_decided: Input should be a valid"),
     ],
 )
 def test_bad_stop_settings_are_refused_with_the_key(table, problem):
