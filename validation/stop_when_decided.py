@@ -1,6 +1,6 @@
 """Stop when decided: the error rate under optional stopping, and the ratings it saves.
 
-Run from the repository root (about a minute of CPU; --quick: about 5 s):
+Run from the repository root (about 20 s of CPU; --quick: about 5 s):
 
     .venv/bin/python validation/stop_when_decided.py [--reps 2000] [--seed 20261127]
 
