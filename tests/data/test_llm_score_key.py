@@ -98,3 +98,20 @@ def test_the_database_refuses_a_key_twice_even_without_a_temperature(
     session.rollback()
     _add(session, temperature, run="2")
     assert len(_stored(session)) == 4
+
+
+def test_exports_keep_one_run_number_at_each_temperature_apart(session, small_study, tmp_path):
+    """The temperature ablation: run 1 at 0.1 and run 1 at 1.0, exported one at a time."""
+    from annotator.data.exporters import matrix_export
+    from annotator.metrics.matrix import LLM_PREFIX
+
+    rows = "".join(
+        f"{item},m,0-5,{low},1,0.1\n{item},m,0-5,{high},1,1.0\n"
+        for item, low, high in (("s1", 1, 4), ("s2", 2, 5))
+    )
+    _import(session, tmp_path, rows)
+    study = _study(session)
+    for temperature, expected in ((0.1, [1.0, 2.0]), (1.0, [4.0, 5.0])):
+        export = matrix_export(session, study, scale="0-5", temperature=temperature, runs="each")
+        frame = export.frame.set_index("item_id")
+        assert frame.loc[["s1", "s2"], f"{LLM_PREFIX}m#1"].tolist() == expected
