@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 from .choices import (
@@ -80,6 +80,11 @@ class Study(SQLModel, table=True):
     version: int = 1
     # A WithdrawnRatings.
     withdrawn_ratings: str = Field(default=WithdrawnRatings.KEEP, max_length=10)
+    # When ``[validation] stop_when_decided`` stopped the study (no new block
+    # is served from then on) and why, one line per scale and judge; None:
+    # collecting (annotator.collect.stopping).
+    stopped_at: datetime | None = None
+    stop_reason: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
 
 
 class StudyVersion(SQLModel, table=True):
@@ -366,9 +371,31 @@ class RatingChange(SQLModel, table=True):
     actor_id: int | None = Field(default=None, foreign_key="user.id")
 
 
+#: The stand-in for "no temperature" in the LLM scores' key. Temperatures are
+#: at least 0 (the importer refuses others), so -1 is never a real one.
+NO_TEMPERATURE_KEY = -1
+
+
 class LLMScore(SQLModel, table=True):
+    """One score of an LLM judge: key (item, scale, model, temperature, run).
+
+    An imported score may have no temperature (NULL). NULLs are distinct in a
+    unique constraint on SQLite and PostgreSQL alike, so two scores of one run
+    without a temperature would both be accepted; the key is therefore a unique
+    index on ``coalesce(temperature, -1)``, an expression index both databases
+    support, rather than a constraint on the column itself.
+    """
+
     __table_args__ = (
-        UniqueConstraint("item_id", "scale_id", "model", "run"),
+        Index(
+            "uq_llmscore_item_scale_model_temperature_run",
+            "item_id",
+            "scale_id",
+            "model",
+            text(f"coalesce(temperature, {NO_TEMPERATURE_KEY})"),
+            "run",
+            unique=True,
+        ),
         Index("ix_llmscore_scale_item", "scale_id", "item_id"),
     )
 
@@ -382,8 +409,8 @@ class LLMScore(SQLModel, table=True):
     value: float
     created_at: datetime = Field(default_factory=now)
     # The judge prompt's version (annotator.judge.prompts.prompt_hash) for
-    # scores from ``annotator judge``; None for imported scores. The run label
-    # of a judged score names it too, since (item, scale, model, run) is the key.
+    # scores from ``annotator judge``; None for imported scores. It is not in
+    # the key: the run label of a judged score names it (judge.plan.run_label).
     prompt_hash: str | None = Field(default=None, max_length=64)
 
 

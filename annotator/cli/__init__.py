@@ -27,6 +27,7 @@ from .report import report_command
 from .serve import serve_command
 from .setup import db_group, init_command, lead_group
 from .study import study_group
+from .validation import validation_group
 
 __all__ = ["main", "register_commands", "LazyCommand", "COMMANDS"]
 
@@ -91,6 +92,7 @@ COMMANDS: tuple[click.Command, ...] = (
     llm_group,
     judge_group,
     raters_group,
+    validation_group,
     export_command,
     serve_command,
     report_command,

@@ -46,6 +46,8 @@ class BlockStatus(StrEnum):
     WAITING = "waiting"
     # The previous block is not done yet.
     LOCKED = "locked"
+    # Not started, and the study stopped serving blocks (annotator.collect.stopping).
+    CLOSED = "closed"
 
 
 class BlockUnavailable(Exception):
@@ -71,6 +73,11 @@ class BlockState:
     @property
     def startable(self) -> bool:
         return self.status == BlockStatus.AVAILABLE
+
+    @property
+    def over(self) -> bool:
+        """Nothing left to do in it: done, or closed as the study stopped when decided."""
+        return self.status in (BlockStatus.DONE, BlockStatus.CLOSED)
 
 
 def _rated_counts(session: Session, blocks: list[Block]) -> dict[int, int]:
@@ -109,6 +116,9 @@ def block_states(
             status = BlockStatus.DONE
         elif block.started_at is not None:
             status = BlockStatus.IN_PROGRESS
+        elif study.stopped_at is not None:
+            # Stopped when decided: blocks in progress may finish, no new one starts.
+            status = BlockStatus.CLOSED
         elif index == 0:
             status = BlockStatus.AVAILABLE
         elif blocks[index - 1].completed_at is None:
@@ -221,6 +231,11 @@ def start_block(session: Session, user: User, state: BlockState) -> Block:
         raise BlockUnavailable("Please complete the blocks before this one first.")
     if state.status == BlockStatus.WAITING:
         raise BlockUnavailable("This block is not open yet.")
+    if state.status == BlockStatus.CLOSED:
+        raise BlockUnavailable(
+            "This study is complete: it has the ratings it needs, so no new block starts. "
+            "Thank you!"
+        )
     study = session.get(Study, user.study_id)
     regular, gold = _study_items(session, study)
     if not regular:

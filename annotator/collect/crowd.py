@@ -219,8 +219,9 @@ def enrol_participant(session: Session, study: Study, entry: Entry) -> User:
     """A new rater keyed by their platform id, with their blocks; :class:`StudyFull` at the cap."""
     study = lock_study(session, study.id)
     spec = study_crowd(study)
-    # Counted under the lock, so two participants cannot both take the last place.
-    if is_full(session, study, spec):
+    # Counted under the lock, so two participants cannot both take the last place;
+    # a study stopped when decided (stopped_at) takes nobody new either.
+    if study.stopped_at is not None or is_full(session, study, spec):
         raise StudyFull(study.slug)
     take_seat(session, study)
     user = new_rater(session, study, source=UserSource.CROWD, platform_id=entry.participant)

@@ -58,7 +58,8 @@ def _wave_row(session: Session, user: User, study: Study, at: datetime) -> WaveR
         return WaveRow(user, WaveStatus.SCREENED_OUT, None, None)
     states = block_states(session, user, count_rated=False, at=at)
     upcoming = next((s for s in states if s.status != BlockStatus.DONE), None)
-    if upcoming is None:
+    if upcoming is None or upcoming.status == BlockStatus.CLOSED:
+        # Closed: the study stopped when decided, so no further wave for anyone.
         return WaveRow(user, WaveStatus.FINISHED, None, None)
     position = upcoming.block.position
     if position == 1:

@@ -172,13 +172,19 @@ _LLM_SCORE_COLUMNS = ("item_id", "scale_id", "model", "run", "value", "temperatu
 def import_llm_scores(
     session: Session, study: Study, path: str | Path, *, progress: bool = False
 ) -> ImportReport:
-    """Import stored LLM scores: ``item_id,model,scale,score[,run,temperature]``."""
+    """Import stored LLM scores: ``item_id,model,scale,score[,run,temperature]``.
+
+    A score's key is (item, scale, model, temperature, run): run 1 at temperature
+    0.1 and run 1 at 1.0 are two scores. A key given twice in the file, or stored
+    already with another value, is refused (stored scores are never overwritten);
+    stored with the same value, it counts as unchanged.
+    """
     problems = Problems(str(path))
     rows = iter_rows(path, required=list(LLM_COLUMNS), problems=problems)
     n_rows = 0
     check = RowChecker(_item_ids(session, study), {s.name: s for s in study_scales(session, study)})
-    # (value, temperature, line) by key: tuples, not a dict per row.
-    parsed: dict[tuple[int, int, str, str], tuple[float, float | None, int]] = {}
+    # (value, line) by key (item, scale, model, temperature, run): tuples, not a dict per row.
+    parsed: dict[tuple[int, int, str, float | None, str], tuple[float, int]] = {}
     # Each distinct temperature cell parsed once, as the checker does scores.
     temperatures: dict[object, tuple[float | None, str]] = {}
     for row in rows:
@@ -203,19 +209,20 @@ def import_llm_scores(
                 problems.add(row.line, "temperature", problem)
         if not model or item is None or scale is None or value is None:
             continue
-        key = (item, scale.id, model, run)
+        key = (item, scale.id, model, temperature, run)
         if key in parsed:
             problems.add(
                 row.line,
                 None,
                 f"model {model!r} scored item {_text(values['item_id'])!r} on scale "
-                f"{scale.name}{f' in run {run!r}' if run else ''} already on line "
-                f"{parsed[key][2]}; give repeated samples a run column",
+                f"{scale.name}{f' in run {run!r}' if run else ''}"
+                f"{f' at temperature {temperature:g}' if temperature is not None else ''} "
+                f"already on line {parsed[key][1]}; give repeated samples a run column",
             )
             continue
-        parsed[key] = (value, temperature, row.line)
+        parsed[key] = (value, row.line)
 
-    existing: dict[tuple[int, int, str, str], tuple[float, float | None]] = {}
+    existing: dict[tuple[int, int, str, float | None, str], float] = {}
     item_ids = sorted({key[0] for key in parsed})
     # PostgreSQL takes the ids as one array parameter: one statement instead of
     # one per 500 items (10 for 5,000). SQLite has a limit on parameters.
@@ -234,21 +241,21 @@ def import_llm_scores(
             else LLMScore.item_id.in_(batch)
         )
         for item, scale_id, model, run, value, temperature in fetch_rows(session, query):
-            existing[(item, scale_id, model, run)] = (value, temperature)
+            existing[(item, scale_id, model, temperature, run)] = value
     report = ImportReport(rows=n_rows)
     to_insert = []
-    for key, (value, temperature, line) in parsed.items():
+    for key, (value, line) in parsed.items():
         old = existing.get(key)
         if old is None:
             to_insert.append(key)
-        elif old == (value, temperature):
+        elif old == value:
             report.unchanged += 1
         else:
             problems.add(
                 line,
                 "score",
-                f"this score is already stored with value {old[0]:g}"
-                f"{f' (temperature {old[1]:g})' if old[1] is not None else ''}; stored LLM "
+                f"this score is already stored with value {old:g}"
+                f"{f' (temperature {key[3]:g})' if key[3] is not None else ''}; stored LLM "
                 "scores are never overwritten (give a new sample another run)",
             )
     problems.raise_if_any()
@@ -265,7 +272,7 @@ def import_llm_scores(
         def first_line(table: str, id_: int) -> int:
             # Only when an id is missing: the line of its first new score.
             index = ("item", "scale").index(table)
-            return next(parsed[key][2] for key in to_insert if key[index] == id_)
+            return next(parsed[key][1] for key in to_insert if key[index] == id_)
 
         check_references(
             driver,
@@ -282,7 +289,7 @@ def import_llm_scores(
         # of its 0.28 s for 30,000 scores) where the database allows it.
         # Lists in _LLM_SCORE_COLUMNS' order, as COPY takes them: no dict per row.
         rows = (
-            [*key, parsed[key][0], parsed[key][1], created_at]
+            [key[0], key[1], key[2], key[4], parsed[key][0], key[3], created_at]
             for chunk in _chunks(to_insert, progress, "LLM scores")
             for key in chunk
         )
@@ -298,9 +305,9 @@ def import_llm_scores(
                         "item_id": key[0],
                         "scale_id": key[1],
                         "model": key[2],
-                        "run": key[3],
+                        "run": key[4],
                         "value": parsed[key][0],
-                        "temperature": parsed[key][1],
+                        "temperature": key[3],
                         "created_at": created_at,
                     }
                     for key in chunk
@@ -314,9 +321,13 @@ def _parse_temperature(raw: object) -> tuple[float | None, str]:
     if not _text(raw):
         return None, ""
     try:
-        return parse_number(raw), ""
+        temperature = parse_number(raw)
     except ValueError as exc:
         return None, str(exc)
+    # Below 0 is no sampling temperature, and -1 keys "none" (models.NO_TEMPERATURE_KEY).
+    if not temperature >= 0:
+        return None, f"{_text(raw)} is not a temperature (0 or more)"
+    return temperature, ""
 
 
 def store_llm_score(

@@ -102,6 +102,8 @@ def _scored_since():
             LLMScore.item_id == JudgeFailure.item_id,
             LLMScore.scale_id == JudgeFailure.scale_id,
             LLMScore.model == JudgeFailure.model,
+            # The whole key of a stored score (a failure always has a temperature).
+            LLMScore.temperature == JudgeFailure.temperature,
             LLMScore.run == JudgeFailure.run,
         )
     )

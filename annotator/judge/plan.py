@@ -81,9 +81,11 @@ class JudgeTask:
 def run_label(temperature: float, run: int, prompt_hash: str) -> str:
     """The ``run`` of a judged score: ``t1-2-3f9a2c1b04d7`` (temperature, run, prompt).
 
-    (item, scale, model, run) is the stored scores' key, as for imported scores;
-    naming the temperature and the prompt version in the label keeps the runs
-    at other temperatures and under other prompts apart.
+    (item, scale, model, temperature, run) is the stored scores' key, as for
+    imported scores; the prompt version is not in it, so the label names it to
+    keep the runs under other prompts apart. It names the temperature too, as
+    labels did before the temperature joined the key, so runs stored then are
+    still found (and a label alone tells where a score came from).
     """
     # Every digit of the temperature: 0.1234567 and 0.1234568 are other runs.
     return f"t{format_number(temperature)}-{run}-{prompt_hash[:12]}"

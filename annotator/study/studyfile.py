@@ -223,6 +223,23 @@ class ValidationSpec(Strict):
     # The LLM temperature the tables use (scores at other temperatures appear
     # only in the temperature table); unset: the most common one.
     temperature: Annotated[float, Field(ge=0)] | None = None
+    # Stop serving new blocks once the anytime-valid alt-test has decided, for
+    # every scale and every judge named in ``judges`` (LLM score models), that
+    # the judge passes or cannot pass within the study's budget
+    # (annotator.collect.stopping).
+    stop_when_decided: bool = False
+    judges: list[Annotated[str, Field(min_length=1, max_length=200)]] = []
+
+    @model_validator(mode="after")
+    def _judges_named(self) -> ValidationSpec:
+        if self.stop_when_decided and not self.judges:
+            raise ValueError(
+                "judges: name the judges (LLM score models) under test, e.g. "
+                'judges = ["gpt-4o"], when stop_when_decided is true'
+            )
+        if len(set(self.judges)) != len(self.judges):
+            raise ValueError("judges: a judge is named twice")
+        return self
 
 
 class StudyFile(Strict):

@@ -402,7 +402,8 @@ def test_all_problems_are_reported_at_once(runner, loaded, tmp_path):
 
 def test_a_changed_llm_score_is_refused_not_overwritten(runner, loaded, tmp_path, db_session):
     path = tmp_path / "llm.csv"
-    path.write_text("item_id,model,scale,score,run\ns1,gpt,0-5,1.0,1\n")
+    # Stored at temperature 1.0; at another temperature it would be another score.
+    path.write_text("item_id,model,scale,score,run,temperature\ns1,gpt,0-5,1.0,1,1.0\n")
     result = invoke(runner, "llm-scores", "import", loaded, path)
     assert result.exit_code != 0
     assert "already stored with value 4.8" in result.output

@@ -30,6 +30,7 @@ from ...study.studies import (
     study_benchmarks,
     study_scales,
 )
+from ...study.studyfile import validation_settings
 from ..auth.access import lead_required
 from ..display import instructions_for
 from ..downloads import attachment
@@ -148,6 +149,7 @@ def _study_page(
         live=_live(the_study, analysis["settings"]),
         analysis=analysis,
         runs_choices=analysis["runs_choices"],
+        stop_settings=validation_settings(the_study.source_toml or ""),
     )
 
 

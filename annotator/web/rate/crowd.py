@@ -42,7 +42,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
 from ...collect import crowd
-from ...collect.blocks import BlockState, BlockStatus
+from ...collect.blocks import BlockState
+from ...collect.stopping import study_complete
 from ...db import get_session
 from ...extensions import limiter
 from ...models import Benchmark, Block, EntryProof, Item, RaterStatus, Study, User
@@ -250,8 +251,11 @@ def crowd_entry(slug: str):
     rater = crowd.crowd_rater(session, study, entry.participant)
     if rater is not None:
         return _no_store(_let_in(study, rater, entry))
-    full = render_template("rate/crowd_full.html", study=study, spec=spec, platform=platform)
-    if crowd.is_full(session, study, spec):
+    complete = study_complete(study)
+    full = render_template(
+        "rate/crowd_full.html", study=study, spec=spec, platform=platform, complete=complete
+    )
+    if complete or crowd.is_full(session, study, spec):
         return _no_store((full, 403))
     here = request.full_path
     error = None
@@ -336,7 +340,7 @@ def crowd_block_done(study: Study, state: BlockState, states: list[BlockState]):
     code = crowd.wave_code(spec, block.position)
     if code is None and submit_url is None:
         return None
-    upcoming = next((s for s in states if s.status != BlockStatus.DONE), None)
+    upcoming = next((s for s in states if not s.over), None)
     response = make_response(
         render_template(
             "rate/crowd_done.html",

@@ -8,6 +8,7 @@ from sqlmodel import select
 
 from ...collect.dealing import StudyFull, overlap_spec, seats_full
 from ...collect.enrolment import InviteUsed, decline, enrol, rater_by_return_token
+from ...collect.stopping import study_complete
 from ...db import commit_retrying, get_session
 from ...models import Invite, RaterStatus, Study, User, UserSource
 from ..auth.access import withdrawn_page
@@ -29,6 +30,9 @@ def invite(token: str):
         if current_user.is_authenticated and current_user.id == the_invite.user_id:
             return redirect(url_for("rate.dashboard"))
         return render_template("rate/invite_used.html", study=study), 410
+    if study_complete(study):
+        # Stopped when decided: nobody new joins (nothing is recorded of this visit).
+        return render_template("rate/study_complete.html", study=study), 410
     overlap = overlap_spec(study)
     if overlap is not None and seats_full(session, study, overlap):
         return render_template("rate/study_full.html", study=study), 403

@@ -177,7 +177,7 @@ def dashboard():
         "rate/dashboard.html",
         study=_study(),
         states=states,
-        all_done=bool(states) and all(s.status == BlockStatus.DONE for s in states),
+        all_done=bool(states) and all(s.over for s in states),
     )
 
 
@@ -426,7 +426,7 @@ def block_done(block_id: int):
     crowd_page = crowd_block_done(_study(), state, states)
     if crowd_page is not None:
         return crowd_page
-    upcoming = next((s for s in states if s.status != BlockStatus.DONE), None)
+    upcoming = next((s for s in states if not s.over), None)
     if upcoming is None:
         return redirect(url_for("rate.thanks"))
     return render_template(
@@ -443,6 +443,6 @@ def block_done(block_id: int):
 @questionnaire_first
 def thanks():
     states = block_states(get_session(), current_user)
-    if not states or any(s.status != BlockStatus.DONE for s in states):
+    if not states or any(not s.over for s in states):
         return redirect(url_for("rate.dashboard"))
     return render_template("rate/thanks.html", study=_study())
