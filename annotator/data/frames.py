@@ -28,10 +28,10 @@ from ..models import (
     User,
 )
 from ..study.raters import counted_rater
+from .data_version import data_version
 from .prompt_versions import latest_prompt_version
 from .sql import fetch_rows
 from .timestamps import raw_time, utc_times
-from .data_version import data_version
 
 __all__ = [
     "BLOCK_DONE",
