@@ -30,6 +30,7 @@ from ._bulk import (
     _text,
     copy_rows,
 )
+from .criterion_cells import CriterionCells
 from .foreign_keys import check_references, foreign_key_triggers_off
 from .rating_import import import_ratings
 from .readers import InputError, Problems, Row, iter_rows, parse_number, read_rows
@@ -166,19 +167,33 @@ def _gold(values: dict, row: Row, problems: Problems) -> tuple[float | None, flo
 
 LLM_COLUMNS = ("item_id", "model", "scale", "score")
 # The columns an imported score is given: its key, then its values.
-_LLM_SCORE_COLUMNS = ("item_id", "scale_id", "model", "run", "value", "temperature", "created_at")
+_LLM_SCORE_COLUMNS = (
+    "item_id",
+    "scale_id",
+    "criterion",
+    "model",
+    "run",
+    "value",
+    "temperature",
+    "created_at",
+)
 
 
 def import_llm_scores(
     session: Session, study: Study, path: str | Path, *, progress: bool = False
 ) -> ImportReport:
-    """Import stored LLM scores: ``item_id,model,scale,score[,run,temperature]``."""
+    """Import stored LLM scores: ``item_id,model,scale,score[,run,temperature,criterion]``.
+
+    ``criterion`` names the score's criterion in a rubric study (optional when
+    the study has one; :mod:`annotator.data.criterion_cells`).
+    """
     problems = Problems(str(path))
     rows = iter_rows(path, required=list(LLM_COLUMNS), problems=problems)
     n_rows = 0
     check = RowChecker(_item_ids(session, study), {s.name: s for s in study_scales(session, study)})
+    criteria = CriterionCells(session, study)
     # (value, temperature, line) by key: tuples, not a dict per row.
-    parsed: dict[tuple[int, int, str, str], tuple[float, float | None, int]] = {}
+    parsed: dict[tuple[int, int, str, str, str], tuple[float, float | None, int]] = {}
     # Each distinct temperature cell parsed once, as the checker does scores.
     temperatures: dict[object, tuple[float | None, str]] = {}
     for row in rows:
@@ -201,21 +216,23 @@ def import_llm_scores(
                 _remember(temperatures, (raw, type(raw)), (temperature, problem))
             if problem:
                 problems.add(row.line, "temperature", problem)
-        if not model or item is None or scale is None or value is None:
+        criterion = criteria.cell(row, problems, item)
+        if not model or item is None or scale is None or value is None or criterion is None:
             continue
-        key = (item, scale.id, model, run)
+        key = (item, scale.id, criterion, model, run)
         if key in parsed:
             problems.add(
                 row.line,
                 None,
                 f"model {model!r} scored item {_text(values['item_id'])!r} on scale "
-                f"{scale.name}{f' in run {run!r}' if run else ''} already on line "
+                f"{scale.name}{f' and criterion {criterion}' if criterion else ''}"
+                f"{f' in run {run!r}' if run else ''} already on line "
                 f"{parsed[key][2]}; give repeated samples a run column",
             )
             continue
         parsed[key] = (value, temperature, row.line)
 
-    existing: dict[tuple[int, int, str, str], tuple[float, float | None]] = {}
+    existing: dict[tuple[int, int, str, str, str], tuple[float, float | None]] = {}
     item_ids = sorted({key[0] for key in parsed})
     # PostgreSQL takes the ids as one array parameter: one statement instead of
     # one per 500 items (10 for 5,000). SQLite has a limit on parameters.
@@ -224,6 +241,7 @@ def import_llm_scores(
         query = select(
             LLMScore.item_id,
             LLMScore.scale_id,
+            LLMScore.criterion,
             LLMScore.model,
             LLMScore.run,
             LLMScore.value,
@@ -233,8 +251,8 @@ def import_llm_scores(
             if postgresql
             else LLMScore.item_id.in_(batch)
         )
-        for item, scale_id, model, run, value, temperature in fetch_rows(session, query):
-            existing[(item, scale_id, model, run)] = (value, temperature)
+        for item, scale_id, criterion, model, run, value, temperature in fetch_rows(session, query):
+            existing[(item, scale_id, criterion, model, run)] = (value, temperature)
     report = ImportReport(rows=n_rows)
     to_insert = []
     for key, (value, temperature, line) in parsed.items():
@@ -297,8 +315,9 @@ def import_llm_scores(
                     {
                         "item_id": key[0],
                         "scale_id": key[1],
-                        "model": key[2],
-                        "run": key[3],
+                        "criterion": key[2],
+                        "model": key[3],
+                        "run": key[4],
                         "value": parsed[key][0],
                         "temperature": parsed[key][1],
                         "created_at": created_at,
@@ -329,6 +348,7 @@ def store_llm_score(
     temperature: float | None,
     score: str,
     prompt_hash: str | None = None,
+    criterion: str = "",
 ) -> LLMScore:
     """Add one LLM score given as text, checked as ``import_llm_scores`` checks a cell.
 
@@ -341,6 +361,7 @@ def store_llm_score(
     row = LLMScore(
         item_id=item_id,
         scale_id=scale.id,
+        criterion=criterion,
         model=model,
         run=run,
         temperature=temperature,

@@ -26,9 +26,10 @@ from ..models import (
     Study,
     User,
 )
+from ..study.criteria import has_criteria
 from ..study.raters import counted_rater
 from .export_scope import export_scope
-from .long_columns import LONG_COLUMNS
+from .long_columns import LONG_COLUMNS, long_columns
 from .selection import Where, raters_where
 from .sql import stream_rows
 from .timestamps import raw_time as _raw_time
@@ -58,6 +59,9 @@ class _LongContext:
     scale_bounds: dict[int, tuple[float, float]]
     bench_names: dict[int, str]
     demographic_keys: list[str]
+    # The file's columns: LONG_COLUMNS (with "criterion" after "scale" in a
+    # rubric study), then the demographic keys.
+    columns: list[str]
     # Per demographic key: rater id -> answer.
     answers: dict[str, dict[int, str]]
     human_query: object
@@ -89,6 +93,7 @@ def _long_context(
             Item.external_id,
             Item.benchmark_id,
             Rating.scale_id,
+            Rating.criterion,
             User.rater_code,
             Rating.rater_id,
             Rating.value,
@@ -112,13 +117,21 @@ def _long_context(
         .join(changes, changes.c.rating_id == Rating.id, isouter=True)
         .where(Item.study_id == study.id, Rating.scale_id.in_(scale_ids))
         .where(counted_rater(Rating.rater_id))  # whose ratings count
-        .order_by(User.rater_code, Block.position, Rating.scale_id, Rating.position, Item.id)
+        .order_by(
+            User.rater_code,
+            Block.position,
+            Rating.scale_id,
+            Rating.position,
+            Item.id,
+            Rating.criterion,
+        )
     )
     llm_query = (
         select(
             Item.external_id,
             Item.benchmark_id,
             LLMScore.scale_id,
+            LLMScore.criterion,
             LLMScore.model,
             LLMScore.run,
             LLMScore.temperature,
@@ -128,7 +141,7 @@ def _long_context(
         )
         .join(Item, Item.id == LLMScore.item_id)
         .where(Item.study_id == study.id, LLMScore.scale_id.in_(scale_ids))
-        .order_by(LLMScore.model, LLMScore.scale_id, LLMScore.run, Item.id)
+        .order_by(LLMScore.model, LLMScore.scale_id, LLMScore.run, Item.id, LLMScore.criterion)
     )
     if bench is not None:
         human_query = human_query.where(Item.benchmark_id == bench.id)
@@ -156,6 +169,7 @@ def _long_context(
         scale_bounds={s.id: (s.min, s.max) for s in scope.scales},
         bench_names=scope.benchmark_names,
         demographic_keys=keys,
+        columns=long_columns(has_criteria(session, study)) + keys,
         answers=answers,
         human_query=human_query,
         llm_query=llm_query,
@@ -166,6 +180,7 @@ HUMAN_FIELDS = [
     "item_id",
     "benchmark_id",
     "scale_id",
+    "criterion",
     "rater",
     "rater_id",
     "score",
@@ -187,6 +202,7 @@ LLM_FIELDS = [
     "item_id",
     "benchmark_id",
     "scale_id",
+    "criterion",
     "model",
     "run",
     "temperature",
@@ -208,6 +224,7 @@ def _human_chunk(rows: list[tuple], ctx: _LongContext) -> pd.DataFrame:
     frame["item_id"] = raw["item_id"]
     frame["benchmark"] = raw["benchmark_id"].map(ctx.bench_names)
     frame["scale"] = raw["scale_id"].map(ctx.scale_names)
+    frame["criterion"] = raw["criterion"]
     frame["rater"] = raw["rater"]
     frame["model"] = None
     frame["run"] = None
@@ -252,12 +269,13 @@ def _human_chunk(rows: list[tuple], ctx: _LongContext) -> pd.DataFrame:
 
 def _llm_chunk(rows: list[tuple], ctx: _LongContext) -> pd.DataFrame:
     raw = pd.DataFrame.from_records(rows, columns=LLM_FIELDS, coerce_float=False)
-    frame = pd.DataFrame(index=raw.index, columns=LONG_COLUMNS + ctx.demographic_keys)
+    frame = pd.DataFrame(index=raw.index, columns=ctx.columns)
     frame["kind"] = "llm"
     frame["study"] = ctx.study.slug
     frame["item_id"] = raw["item_id"]
     frame["benchmark"] = raw["benchmark_id"].map(ctx.bench_names)
     frame["scale"] = raw["scale_id"].map(ctx.scale_names)
+    frame["criterion"] = raw["criterion"]
     frame["model"] = raw["model"]
     frame["run"] = raw["run"]
     frame["temperature"] = _floats(raw["temperature"])
@@ -270,7 +288,7 @@ def _llm_chunk(rows: list[tuple], ctx: _LongContext) -> pd.DataFrame:
 
 
 def _long_chunks(session: Session, ctx: _LongContext) -> Iterator[pd.DataFrame]:
-    columns = LONG_COLUMNS + ctx.demographic_keys
+    columns = ctx.columns
     for rows in stream_rows(session, ctx.human_query, size=LONG_CHUNK):
         yield _human_chunk(rows, ctx)[columns]
     for rows in stream_rows(session, ctx.llm_query, size=LONG_CHUNK):
@@ -289,7 +307,7 @@ def long_export(
     ctx_columns = chunks[0].columns if chunks else None
     if not chunks:
         ctx = _long_context(session, study, scale=scale, benchmark=benchmark)
-        return pd.DataFrame(columns=LONG_COLUMNS + ctx.demographic_keys)
+        return pd.DataFrame(columns=ctx.columns)
     return pd.concat(chunks, ignore_index=True)[ctx_columns]
 
 

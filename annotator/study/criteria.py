@@ -26,6 +26,7 @@ __all__ = [
     "study_criteria",
     "criteria_for",
     "criterion_names",
+    "has_criteria",
     "criteria_update_problems",
     "update_criteria",
 ]
@@ -100,6 +101,12 @@ def criteria_for(criteria: Sequence[Criterion], benchmark: str) -> list[Criterio
 def criterion_names(session: Session, study: Study) -> list[str]:
     """The names of the study's criteria; ``[""]`` for a study without criteria."""
     return [c.name for c in study_criteria(session, study)] or [UNNAMED]
+
+
+def has_criteria(session: Session, study: Study) -> bool:
+    """Whether the study has named criteria (``[[criteria]]``)."""
+    found = session.exec(select(Criterion.id).where(Criterion.study_id == study.id).limit(1))
+    return found.first() is not None
 
 
 def criteria_update_problems(

@@ -84,9 +84,10 @@ DEFAULT_DEMOGRAPHICS: list[dict] = [
 
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _KEY = re.compile(r"^[a-z][a-z0-9_]*$")
-# Column names the long export already uses; a demographic question may not
-# take one of them (its answers become a column of that export).
-RESERVED_KEYS = frozenset(LONG_COLUMNS)
+# Column names the long export already uses (a rubric study's has a criterion
+# column too); a demographic question may not take one of them (its answers
+# become a column of that export).
+RESERVED_KEYS = frozenset(LONG_COLUMNS) | {"criterion"}
 
 
 class ScaleSpec(Strict):
