@@ -168,6 +168,13 @@ class Item(SQLModel, table=True):
     # (0 = the minimum, 1 = the maximum), so one gold value serves every scale.
     gold_score: float | None = None
     gold_tolerance: float | None = None
+    # A rubric study's attention check may expect another share on some
+    # criteria (``gold_score.CRITERION`` columns): criterion name -> share.
+    criterion_gold: dict[str, float] | None = Field(
+        # none_as_null: an item without one has SQL NULL, not JSON null.
+        default=None,
+        sa_column=Column(JSON(none_as_null=True), nullable=True),
+    )
     created_at: datetime = Field(default_factory=now)
 
 

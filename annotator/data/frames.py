@@ -230,13 +230,24 @@ def _ratings(session: Session, study: Study) -> pd.DataFrame:
     return frame
 
 
-def _attention(ratings: pd.DataFrame, items: pd.DataFrame, scales: pd.DataFrame) -> pd.Series:
-    # The rule of collect.scores.attention_passed, on whole columns.
+def _attention(
+    ratings: pd.DataFrame,
+    items: pd.DataFrame,
+    scales: pd.DataFrame,
+    criterion_gold: dict[str, dict[str, float]],
+) -> pd.Series:
+    # The rule of collect.scores.attention_passed, on whole columns;
+    # ``criterion_gold``: the gold shares per criterion by item id (rubric studies).
     gold = items.set_index("item")
     bounds = scales.set_index("scale")
     low = ratings["scale"].map(bounds["min"]).to_numpy(dtype=float)
     high = ratings["scale"].map(bounds["max"]).to_numpy(dtype=float)
-    target = ratings["item"].map(gold["gold_score"]).to_numpy(dtype=float)
+    target = ratings["item"].map(gold["gold_score"]).to_numpy(dtype=float, copy=True)
+    if criterion_gold:
+        rows = np.flatnonzero(ratings["item"].isin(list(criterion_gold)).to_numpy())
+        for row in rows.tolist():
+            by_criterion = criterion_gold[ratings["item"].iat[row]]
+            target[row] = by_criterion.get(ratings["criterion"].iat[row], target[row])
     tolerance = ratings["item"].map(gold["gold_tolerance"]).to_numpy(dtype=float)
     share = (ratings["value"].to_numpy(dtype=float) - low) / (high - low)
     passed = np.abs(share - target) <= tolerance + 1e-9
@@ -290,7 +301,9 @@ def _scales(session: Session, study: Study) -> pd.DataFrame:
     return frame
 
 
-def _items(session: Session, study: Study) -> pd.DataFrame:
+def _items(session: Session, study: Study) -> tuple[pd.DataFrame, dict[str, dict[str, float]]]:
+    """The items frame, and the gold shares per criterion of the attention
+    checks that set some (``gold_score.CRITERION``), by item id."""
     query = (
         select(Item.external_id, Benchmark.name, Item.gold_score, Item.gold_tolerance)
         .join(Benchmark, Benchmark.id == Item.benchmark_id)
@@ -301,7 +314,14 @@ def _items(session: Session, study: Study) -> pd.DataFrame:
     for column in ("gold_score", "gold_tolerance"):
         frame[column] = frame[column].astype(float)
     frame["is_attention_check"] = frame["gold_score"].notna()
-    return frame
+    criterion_gold = dict(
+        session.exec(
+            select(Item.external_id, Item.criterion_gold).where(
+                Item.study_id == study.id, Item.criterion_gold.is_not(None)
+            )
+        ).all()
+    )
+    return frame, criterion_gold
 
 
 def _criteria(session: Session, study: Study) -> pd.DataFrame:
@@ -393,9 +413,9 @@ def study_frames(session: Session, study: Study) -> StudyFrames:
     StudyFrames
     """
     scales = _scales(session, study)
-    items = _items(session, study)
+    items, criterion_gold = _items(session, study)
     ratings = _ratings(session, study)
-    ratings["attention_passed"] = _attention(ratings, items, scales)
+    ratings["attention_passed"] = _attention(ratings, items, scales, criterion_gold)
     demographics, keys = _demographics(session, study)
     llm, superseded = _llm(session, study)
     return StudyFrames(

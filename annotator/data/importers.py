@@ -50,13 +50,21 @@ __all__ = [
 
 ITEM_COLUMNS = ("item_id", "benchmark")
 GOLD_COLUMNS = ("gold_score", "gold_tolerance")
+# ``gold_score.fluency``: an attention check's gold share on one criterion.
+CRITERION_GOLD = "gold_score."
 
 
 def import_items(
     session: Session, study: Study, path: str | Path, *, progress: bool = False
 ) -> ImportReport:
-    """Import items from CSV or JSONL: ``item_id``, ``benchmark``, then fields."""
+    """Import items from CSV or JSONL: ``item_id``, ``benchmark``, then fields.
+
+    ``gold_score`` and ``gold_tolerance`` make an item an attention check; in a
+    rubric study ``gold_score.CRITERION`` columns set another gold share for
+    that criterion (:func:`_criterion_gold`).
+    """
     problems = Problems(str(path))
+    criteria = CriterionCells(session, study).names
     rows = read_rows(path, required=list(ITEM_COLUMNS), problems=problems)
     benchmarks = {b.name: b for b in study_benchmarks(session, study)}
     needed = {name: template_fields(b.template) for name, b in benchmarks.items()}
@@ -97,6 +105,7 @@ def import_items(
             for key, value in values.items()
             if key not in ITEM_COLUMNS
             and key not in GOLD_COLUMNS
+            and not key.startswith(CRITERION_GOLD)
             and not (value == "" and key not in needed[bench_name])
         }
         for name in sorted(needed[bench_name]):
@@ -105,6 +114,7 @@ def import_items(
             elif _text(fields[name]) == "":
                 problems.add(row.line, name, f"empty (the {bench_name} template uses it)")
         gold = _gold(values, row, problems)
+        by_criterion = _criterion_gold(values, row, problems, criteria, gold[0])
         candidate = {
             "study_id": study.id,
             "external_id": item_id,
@@ -112,16 +122,18 @@ def import_items(
             "fields": fields,
             "gold_score": gold[0],
             "gold_tolerance": gold[1],
+            "criterion_gold": by_criterion,
         }
         old = existing.get(item_id)
         if old is None:
             new_items.append(candidate)
-        elif (old.benchmark_id, old.fields, old.gold_score, old.gold_tolerance) == (
-            bench.id,
-            fields,
-            gold[0],
-            gold[1],
-        ):
+        elif (
+            old.benchmark_id,
+            old.fields,
+            old.gold_score,
+            old.gold_tolerance,
+            old.criterion_gold,
+        ) == (bench.id, fields, gold[0], gold[1], by_criterion):
             report.unchanged += 1
         else:
             problems.add(
@@ -138,25 +150,53 @@ def import_items(
     return report
 
 
+def _share(values: dict, column: str, row: Row, problems: Problems) -> float | None:
+    """A gold cell: a share of the scale's range (0 to 1), None when empty."""
+    raw = values.get(column)
+    if raw is None or _text(raw) == "":
+        return None
+    try:
+        value = parse_number(raw)
+    except ValueError as exc:
+        problems.add(row.line, column, str(exc))
+        return None
+    if not 0 <= value <= 1:
+        problems.add(row.line, column, f"{value:g} is not a share of the scale's range (0 to 1)")
+        return None
+    return value
+
+
+def _criterion_gold(
+    values: dict, row: Row, problems: Problems, criteria: list[str], gold: float | None
+) -> dict[str, float] | None:
+    """The ``gold_score.CRITERION`` cells of an attention check: the gold share
+    on that criterion in place of ``gold_score`` (which the item still needs)."""
+    found: dict[str, float] = {}
+    for column in values:
+        if not column.startswith(CRITERION_GOLD):
+            continue
+        name = column[len(CRITERION_GOLD) :]
+        if name not in criteria:
+            known = ", ".join(criteria) or "none: the study has no [[criteria]]"
+            problems.add(row.line, column, f"unknown criterion {name!r} (known: {known})")
+            continue
+        share = _share(values, column, row, problems)
+        if share is None:
+            continue
+        if gold is None:
+            problems.add(
+                row.line, column, "give gold_score too (the item's gold on every other criterion)"
+            )
+            continue
+        found[name] = share
+    return found or None
+
+
 def _gold(values: dict, row: Row, problems: Problems) -> tuple[float | None, float | None]:
     """Gold score and tolerance, as shares of the scale's range (0 to 1)."""
     result: dict[str, float | None] = {}
     for column in GOLD_COLUMNS:
-        raw = values.get(column)
-        result[column] = None
-        if raw is None or _text(raw) == "":
-            continue
-        try:
-            value = parse_number(raw)
-        except ValueError as exc:
-            problems.add(row.line, column, str(exc))
-            continue
-        if not 0 <= value <= 1:
-            problems.add(
-                row.line, column, f"{value:g} is not a share of the scale's range (0 to 1)"
-            )
-            continue
-        result[column] = value
+        result[column] = _share(values, column, row, problems)
     given = [column for column in GOLD_COLUMNS if _text(values.get(column)) != ""]
     if len(given) == 1:
         problems.add(row.line, given[0], "give gold_score and gold_tolerance together")

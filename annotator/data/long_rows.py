@@ -7,6 +7,7 @@ most ``LONG_CHUNK`` rows, so memory stays flat however large the study;
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -105,6 +106,7 @@ def _long_context(
             Rating.is_attention_check,
             Item.gold_score,
             Item.gold_tolerance,
+            Item.criterion_gold,
             changes.c.n,
             Rating.source,
             Rating.study_version,
@@ -192,6 +194,7 @@ HUMAN_FIELDS = [
     "is_attention_check",
     "gold_score",
     "gold_tolerance",
+    "criterion_gold",
     "changes",
     "source",
     "study_version",
@@ -249,6 +252,7 @@ def _human_chunk(rows: list[tuple], ctx: _LongContext) -> pd.DataFrame:
     low = raw["scale_id"].map({k: v[0] for k, v in ctx.scale_bounds.items()}).astype(float)
     high = raw["scale_id"].map({k: v[1] for k, v in ctx.scale_bounds.items()}).astype(float)
     gold, tolerance = _floats(raw["gold_score"]), _floats(raw["gold_tolerance"])
+    gold = _criterion_gold(gold, raw)
     share = (score - low) / (high - low)
     passed = ((share - gold).abs() <= tolerance + 1e-9).astype(object)
     known = check & gold.notna() & tolerance.notna()
@@ -265,6 +269,21 @@ def _human_chunk(rows: list[tuple], ctx: _LongContext) -> pd.DataFrame:
         given = ctx.answers[key]
         frame[key] = raw["rater_id"].map({r: given.get(r, "") for r in raw["rater_id"].unique()})
     return frame
+
+
+def _criterion_gold(gold: pd.Series, raw: pd.DataFrame) -> pd.Series:
+    """The gold shares with a rubric check's ``gold_score.CRITERION`` in place
+    of its ``gold_score`` on that criterion (collect.scores.criterion_gold_share)."""
+    present = raw["criterion_gold"].notna()
+    if not present.any():
+        return gold
+    gold = gold.copy()
+    for row in np.flatnonzero(present.to_numpy()).tolist():
+        shares = raw["criterion_gold"].iat[row]
+        # The driver's JSON: text on SQLite, already parsed on PostgreSQL.
+        shares = json.loads(shares) if isinstance(shares, str) else shares
+        gold.iat[row] = shares.get(raw["criterion"].iat[row], gold.iat[row])
+    return gold
 
 
 def _llm_chunk(rows: list[tuple], ctx: _LongContext) -> pd.DataFrame:

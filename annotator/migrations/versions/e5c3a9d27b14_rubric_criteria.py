@@ -1,4 +1,4 @@
-"""rubric criteria: the criterion table, the criterion of ratings, LLM scores and judge failures
+"""rubric criteria: the criterion table, the criterion of ratings, LLM scores and judge failures, gold per criterion
 
 Revision ID: e5c3a9d27b14
 Revises: b7e2f1a4c9d0
@@ -107,6 +107,7 @@ def upgrade() -> None:
     for table, (old, new) in KEYS.items():
         _upgrade_key(table, old, new)
     op.add_column('judgefailure', _criterion_column())
+    op.add_column('item', sa.Column('criterion_gold', sa.JSON(), nullable=True))
 
 
 def downgrade() -> None:
@@ -119,6 +120,9 @@ def downgrade() -> None:
     op.execute(sa.text("DELETE FROM judgefailure WHERE criterion <> ''"))
     with op.batch_alter_table('judgefailure') as batch_op:
         batch_op.drop_column('criterion')
+    # A plain DROP COLUMN (SQLite 3.35+): ratings refer to the item table,
+    # which a batch rebuild would have to drop.
+    op.drop_column('item', 'criterion_gold')
     for table, (old, _new) in KEYS.items():
         _downgrade_key(table, old)
     op.drop_table('criterion')
