@@ -187,3 +187,20 @@ def test_a_study_without_criteria_refuses_a_named_one_in_imports(small_study, ru
         "line 2, column 'criterion': unknown criterion 'tone' "
         "(known: none: the study has no [[criteria]])" in result.output
     )
+
+
+def test_the_study_page_exports_one_criterion(rubric, runner, tmp_path, lead_client):
+    # The study page itself (and the form shown again after a refused export)
+    # computes the dashboard, which is per criterion on the rubric-analysis branch.
+    _import(runner, tmp_path, "ratings", RATINGS)
+    response = lead_client.get("/lead/studies/rt/export?format=matrix&scale=0-5&criterion=fluency")
+    assert response.status_code == 200
+    cli = _export(runner, "--format", "matrix", "--scale", "0-5", "--criterion", "fluency")
+    assert response.text == cli
+    assert "rt-matrix-0-5-fluency.csv" in response.headers["Content-Disposition"]
+
+
+def test_the_study_page_of_a_study_without_criteria_has_no_criterion_field(
+    small_study, lead_client
+):
+    assert 'name="criterion"' not in lead_client.get("/lead/studies/small").text
