@@ -67,6 +67,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import io
 import json
 import os
@@ -223,10 +224,50 @@ def startup_time(args: list[str], env: dict) -> float:
     return min(run_cli(args, env, fails=True)[0] for _ in range(3))
 
 
-def timed(function) -> float:
-    start = time.perf_counter()
+def timed(function, clock=time.perf_counter) -> float:
+    start = clock()
     function()
-    return time.perf_counter() - start
+    return clock() - start
+
+
+def in_process_cpu(engine, url: str, folder: Path, paths, key_extra, runs: int) -> None:
+    """CPU seconds of each import and of its pandas reference in this process
+    (``time.process_time``: what other work on the machine does not lengthen,
+    unlike the wall time of the CLI runs), medians of ``runs``; for --size summeval."""
+    from annotator import create_app
+    from annotator.data.importers import import_llm_scores, import_ratings
+    from annotator.db import session_scope
+    from annotator.study.studies import get_study
+
+    os.environ["ANNOTATOR_INSTANCE_PATH"] = str(folder / "instance")
+    app = create_app({"DATABASE_URL": url, "SECRET_KEY": "bench"})
+    for kind, function, path, key, clear in (
+        ("ratings import", import_ratings, paths["ratings"], ["item_id", "rater", "scale"],
+         ("DELETE FROM ratingchange", "DELETE FROM rating", "DELETE FROM demographics",
+          "DELETE FROM \"user\" WHERE role = 'rater'")),
+        ("llm-scores import", import_llm_scores, paths["llm"], ["item_id", "model", "scale"],
+         ("DELETE FROM llmscore",)),
+    ):  # fmt: skip
+        ours, references = [], []
+        for _ in range(runs):
+            clear_tables(engine, clear)
+            with app.app_context(), session_scope(app) as session:
+                study = get_study(session, "bench")
+                ours.append(
+                    timed(functools.partial(function, session, study, path), time.process_time)
+                )
+            references.append(
+                reference_import(
+                    engine, path, "ref_cpu", key + key_extra, engine.dialect.name,
+                    clock=time.process_time,
+                )
+            )  # fmt: skip
+        mine, theirs = statistics.median(ours), statistics.median(references)
+        print(
+            f"    {kind} in this process, CPU medians of {runs}: {mine:.2f} s against pandas "
+            f"{theirs:.2f} s ({mine / theirs:.2f}x)",
+            flush=True,
+        )
 
 
 class Table:
@@ -249,7 +290,14 @@ class Table:
 
 
 def reference_import(
-    engine, path: Path, table: str, key: list[str], dialect: str, *, bare_copy: bool = False
+    engine,
+    path: Path,
+    table: str,
+    key: list[str],
+    dialect: str,
+    *,
+    bare_copy: bool = False,
+    clock=time.perf_counter,
 ) -> float:
     """pandas read_csv + to_sql into a table with the unique key; on PostgreSQL
     to_sql writes through COPY (the ``method`` callable of pandas' documentation,
@@ -292,7 +340,7 @@ def reference_import(
                     method=copy_method if dialect == "postgresql" else None,
                 )
 
-    return timed(load)
+    return timed(load, clock)
 
 
 def clear_tables(engine, statements) -> None:
@@ -507,6 +555,9 @@ def main() -> None:
                             flush=True,
                         )
 
+                if args.size == "summeval":
+                    key_extra = ["criterion"] if criteria else []
+                    in_process_cpu(engine, url, folder, paths, key_extra, runs)
                 if args.imports_only:
                     continue
                 if not args.exports_only:

@@ -31,16 +31,14 @@ from ..models import (
     Item,
     Rating,
     RatingChange,
-    RatingSource,
     Scale,
-    Study,
     User,
 )
 from ..study.criteria import criteria_for
-from .block_states import BlockUnavailable
 from .item_pages import ItemPage, item_and_benchmark, item_page, serve, update_block
-from .rated_places import next_position, passed_over, ratings_by_position
+from .rated_places import next_position, ratings_by_position
 from .scores import ScoreError, parse_score
+from .scoring import new_rating_columns, refuse_unserved
 
 __all__ = [
     "RubricScoreError",
@@ -133,30 +131,12 @@ def submit_rubric(
     is a revision in that criterion's history.
     """
     values = _parse_all(raws, criteria, scale)
-    entry = block.item_order[position - 1]
     rated = ratings_by_position(session, block)
     existing = position_ratings(session, block, position) if position in rated else {}
     current = now()
     if not existing and position != next_position(block, rated):
-        if passed_over(block, position):
-            raise BlockUnavailable(
-                "You passed over this item because it could not be shown; it stays passed over."
-            )
-        raise BlockUnavailable("Please rate the items in the order they are shown.")
-    served_at = block.current_served_at if block.current_position == position else None
-    common = {
-        "rater_id": user.id,
-        "item_id": entry["item"],
-        "scale_id": block.scale_id,
-        "block_id": block.id,
-        "position": position,
-        "is_repeat": bool(entry["repeat"]),
-        "is_attention_check": bool(entry["attention"]),
-        "served_at": served_at,
-        "submitted_at": current,
-        "source": RatingSource.APP.value,
-        "study_version": session.get(Study, user.study_id).version,
-    }
+        refuse_unserved(block, position)
+    common = new_rating_columns(session, user, block, position, current)
     ratings: dict[str, Rating] = {}
     outcomes: dict[str, str] = {}
     for name in criteria:

@@ -146,6 +146,35 @@ def _create(session: Session, columns: dict, block: Block, block_values: dict) -
     return rating_id
 
 
+def refuse_unserved(block: Block, position: int) -> None:
+    """Raise :class:`BlockUnavailable` for a new rating of a place that is not
+    the next one (passed over, or ahead of the rater)."""
+    if passed_over(block, position):
+        raise BlockUnavailable(
+            "You passed over this item because it could not be shown; it stays passed over."
+        )
+    raise BlockUnavailable("Please rate the items in the order they are shown.")
+
+
+def new_rating_columns(session: Session, user: User, block: Block, position: int, current) -> dict:
+    """The columns of a new rating of ``position`` but its value (and criterion)."""
+    entry = block.item_order[position - 1]
+    return {
+        "rater_id": user.id,
+        "item_id": entry["item"],
+        "scale_id": block.scale_id,
+        "block_id": block.id,
+        "position": position,
+        "is_repeat": bool(entry["repeat"]),
+        "is_attention_check": bool(entry["attention"]),
+        # The served time of the place being shown (None: not noted).
+        "served_at": block.current_served_at if block.current_position == position else None,
+        "submitted_at": current,
+        "source": RatingSource.APP.value,
+        "study_version": session.get(Study, user.study_id).version,
+    }
+
+
 def submit_score(
     session: Session,
     user: User,
@@ -179,7 +208,6 @@ def submit_score(
     :func:`~annotator.collect.item_pages.serve` would do after it).
     """
     value = parse_score(raw, scale)
-    entry = block.item_order[position - 1]
     if rated is None:
         rated = ratings_by_position(session, block)
     rating = rated.get(position)
@@ -187,26 +215,9 @@ def submit_score(
     completed = False
     if rating is None:
         if position != next_position(block, rated):
-            if passed_over(block, position):
-                raise BlockUnavailable(
-                    "You passed over this item because it could not be shown; it stays passed over."
-                )
-            raise BlockUnavailable("Please rate the items in the order they are shown.")
-        served_at = block.current_served_at if block.current_position == position else None
-        columns = {
-            "rater_id": user.id,
-            "item_id": entry["item"],
-            "scale_id": block.scale_id,
-            "block_id": block.id,
-            "value": value,
-            "position": position,
-            "is_repeat": bool(entry["repeat"]),
-            "is_attention_check": bool(entry["attention"]),
-            "served_at": served_at,
-            "submitted_at": current,
-            "source": RatingSource.APP.value,
-            "study_version": session.get(Study, user.study_id).version,
-        }
+            refuse_unserved(block, position)
+        columns = new_rating_columns(session, user, block, position, current)
+        columns["value"] = value
         # What the block needs once this rating is in, written with it.
         following = next_position(block, rated, besides=position)
         block_values: dict = {}
