@@ -41,7 +41,12 @@ from ...collect.blocks import (
 from ...collect.crowd import screen_out_if_due
 from ...collect.enrolment import needs_demographics
 from ...collect.questionnaire import choice_label, read_answers, self_describe_key
-from ...collect.rubric import RubricScoreError, item_criteria, rate_rubric_item
+from ...collect.rubric import (
+    RubricScoreError,
+    item_criteria,
+    position_ratings,
+    rate_rubric_item,
+)
 from ...collect.scores import ScoreError, parse_score
 from ...db import commit_retrying, get_session
 from ...models import Demographics, UserSource
@@ -235,14 +240,24 @@ def block(block_id: int):
 def _post_to_completed_block(state: BlockState, position: int):
     # A retried last submission reaches an already completed block: the same
     # value is simply acknowledged; a different one is refused out loud.
-    existing = ratings_by_position(get_session(), state.block, state.rated_places).get(position)
-    try:
-        value = parse_score(request.form.get("score"), state.scale)
-    except ScoreError:
-        value = None
-    if existing is None or value != existing.value:
+    session = get_session()
+    stored = {"score": ratings_by_position(session, state.block, state.rated_places).get(position)}
+    if stored["score"] is not None and 1 <= position <= len(state.block.item_order):
+        item_id = state.block.item_order[position - 1]["item"]
+        if item_criteria(session, _study().id, item_id=item_id):
+            # A rubric item: every criterion's score as the form names it.
+            ratings = position_ratings(session, state.block, position)
+            stored = {f"score:{name}": rating for name, rating in ratings.items()}
+    if not all(_same_score(request.form.get(field), state, r) for field, r in stored.items()):
         flash("This block is complete, so its ratings can no longer be changed.", "error")
     return _go(url_for("rate.block_done", block_id=state.block.id))
+
+
+def _same_score(raw: str | None, state: BlockState, rating) -> bool:
+    try:
+        return rating is not None and parse_score(raw, state.scale) == rating.value
+    except ScoreError:
+        return False
 
 
 @bp.route("/rate/blocks/<id:block_id>/items/<id:position>", methods=["GET", "POST"])

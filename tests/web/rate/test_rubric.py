@@ -142,3 +142,11 @@ def test_a_whole_block_completes(app, client, make_study):
     assert response.headers["Location"].endswith(f"/rate/blocks/{block.id}/done")
     assert len(ratings_of(app, user_id)) == expected
     assert blocks_of(app, user_id)[0].completed_at is not None
+    # The last post again (a retry) is acknowledged; other values are refused.
+    same = {f"score:{n}": "1" for n in names}
+    again = client.post(item_url(block.id, total), data=same, follow_redirects=True)
+    assert "can no longer be changed" not in again.text
+    other = dict(same, **{f"score:{names[-1]}": "2"})
+    refused = client.post(item_url(block.id, total), data=other, follow_redirects=True)
+    assert "This block is complete, so its ratings can no longer be changed." in refused.text
+    assert len(ratings_of(app, user_id)) == expected
