@@ -38,7 +38,7 @@ from ..study.criteria import criteria_for
 from .item_pages import ItemPage, item_and_benchmark, item_page, serve, update_block
 from .rated_places import next_position, ratings_by_position
 from .scores import ScoreError, parse_score
-from .scoring import new_rating_columns, refuse_unserved
+from .scoring import new_rating_columns, refuse_unserved, revise_rating
 
 __all__ = [
     "RubricScoreError",
@@ -161,18 +161,7 @@ def submit_rubric(
         elif rating.value == value:
             outcomes[name] = "unchanged"
         else:
-            session.add(
-                RatingChange(
-                    rating_id=rating.id,
-                    value=value,
-                    previous_value=rating.value,
-                    changed_at=current,
-                    reason=ChangeReason.REVISE,
-                    actor_id=user.id,
-                )
-            )
-            rating.value = value
-            session.add(rating)
+            revise_rating(session, rating, value, actor_id=user.id, at=current)
             outcomes[name] = "revise"
         ratings[name] = rating
     session.flush()

@@ -146,6 +146,22 @@ def _create(session: Session, columns: dict, block: Block, block_values: dict) -
     return rating_id
 
 
+def revise_rating(session: Session, rating: Rating, value: float, *, actor_id: int, at) -> None:
+    """Give a stored rating a new value, the change kept in its history."""
+    _record_change(
+        session,
+        rating_id=rating.id,
+        value=value,
+        previous_value=rating.value,
+        changed_at=at,
+        reason=ChangeReason.REVISE,
+        actor_id=actor_id,
+    )
+    # A revision is rare: the ORM's flush is good enough for it.
+    rating.value = value
+    session.add(rating)
+
+
 def refuse_unserved(block: Block, position: int) -> None:
     """Raise :class:`BlockUnavailable` for a new rating of a place that is not
     the next one (passed over, or ahead of the rater)."""
@@ -242,18 +258,7 @@ def submit_score(
     elif rating.value == value:
         outcome = "unchanged"
     else:
-        _record_change(
-            session,
-            rating_id=rating.id,
-            value=value,
-            previous_value=rating.value,
-            changed_at=current,
-            reason=ChangeReason.REVISE,
-            actor_id=user.id,
-        )
-        # A revision is rare: the ORM's flush is good enough for it.
-        rating.value = value
-        session.add(rating)
+        revise_rating(session, rating, value, actor_id=user.id, at=current)
         outcome = "revise"
     # A block whose places were all rated before (not through a new rating
     # here, which completed it above) is completed as it was before.
