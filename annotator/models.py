@@ -30,6 +30,7 @@ __all__ = [
     "StudyMember",
     "Scale",
     "Benchmark",
+    "Criterion",
     "Item",
     "User",
     "Invite",
@@ -139,6 +140,26 @@ class Benchmark(SQLModel, table=True):
     position: int = 0
 
 
+class Criterion(SQLModel, table=True):
+    """A named criterion of a rubric study (``[[criteria]]`` of the study file).
+
+    A study without criteria has none of these rows: its ratings and LLM
+    scores carry the criterion "" (its single unnamed criterion).
+    """
+
+    __table_args__ = (UniqueConstraint("study_id", "name"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    # No index of its own: the unique key above leads with study_id.
+    study_id: int = Field(foreign_key="study.id")
+    name: str = Field(max_length=100)
+    # Markdown, shown to raters beside the score input.
+    definition: str = Field(sa_column=Column(Text, nullable=False))
+    position: int = 0
+    # The names of the benchmarks it applies to; None: every benchmark.
+    benchmarks: list[str] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+
+
 class Item(SQLModel, table=True):
     __table_args__ = (UniqueConstraint("study_id", "external_id"),)
 
@@ -152,6 +173,13 @@ class Item(SQLModel, table=True):
     # (0 = the minimum, 1 = the maximum), so one gold value serves every scale.
     gold_score: float | None = None
     gold_tolerance: float | None = None
+    # A rubric study's attention check may expect another share on some
+    # criteria (``gold_score.CRITERION`` columns): criterion name -> share.
+    criterion_gold: dict[str, float] | None = Field(
+        # none_as_null: an item without one has SQL NULL, not JSON null.
+        default=None,
+        sa_column=Column(JSON(none_as_null=True), nullable=True),
+    )
     created_at: datetime = Field(default_factory=now)
 
 
@@ -334,7 +362,9 @@ class BlockAssignment(SQLModel, table=True):
 
 class Rating(SQLModel, table=True):
     __table_args__ = (
-        UniqueConstraint("rater_id", "item_id", "scale_id", "is_repeat"),
+        UniqueConstraint(
+            "rater_id", "item_id", "scale_id", "criterion", "is_repeat", name="uq_rating_key"
+        ),
         Index("ix_rating_scale_item", "scale_id", "item_id"),
     )
 
@@ -343,6 +373,8 @@ class Rating(SQLModel, table=True):
     rater_id: int = Field(foreign_key="user.id")
     item_id: int = Field(foreign_key="item.id")
     scale_id: int = Field(foreign_key="scale.id")
+    # The Criterion.name rated; "" for a study's single unnamed criterion.
+    criterion: str = Field(default="", max_length=100, sa_column_kwargs={"server_default": ""})
     block_id: int | None = Field(default=None, foreign_key="block.id", index=True)
     value: float
     # 1-based place in the block's presentation order; None when imported.
@@ -377,7 +409,7 @@ NO_TEMPERATURE_KEY = -1
 
 
 class LLMScore(SQLModel, table=True):
-    """One score of an LLM judge: key (item, scale, model, temperature, run).
+    """One score of an LLM judge: key (item, scale, criterion, model, temperature, run).
 
     An imported score may have no temperature (NULL). NULLs are distinct in a
     unique constraint on SQLite and PostgreSQL alike, so two scores of one run
@@ -388,9 +420,10 @@ class LLMScore(SQLModel, table=True):
 
     __table_args__ = (
         Index(
-            "uq_llmscore_item_scale_model_temperature_run",
+            "uq_llmscore_key",
             "item_id",
             "scale_id",
+            "criterion",
             "model",
             text(f"coalesce(temperature, {NO_TEMPERATURE_KEY})"),
             "run",
@@ -402,6 +435,8 @@ class LLMScore(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     item_id: int = Field(foreign_key="item.id")
     scale_id: int = Field(foreign_key="scale.id")
+    # The Criterion.name scored; "" for a study's single unnamed criterion.
+    criterion: str = Field(default="", max_length=100, sa_column_kwargs={"server_default": ""})
     model: str = Field(max_length=200)
     # "" when the file gives no run; part of the key, so NULL would break it.
     run: str = Field(default="", max_length=100)
@@ -423,6 +458,8 @@ class JudgeFailure(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     item_id: int = Field(foreign_key="item.id", index=True)
     scale_id: int = Field(foreign_key="scale.id")
+    # The Criterion.name asked about; "" for a study's single unnamed criterion.
+    criterion: str = Field(default="", max_length=100, sa_column_kwargs={"server_default": ""})
     model: str = Field(max_length=200)
     temperature: float
     run: str = Field(max_length=100)

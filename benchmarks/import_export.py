@@ -6,7 +6,11 @@ PostgreSQL server; the tables go into a throw-away schema there).
 
 ``--size quick`` (the default): 5,000 items x 12 raters x 3 scales (180,000
 ratings); ``--size 1m``: 50,000 items x 5 raters x 4 scales (1,000,000
-ratings), for the memory goal. ``--report`` also times ``annotator report``
+ratings), for the memory goal; ``--size summeval``: a rubric study of
+SummEval's shape, 1,600 summaries x 3 raters x 4 criteria on one 1-5 scale
+(19,200 ratings) and 6 judges (38,400 scores), each row naming its criterion,
+and beside it in the same run the same rows without criteria (4 scales in
+place of the 4 criteria; ``--imports-only`` is implied). ``--report`` also times ``annotator report``
 on 5,000 items x 12 raters x 3 scales x 6 models and on 150 items.
 
 Every command runs through the CLI in its own process under
@@ -63,6 +67,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import io
 import json
 import os
@@ -84,14 +89,19 @@ from sqlmodel import SQLModel
 from annotator import models  # noqa: F401  (the tables create_all makes)
 from annotator.db import normalise_url
 
-SIZES = {"quick": (5000, 12, 3), "1m": (50000, 5, 4)}
+SIZES = {"quick": (5000, 12, 3), "1m": (50000, 5, 4), "summeval": (1600, 3, 4)}
+# SummEval's criteria (Fabbri et al. 2021), for --size summeval.
+CRITERIA = ("coherence", "consistency", "fluency", "relevance")
+SUMMEVAL_MODELS = tuple(f"judge-{k}" for k in range(1, 7))
 SCALES = [("0-5", 5, 2), ("0-10", 10, 2), ("0-100", 100, 1), ("0-1", 1, 2)]
 MODELS = ("judge-a", "judge-b")
 CLI = str(Path(sys.executable).with_name("annotator"))
 
 
-def study_toml(scales: list[tuple[str, int, int]]) -> str:
+def study_toml(scales: list[tuple[str, int, int]], criteria: tuple[str, ...] = ()) -> str:
     parts = ['name = "Benchmark"\nslug = "bench"\nconsent = "You agree to rate texts."\n']
+    for name in criteria:
+        parts.append(f'[[criteria]]\nname = "{name}"\ndefinition = "The {name}."\n')
     for name, top, decimals in scales:
         parts.append(f'[[scales]]\nname = "{name}"\nmin = 0\nmax = {top}\nstep = {10**-decimals}\n')
     parts.append(
@@ -105,8 +115,22 @@ def study_toml(scales: list[tuple[str, int, int]]) -> str:
     return "\n".join(parts)
 
 
-def write_files(folder: Path, n_items: int, n_raters: int, scales) -> dict[str, Path]:
+def write_files(
+    folder: Path,
+    n_items: int,
+    n_raters: int,
+    scales,
+    *,
+    criteria: tuple[str, ...] = (),
+    judges: tuple[str, ...] = MODELS,
+) -> dict[str, Path]:
+    """The items, ratings and LLM scores files. With ``criteria`` each rating and
+    score is on the first scale, once per criterion (a ``criterion`` column), in
+    place of once per scale: the same number of rows as without."""
     rng = random.Random(1)
+    # (scale, criterion) of each block of rows: the scales, or one scale's criteria.
+    blocks = [(s, "") for s in scales] if not criteria else [(scales[0], c) for c in criteria]
+    extra = ["criterion"] if criteria else []
     paths = {name: folder / f"{name}.csv" for name in ("items", "ratings", "llm")}
     with open(paths["items"], "w", newline="") as handle:
         writer = csv.writer(handle)
@@ -116,22 +140,23 @@ def write_files(folder: Path, n_items: int, n_raters: int, scales) -> dict[str, 
     truth = [rng.random() for _ in range(n_items)]
     with open(paths["ratings"], "w", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["item_id", "rater", "scale", "score", "gender"])
+        writer.writerow(["item_id", "rater", "scale", *extra, "score", "gender"])
         for r in range(n_raters):
             gender = "female" if r % 2 else "male"
-            for scale, top, decimals in scales:
+            for (scale, top, decimals), criterion in blocks:
+                named = [criterion] if criteria else []
                 for i in range(n_items):
                     share = min(1.0, max(0.0, truth[i] + rng.gauss(0, 0.1)))
-                    writer.writerow(
-                        [f"i{i}", f"rater{r:02d}", scale, round(share * top, decimals), gender]
-                    )
+                    score = round(share * top, decimals)
+                    writer.writerow([f"i{i}", f"rater{r:02d}", scale, *named, score, gender])
     with open(paths["llm"], "w", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["item_id", "model", "scale", "score"])
-        for model in MODELS:
-            for scale, top, _ in scales:
+        writer.writerow(["item_id", "model", "scale", *extra, "score"])
+        for model in judges:
+            for (scale, top, _), criterion in blocks:
+                named = [criterion] if criteria else []
                 for i in range(n_items):
-                    writer.writerow([f"i{i}", model, scale, round(truth[i] * top, 3)])
+                    writer.writerow([f"i{i}", model, scale, *named, round(truth[i] * top, 3)])
     return paths
 
 
@@ -199,10 +224,50 @@ def startup_time(args: list[str], env: dict) -> float:
     return min(run_cli(args, env, fails=True)[0] for _ in range(3))
 
 
-def timed(function) -> float:
-    start = time.perf_counter()
+def timed(function, clock=time.perf_counter) -> float:
+    start = clock()
     function()
-    return time.perf_counter() - start
+    return clock() - start
+
+
+def in_process_cpu(engine, url: str, folder: Path, paths, key_extra, runs: int) -> None:
+    """CPU seconds of each import and of its pandas reference in this process
+    (``time.process_time``: what other work on the machine does not lengthen,
+    unlike the wall time of the CLI runs), medians of ``runs``; for --size summeval."""
+    from annotator import create_app
+    from annotator.data.importers import import_llm_scores, import_ratings
+    from annotator.db import session_scope
+    from annotator.study.studies import get_study
+
+    os.environ["ANNOTATOR_INSTANCE_PATH"] = str(folder / "instance")
+    app = create_app({"DATABASE_URL": url, "SECRET_KEY": "bench"})
+    for kind, function, path, key, clear in (
+        ("ratings import", import_ratings, paths["ratings"], ["item_id", "rater", "scale"],
+         ("DELETE FROM ratingchange", "DELETE FROM rating", "DELETE FROM demographics",
+          "DELETE FROM \"user\" WHERE role = 'rater'")),
+        ("llm-scores import", import_llm_scores, paths["llm"], ["item_id", "model", "scale"],
+         ("DELETE FROM llmscore",)),
+    ):  # fmt: skip
+        ours, references = [], []
+        for _ in range(runs):
+            clear_tables(engine, clear)
+            with app.app_context(), session_scope(app) as session:
+                study = get_study(session, "bench")
+                ours.append(
+                    timed(functools.partial(function, session, study, path), time.process_time)
+                )
+            references.append(
+                reference_import(
+                    engine, path, "ref_cpu", key + key_extra, engine.dialect.name,
+                    clock=time.process_time,
+                )
+            )  # fmt: skip
+        mine, theirs = statistics.median(ours), statistics.median(references)
+        print(
+            f"    {kind} in this process, CPU medians of {runs}: {mine:.2f} s against pandas "
+            f"{theirs:.2f} s ({mine / theirs:.2f}x)",
+            flush=True,
+        )
 
 
 class Table:
@@ -225,7 +290,14 @@ class Table:
 
 
 def reference_import(
-    engine, path: Path, table: str, key: list[str], dialect: str, *, bare_copy: bool = False
+    engine,
+    path: Path,
+    table: str,
+    key: list[str],
+    dialect: str,
+    *,
+    bare_copy: bool = False,
+    clock=time.perf_counter,
 ) -> float:
     """pandas read_csv + to_sql into a table with the unique key; on PostgreSQL
     to_sql writes through COPY (the ``method`` callable of pandas' documentation,
@@ -268,7 +340,7 @@ def reference_import(
                     method=copy_method if dialect == "postgresql" else None,
                 )
 
-    return timed(load)
+    return timed(load, clock)
 
 
 def clear_tables(engine, statements) -> None:
@@ -326,159 +398,184 @@ def main() -> None:
     args = parser.parse_args()
     n_items, n_raters, n_scales = SIZES[args.size]
     scales = SCALES[:n_scales]
+    # (label, criteria): --size summeval times the rubric study beside the same
+    # rows without criteria, each on a database of its own.
+    variants = [("", ())]
+    if args.size == "summeval":
+        scales = [(f"0-5 #{k}", 5, 0) for k in range(1, n_scales + 1)]
+        variants = [("plain ", ()), ("rubric ", CRITERIA)]
+        args.imports_only = True
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        schema = fallback_role = fallback_url = None
-        url = args.database_url or f"sqlite:///{folder / 'bench.sqlite'}"
-        if args.database_url:
-            schema = "bench_" + uuid.uuid4().hex[:8]
-            admin = create_engine(normalise_url(url), isolation_level="AUTOCOMMIT")
-            with admin.connect() as connection:
-                connection.execute(text(f"CREATE SCHEMA {schema}"))
-            url = admin.url.update_query_dict({"options": f"-csearch_path={schema}"})
-            url = url.render_as_string(hide_password=False)
-        engine = create_engine(normalise_url(url))
-        dialect = engine.dialect.name
-        env = dict(os.environ, ANNOTATOR_DATABASE_URL=url, ANNOTATOR_SECRET_KEY="bench")
-        env["ANNOTATOR_INSTANCE_PATH"] = str(folder / "instance")
-        try:
-            SQLModel.metadata.create_all(engine)
-            if schema:
-                fallback_role = "bench_" + uuid.uuid4().hex[:8]
-                fallback_url = restricted_role(admin, schema, fallback_role, url)
-            paths = write_files(folder, n_items, n_raters, scales)
-            (folder / "study.toml").write_text(study_toml(scales))
-            n_ratings = n_items * n_raters * n_scales
-            print(
-                f"database: {dialect}; {n_items} items x {n_raters} raters x {n_scales} scales "
-                f"= {n_ratings} ratings ({paths['ratings'].stat().st_size / 2**20:.1f} MiB); "
-                f"machine: {os.cpu_count()} cores, {os.uname().machine}, shared with other work"
-            )
-            run_cli(["study", "create", str(folder / "study.toml")], env)
-            run_cli(["items", "import", "bench", str(paths["items"])], env)
-            table = Table()
-            runs = args.runs
-            for group, kind, path, key, clear in (
-                (
-                    "ratings",
-                    "ratings import",
-                    paths["ratings"],
-                    ["item_id", "rater", "scale"],
-                    (
-                        "DELETE FROM ratingchange",
-                        "DELETE FROM rating",
-                        "DELETE FROM demographics",
-                        "DELETE FROM \"user\" WHERE role = 'rater'",
-                    ),
-                ),
-                (
-                    "llm-scores",
-                    "llm-scores import",
-                    paths["llm"],
-                    ["item_id", "model", "scale"],
-                    ("DELETE FROM llmscore",),
-                ),
-            ):
-                if args.exports_only:
-                    run_cli([group, "import", "bench", str(path)], env)
-                    continue
-                versions = {"": env}
-                if fallback_url:
-                    versions["fallback "] = dict(env, ANNOTATOR_DATABASE_URL=fallback_url)
-                if args.baseline is not None:
-                    versions["baseline "] = dict(env, PYTHONPATH=str(args.baseline.resolve()))
-                startups = {
-                    label: startup_time([group, "import", "nosuchstudy", str(path)], version_env)
-                    for label, version_env in versions.items()
-                }
-                ours = {label: [] for label in versions}
-                cpus = {label: [] for label in versions}
-                ways = {label: set() for label in versions}
-                references, copies = [], []
-                loads = [os.getloadavg()[0]]
-                for run in range(runs):
-                    references.append(
-                        reference_import(engine, path, f"ref_{group[:3]}", key, dialect)
-                    )
-                    if dialect == "postgresql":
-                        copies.append(
-                            reference_import(
-                                engine, path, f"ref_{group[:3]}", key, dialect, bare_copy=True
-                            )
-                        )
-                    # The versions take turns going first.
-                    labels = (
-                        list(versions)[run % len(versions) :]
-                        + list(versions)[: run % len(versions)]
-                    )
-                    for label in labels:
-                        # Every import into the same state: the tables emptied and
-                        # vacuumed (the reference's table is made anew each time).
-                        clear_tables(engine, clear)
-                        wall, cpu, peak, output = run_cli_output(
-                            [group, "import", "bench", str(path)], versions[label]
-                        )
-                        ours[label].append((wall, peak))
-                        cpus[label].append(cpu)
-                        ways[label].add(import_path(output, dialect, label))
-                loads.append(os.getloadavg()[0])
-                print(
-                    f"    {kind}: "
-                    + "; ".join(
-                        f"{label.strip() or 'this'} took {' and '.join(sorted(ways[label]))}"
-                        for label in versions
-                    ),
-                    flush=True,
+        for variant, criteria in variants:
+            folder = Path(tmp) / (variant.strip() or "bench")
+            folder.mkdir()
+            schema = fallback_role = fallback_url = None
+            url = args.database_url or f"sqlite:///{folder / 'bench.sqlite'}"
+            if args.database_url:
+                schema = "bench_" + uuid.uuid4().hex[:8]
+                admin = create_engine(normalise_url(url), isolation_level="AUTOCOMMIT")
+                with admin.connect() as connection:
+                    connection.execute(text(f"CREATE SCHEMA {schema}"))
+                url = admin.url.update_query_dict({"options": f"-csearch_path={schema}"})
+                url = url.render_as_string(hide_password=False)
+            engine = create_engine(normalise_url(url))
+            dialect = engine.dialect.name
+            env = dict(os.environ, ANNOTATOR_DATABASE_URL=url, ANNOTATOR_SECRET_KEY="bench")
+            env["ANNOTATOR_INSTANCE_PATH"] = str(folder / "instance")
+            try:
+                SQLModel.metadata.create_all(engine)
+                if schema:
+                    fallback_role = "bench_" + uuid.uuid4().hex[:8]
+                    fallback_url = restricted_role(admin, schema, fallback_role, url)
+                judges = SUMMEVAL_MODELS if args.size == "summeval" else MODELS
+                paths = write_files(
+                    folder, n_items, n_raters, scales, criteria=criteria, judges=judges
                 )
-                ref = "pandas read_csv+to_sql" + (" (COPY)" if dialect == "postgresql" else "")
-                for label in versions:
-                    name = label + kind
-                    table.add(
-                        name, ours[label], startups[label], min(references), 3, ref + ", unique key"
+                (folder / "study.toml").write_text(
+                    study_toml(scales[:1] if criteria else scales, criteria)
+                )
+                n_ratings = n_items * n_raters * n_scales
+                print(
+                    f"{variant}database: {dialect}; {n_items} items x {n_raters} raters x "
+                    f"{f'{len(criteria)} criteria' if criteria else f'{n_scales} scales'} "
+                    f"= {n_ratings} ratings ({paths['ratings'].stat().st_size / 2**20:.1f} MiB); "
+                    f"machine: {os.cpu_count()} cores, {os.uname().machine}, shared with other work"
+                )
+                run_cli(["study", "create", str(folder / "study.toml")], env)
+                run_cli(["items", "import", "bench", str(paths["items"])], env)
+                table = Table()
+                runs = args.runs
+                for group, kind, path, key, clear in (
+                    (
+                        "ratings",
+                        "ratings import",
+                        paths["ratings"],
+                        ["item_id", "rater", "scale", *(["criterion"] if criteria else [])],
+                        (
+                            "DELETE FROM ratingchange",
+                            "DELETE FROM rating",
+                            "DELETE FROM demographics",
+                            "DELETE FROM \"user\" WHERE role = 'rater'",
+                        ),
+                    ),
+                    (
+                        "llm-scores",
+                        "llm-scores import",
+                        paths["llm"],
+                        ["item_id", "model", "scale", *(["criterion"] if criteria else [])],
+                        ("DELETE FROM llmscore",),
+                    ),
+                ):
+                    if args.exports_only:
+                        run_cli([group, "import", "bench", str(path)], env)
+                        continue
+                    versions = {"": env}
+                    if fallback_url:
+                        versions["fallback "] = dict(env, ANNOTATOR_DATABASE_URL=fallback_url)
+                    if args.baseline is not None:
+                        versions["baseline "] = dict(env, PYTHONPATH=str(args.baseline.resolve()))
+                    startups = {
+                        label: startup_time(
+                            [group, "import", "nosuchstudy", str(path)], version_env
+                        )
+                        for label, version_env in versions.items()
+                    }
+                    ours = {label: [] for label in versions}
+                    cpus = {label: [] for label in versions}
+                    ways = {label: set() for label in versions}
+                    references, copies = [], []
+                    loads = [os.getloadavg()[0]]
+                    for run in range(runs):
+                        references.append(
+                            reference_import(engine, path, f"ref_{group[:3]}", key, dialect)
+                        )
+                        if dialect == "postgresql":
+                            copies.append(
+                                reference_import(
+                                    engine, path, f"ref_{group[:3]}", key, dialect, bare_copy=True
+                                )
+                            )
+                        # The versions take turns going first.
+                        labels = (
+                            list(versions)[run % len(versions) :]
+                            + list(versions)[: run % len(versions)]
+                        )
+                        for label in labels:
+                            # Every import into the same state: the tables emptied and
+                            # vacuumed (the reference's table is made anew each time).
+                            clear_tables(engine, clear)
+                            wall, cpu, peak, output = run_cli_output(
+                                [group, "import", "bench", str(path)], versions[label]
+                            )
+                            ours[label].append((wall, peak))
+                            cpus[label].append(cpu)
+                            ways[label].add(import_path(output, dialect, label))
+                    loads.append(os.getloadavg()[0])
+                    print(
+                        f"    {kind}: "
+                        + "; ".join(
+                            f"{label.strip() or 'this'} took {' and '.join(sorted(ways[label]))}"
+                            for label in versions
+                        ),
+                        flush=True,
                     )
-                    if copies:
+                    ref = "pandas read_csv+to_sql" + (" (COPY)" if dialect == "postgresql" else "")
+                    for label in versions:
+                        name = variant + label + kind
                         table.add(
                             name,
                             ours[label],
                             startups[label],
-                            min(copies),
+                            min(references),
                             3,
-                            "bare COPY of the file, unique key",
+                            ref + ", unique key",
                         )
-                if len(versions) > 1:
-                    # The fastest run says little on a busy machine: the medians,
-                    # and the CPU time, which the other work does not lengthen
-                    # (the server's share is not in it).
-                    print(
-                        f"    {kind}, medians of {runs} alternated runs (start-up included): "
-                        + "; ".join(
-                            f"{label.strip() or 'this'} wall "
-                            f"{statistics.median(w for w, _ in ours[label]):.2f} s, CPU "
-                            f"{statistics.median(cpus[label]):.2f} s"
-                            for label in versions
+                        if copies:
+                            table.add(
+                                name,
+                                ours[label],
+                                startups[label],
+                                min(copies),
+                                3,
+                                "bare COPY of the file, unique key",
+                            )
+                    if len(versions) > 1 or criteria or args.size == "summeval":
+                        # The fastest run says little on a busy machine: the medians,
+                        # and the CPU time, which the other work does not lengthen
+                        # (the server's share is not in it).
+                        print(
+                            f"    {kind}, medians of {runs} alternated runs (start-up included): "
+                            + "; ".join(
+                                f"{label.strip() or 'this'} wall "
+                                f"{statistics.median(w for w, _ in ours[label]):.2f} s, CPU "
+                                f"{statistics.median(cpus[label]):.2f} s"
+                                for label in versions
+                            )
+                            + f"; load {loads[0]:.1f}-{loads[1]:.1f}",
+                            flush=True,
                         )
-                        + f"; load {loads[0]:.1f}-{loads[1]:.1f}",
-                        flush=True,
-                    )
 
-            if args.imports_only:
-                return
-            if not args.exports_only:
-                n_rows = n_ratings + len(MODELS) * n_items * n_scales
-                time_long_export(engine, env, folder, table, runs, n_rows)
-            time_matrix_exports(
-                engine, env, folder, scales[0][0], rounds=max(runs, 5), baseline=args.baseline
-            )
-        finally:
-            engine.dispose()
-            if schema:
-                with admin.connect() as connection:
-                    if fallback_role:
-                        connection.execute(text(f"DROP OWNED BY {fallback_role}"))
-                        connection.execute(text(f"DROP ROLE {fallback_role}"))
-                    connection.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+                if args.size == "summeval":
+                    key_extra = ["criterion"] if criteria else []
+                    in_process_cpu(engine, url, folder, paths, key_extra, runs)
+                if args.imports_only:
+                    continue
+                if not args.exports_only:
+                    n_rows = n_ratings + len(MODELS) * n_items * n_scales
+                    time_long_export(engine, env, folder, table, runs, n_rows)
+                time_matrix_exports(
+                    engine, env, folder, scales[0][0], rounds=max(runs, 5), baseline=args.baseline
+                )
+            finally:
+                engine.dispose()
+                if schema:
+                    with admin.connect() as connection:
+                        if fallback_role:
+                            connection.execute(text(f"DROP OWNED BY {fallback_role}"))
+                            connection.execute(text(f"DROP ROLE {fallback_role}"))
+                        connection.execute(text(f"DROP SCHEMA {schema} CASCADE"))
         if args.report:
-            time_report(folder, args.database_url)
+            time_report(Path(tmp) / "bench", args.database_url)
 
 
 def time_matrix_exports(

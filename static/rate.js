@@ -5,7 +5,9 @@
 // - htmx swaps in a 422 response, which is the item again with its message;
 // - after each swap the new item is announced ("Item 4 of 15", in the live
 //   region of item.html), the page title names it, and the page is scrolled
-//   so that the item and the Score field are in view together.
+//   so that the item and the Score field are in view together;
+// - on a rubric study's item (one field per criterion) Enter in a field moves
+//   to the next criterion's field, and Enter in the last submits the item.
 (function () {
   "use strict";
 
@@ -63,6 +65,28 @@
     }
   });
 
+  // The field that takes the focus: the Score field, or on a rubric item the
+  // first criterion's field (the first refused one after a refusal, which the
+  // template marks with autofocus).
+  function scoreField() {
+    return document.getElementById("score") ||
+      document.querySelector(".rubric-form [autofocus]");
+  }
+
+  document.addEventListener("keydown", function (event) {
+    var field = event.target;
+    if (event.key !== "Enter" || event.isComposing || event.shiftKey || event.altKey ||
+        event.ctrlKey || event.metaKey || !field.classList ||
+        !field.classList.contains("criterion-score")) { return; }
+    var fields = Array.prototype.slice.call(field.form.querySelectorAll(".criterion-score"));
+    var next = fields[fields.indexOf(field) + 1];
+    // The last field: Enter submits the form, as in any form.
+    if (!next) { return; }
+    event.preventDefault();
+    next.focus();
+    next.select();
+  });
+
   function top(element) {
     return element.getBoundingClientRect().top + window.scrollY;
   }
@@ -77,7 +101,7 @@
   // An item too long for that shows from its first line.
   function placeItem() {
     var text = document.querySelector(".item-text");
-    var field = document.getElementById("score");
+    var field = scoreField();
     var form = field && field.form;
     if (!text || !field) { return; }
     var margin = 8;
@@ -104,7 +128,7 @@
   }
 
   function focusField() {
-    var field = document.getElementById("score");
+    var field = scoreField();
     if (field) { field.focus({preventScroll: true}); }
   }
 

@@ -23,6 +23,10 @@ __all__ = ["export_command"]
 @click.option("--scale", help="Scale name (required for matrix and alttest when several).")
 @click.option("--benchmark", help="Only items of this benchmark.")
 @click.option(
+    "--criterion",
+    help="matrix, alttest: the rubric criterion (required when the study has several).",
+)
+@click.option(
     "--complete",
     is_flag=True,
     help="matrix: keep the largest complete crossed block (an overlap design: the anchor block).",
@@ -47,6 +51,7 @@ def export_command(
     fmt: str,
     scale: str | None,
     benchmark: str | None,
+    criterion: str | None,
     complete: bool,
     temperature: float | None,
     runs: str,
@@ -66,6 +71,7 @@ def export_command(
                 fmt,
                 scale=scale,
                 benchmark=benchmark,
+                criterion=criterion,
                 complete=complete,
                 temperature=temperature,
                 runs=runs,

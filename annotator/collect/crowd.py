@@ -42,7 +42,7 @@ from ..study.studyfile import CrowdSpec, attention_settings, crowd_settings
 from .block_states import BlockStatus, block_states
 from .dealing import StudyFull, overlap_spec, seats_full, take_seat
 from .enrolment import admit, lock_study, new_rater
-from .scores import attention_passed
+from .scores import attention_passed, criterion_gold_share
 
 __all__ = [
     "BadEntry",
@@ -365,16 +365,34 @@ def mturk_submit_url(submit_to: str | None) -> str | None:
 
 
 def failed_checks(session: Session, user: User) -> int:
-    """How many attention checks ``user`` failed, over all their blocks."""
+    """How many attention checks ``user`` failed, over all their blocks.
+
+    In a rubric study a check is failed once however many of its criteria
+    miss their gold share.
+    """
     rows = session.exec(
-        select(Rating.value, Scale, Item.gold_score, Item.gold_tolerance)
+        select(
+            Rating.value,
+            Scale,
+            Item.gold_score,
+            Item.gold_tolerance,
+            Item.criterion_gold,
+            Rating.criterion,
+            Rating.block_id,
+            Rating.position,
+            Rating.item_id,
+        )
         .join(Item, Item.id == Rating.item_id)
         .join(Scale, Scale.id == Rating.scale_id)
         .where(Rating.rater_id == user.id, Rating.is_attention_check)
     ).all()
-    return sum(
-        1 for value, scale, gold, tol in rows if attention_passed(value, scale, gold, tol) is False
-    )
+    failed = {
+        (block_id, position, item_id)
+        for value, scale, gold, tol, by_criterion, criterion, block_id, position, item_id in rows
+        if attention_passed(value, scale, criterion_gold_share(gold, by_criterion, criterion), tol)
+        is False
+    }
+    return len(failed)
 
 
 def screen_out_if_due(session: Session, user: User, study: Study) -> bool:

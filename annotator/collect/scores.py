@@ -22,6 +22,7 @@ __all__ = [
     "scale_hint",
     "scale_range",
     "attention_passed",
+    "criterion_gold_share",
 ]
 
 # Plain decimals only: no exponents, no thousands separators. One comma is
@@ -135,3 +136,13 @@ def attention_passed(
         return None
     share = (value - scale.min) / (scale.max - scale.min)
     return abs(share - gold) <= tolerance + 1e-9
+
+
+def criterion_gold_share(
+    gold: float | None, criterion_gold: dict[str, float] | None, criterion: str
+) -> float | None:
+    """The gold share of an attention check on ``criterion``: the item's
+    ``gold_score.CRITERION`` where it sets one, else its ``gold_score``."""
+    if gold is None or not criterion_gold:
+        return gold
+    return criterion_gold.get(criterion, gold)

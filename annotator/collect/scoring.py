@@ -146,6 +146,51 @@ def _create(session: Session, columns: dict, block: Block, block_values: dict) -
     return rating_id
 
 
+def revise_rating(session: Session, rating: Rating, value: float, *, actor_id: int, at) -> None:
+    """Give a stored rating a new value, the change kept in its history."""
+    _record_change(
+        session,
+        rating_id=rating.id,
+        value=value,
+        previous_value=rating.value,
+        changed_at=at,
+        reason=ChangeReason.REVISE,
+        actor_id=actor_id,
+    )
+    # A revision is rare: the ORM's flush is good enough for it.
+    rating.value = value
+    session.add(rating)
+
+
+def refuse_unserved(block: Block, position: int) -> None:
+    """Raise :class:`BlockUnavailable` for a new rating of a place that is not
+    the next one (passed over, or ahead of the rater)."""
+    if passed_over(block, position):
+        raise BlockUnavailable(
+            "You passed over this item because it could not be shown; it stays passed over."
+        )
+    raise BlockUnavailable("Please rate the items in the order they are shown.")
+
+
+def new_rating_columns(session: Session, user: User, block: Block, position: int, current) -> dict:
+    """The columns of a new rating of ``position`` but its value (and criterion)."""
+    entry = block.item_order[position - 1]
+    return {
+        "rater_id": user.id,
+        "item_id": entry["item"],
+        "scale_id": block.scale_id,
+        "block_id": block.id,
+        "position": position,
+        "is_repeat": bool(entry["repeat"]),
+        "is_attention_check": bool(entry["attention"]),
+        # The served time of the place being shown (None: not noted).
+        "served_at": block.current_served_at if block.current_position == position else None,
+        "submitted_at": current,
+        "source": RatingSource.APP.value,
+        "study_version": session.get(Study, user.study_id).version,
+    }
+
+
 def submit_score(
     session: Session,
     user: User,
@@ -179,7 +224,6 @@ def submit_score(
     :func:`~annotator.collect.item_pages.serve` would do after it).
     """
     value = parse_score(raw, scale)
-    entry = block.item_order[position - 1]
     if rated is None:
         rated = ratings_by_position(session, block)
     rating = rated.get(position)
@@ -187,26 +231,9 @@ def submit_score(
     completed = False
     if rating is None:
         if position != next_position(block, rated):
-            if passed_over(block, position):
-                raise BlockUnavailable(
-                    "You passed over this item because it could not be shown; it stays passed over."
-                )
-            raise BlockUnavailable("Please rate the items in the order they are shown.")
-        served_at = block.current_served_at if block.current_position == position else None
-        columns = {
-            "rater_id": user.id,
-            "item_id": entry["item"],
-            "scale_id": block.scale_id,
-            "block_id": block.id,
-            "value": value,
-            "position": position,
-            "is_repeat": bool(entry["repeat"]),
-            "is_attention_check": bool(entry["attention"]),
-            "served_at": served_at,
-            "submitted_at": current,
-            "source": RatingSource.APP.value,
-            "study_version": session.get(Study, user.study_id).version,
-        }
+            refuse_unserved(block, position)
+        columns = new_rating_columns(session, user, block, position, current)
+        columns["value"] = value
         # What the block needs once this rating is in, written with it.
         following = next_position(block, rated, besides=position)
         block_values: dict = {}
@@ -231,18 +258,7 @@ def submit_score(
     elif rating.value == value:
         outcome = "unchanged"
     else:
-        _record_change(
-            session,
-            rating_id=rating.id,
-            value=value,
-            previous_value=rating.value,
-            changed_at=current,
-            reason=ChangeReason.REVISE,
-            actor_id=user.id,
-        )
-        # A revision is rare: the ORM's flush is good enough for it.
-        rating.value = value
-        session.add(rating)
+        revise_rating(session, rating, value, actor_id=user.id, at=current)
         outcome = "revise"
     # A block whose places were all rated before (not through a new rating
     # here, which completed it above) is completed as it was before.

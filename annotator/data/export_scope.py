@@ -10,10 +10,11 @@ import pandas as pd
 from sqlmodel import Session, select
 
 from ..models import Benchmark, Item, Scale, Study
+from ..study.criteria import study_criteria
 from ..study.studies import study_benchmarks, study_scales
 from .sql import fetch_rows
 
-__all__ = ["ExportError", "ExportScope", "export_scope"]
+__all__ = ["ExportError", "ExportScope", "export_scope", "export_criterion"]
 
 
 class ExportError(ValueError):
@@ -79,6 +80,35 @@ def export_scope(
                 choices=[b.name for b in benchmarks],
             )
     return ExportScope(scales, bench, {b.id: b.name for b in benchmarks})
+
+
+def export_criterion(
+    session: Session, study: Study, criterion: str | None
+) -> tuple[str, list[str] | None]:
+    """The criterion of a one-criterion export and the benchmarks it applies to
+    (None: all), or :class:`ExportError`.
+
+    A study without criteria has only its unnamed one (""); a rubric study's
+    export names one criterion unless the study has just one.
+    """
+    criteria = study_criteria(session, study)
+    names = [c.name for c in criteria]
+    if not criteria:
+        if criterion:
+            raise ExportError(
+                f"unknown criterion {criterion!r}: the study has no [[criteria]]",
+                field="criterion",
+                choices=[],
+            )
+        return "", None
+    if criterion is None or criterion == "":
+        if len(criteria) != 1:
+            raise ExportError("this export is for one criterion", field="criterion", choices=names)
+        return criteria[0].name, criteria[0].benchmarks
+    found = next((c for c in criteria if c.name == criterion), None)
+    if found is None:
+        raise ExportError(f"unknown criterion {criterion!r}", field="criterion", choices=names)
+    return found.name, found.benchmarks
 
 
 def query_frame(session: Session, query, columns: list[str]) -> pd.DataFrame:

@@ -37,6 +37,7 @@ from .matrix_export import MatrixExport, alttest_export, matrix_export
 from .selection import Where, raters_where
 
 __all__ = [
+    "LONG_COLUMNS",
     "ExportError",
     "MatrixExport",
     "long_export",
@@ -270,15 +271,17 @@ def render_export(
     temperature: float | None = None,
     runs: str = "mean",
     where: Where | None = None,
+    criterion: str | None = None,
 ) -> RenderedExport:
     """One export as the text of its file; the CLI and the lead's pages share it.
 
     ``temperature`` (matrix and alttest): the LLM scores' temperature, by default
     the study's main temperature (see :func:`matrix_export`); ``runs`` how a model's
     runs are combined. ``where`` (every format) keeps the raters whose demographic
-    answers match (:mod:`annotator.data.selection`); LLM rows stay.
+    answers match (:mod:`annotator.data.selection`); LLM rows stay. ``criterion``
+    (matrix and alttest): the rubric criterion, required when there are several.
     """
-    parts = [study.slug, fmt] + [p for p in (scale, benchmark) if p]
+    parts = [study.slug, fmt] + [p for p in (scale, benchmark, criterion) if p]
     stem = "-".join(parts)
     llm_options = {
         "scale": scale,
@@ -286,6 +289,7 @@ def render_export(
         "temperature": temperature,
         "runs": runs,
         "where": where,
+        "criterion": criterion,
     }
     if fmt == "matrix":
         matrix = matrix_export(session, study, complete=complete, **llm_options)
@@ -308,8 +312,7 @@ def render_export(
     if fmt == "long":
         ctx = _long_context(session, study, scale=scale, benchmark=benchmark, where=where)
         export = RenderedExport("", 0, "text/csv", f"{stem}.csv")
-        columns = LONG_COLUMNS + ctx.demographic_keys
-        export.body = _long_csv(_long_chunks(session, ctx), export, columns)
+        export.body = _long_csv(_long_chunks(session, ctx), export, ctx.columns)
         return export
     if fmt == "demographics":
         frame = demographics_export(session, study)

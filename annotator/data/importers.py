@@ -30,6 +30,7 @@ from ._bulk import (
     _text,
     copy_rows,
 )
+from .criterion_cells import CriterionCells
 from .foreign_keys import check_references, foreign_key_triggers_off
 from .rating_import import import_ratings
 from .readers import InputError, Problems, Row, iter_rows, parse_number, read_rows
@@ -49,13 +50,21 @@ __all__ = [
 
 ITEM_COLUMNS = ("item_id", "benchmark")
 GOLD_COLUMNS = ("gold_score", "gold_tolerance")
+# ``gold_score.fluency``: an attention check's gold share on one criterion.
+CRITERION_GOLD = "gold_score."
 
 
 def import_items(
     session: Session, study: Study, path: str | Path, *, progress: bool = False
 ) -> ImportReport:
-    """Import items from CSV or JSONL: ``item_id``, ``benchmark``, then fields."""
+    """Import items from CSV or JSONL: ``item_id``, ``benchmark``, then fields.
+
+    ``gold_score`` and ``gold_tolerance`` make an item an attention check; in a
+    rubric study ``gold_score.CRITERION`` columns set another gold share for
+    that criterion (:func:`_criterion_gold`).
+    """
     problems = Problems(str(path))
+    criteria = CriterionCells(session, study).names
     rows = read_rows(path, required=list(ITEM_COLUMNS), problems=problems)
     benchmarks = {b.name: b for b in study_benchmarks(session, study)}
     needed = {name: template_fields(b.template) for name, b in benchmarks.items()}
@@ -96,6 +105,7 @@ def import_items(
             for key, value in values.items()
             if key not in ITEM_COLUMNS
             and key not in GOLD_COLUMNS
+            and not key.startswith(CRITERION_GOLD)
             and not (value == "" and key not in needed[bench_name])
         }
         for name in sorted(needed[bench_name]):
@@ -104,6 +114,7 @@ def import_items(
             elif _text(fields[name]) == "":
                 problems.add(row.line, name, f"empty (the {bench_name} template uses it)")
         gold = _gold(values, row, problems)
+        by_criterion = _criterion_gold(values, row, problems, criteria, gold[0])
         candidate = {
             "study_id": study.id,
             "external_id": item_id,
@@ -111,16 +122,18 @@ def import_items(
             "fields": fields,
             "gold_score": gold[0],
             "gold_tolerance": gold[1],
+            "criterion_gold": by_criterion,
         }
         old = existing.get(item_id)
         if old is None:
             new_items.append(candidate)
-        elif (old.benchmark_id, old.fields, old.gold_score, old.gold_tolerance) == (
-            bench.id,
-            fields,
-            gold[0],
-            gold[1],
-        ):
+        elif (
+            old.benchmark_id,
+            old.fields,
+            old.gold_score,
+            old.gold_tolerance,
+            old.criterion_gold,
+        ) == (bench.id, fields, gold[0], gold[1], by_criterion):
             report.unchanged += 1
         else:
             problems.add(
@@ -137,25 +150,53 @@ def import_items(
     return report
 
 
+def _share(values: dict, column: str, row: Row, problems: Problems) -> float | None:
+    """A gold cell: a share of the scale's range (0 to 1), None when empty."""
+    raw = values.get(column)
+    if raw is None or _text(raw) == "":
+        return None
+    try:
+        value = parse_number(raw)
+    except ValueError as exc:
+        problems.add(row.line, column, str(exc))
+        return None
+    if not 0 <= value <= 1:
+        problems.add(row.line, column, f"{value:g} is not a share of the scale's range (0 to 1)")
+        return None
+    return value
+
+
+def _criterion_gold(
+    values: dict, row: Row, problems: Problems, criteria: list[str], gold: float | None
+) -> dict[str, float] | None:
+    """The ``gold_score.CRITERION`` cells of an attention check: the gold share
+    on that criterion in place of ``gold_score`` (which the item still needs)."""
+    found: dict[str, float] = {}
+    for column in values:
+        if not column.startswith(CRITERION_GOLD):
+            continue
+        name = column[len(CRITERION_GOLD) :]
+        if name not in criteria:
+            known = ", ".join(criteria) or "none: the study has no [[criteria]]"
+            problems.add(row.line, column, f"unknown criterion {name!r} (known: {known})")
+            continue
+        share = _share(values, column, row, problems)
+        if share is None:
+            continue
+        if gold is None:
+            problems.add(
+                row.line, column, "give gold_score too (the item's gold on every other criterion)"
+            )
+            continue
+        found[name] = share
+    return found or None
+
+
 def _gold(values: dict, row: Row, problems: Problems) -> tuple[float | None, float | None]:
     """Gold score and tolerance, as shares of the scale's range (0 to 1)."""
     result: dict[str, float | None] = {}
     for column in GOLD_COLUMNS:
-        raw = values.get(column)
-        result[column] = None
-        if raw is None or _text(raw) == "":
-            continue
-        try:
-            value = parse_number(raw)
-        except ValueError as exc:
-            problems.add(row.line, column, str(exc))
-            continue
-        if not 0 <= value <= 1:
-            problems.add(
-                row.line, column, f"{value:g} is not a share of the scale's range (0 to 1)"
-            )
-            continue
-        result[column] = value
+        result[column] = _share(values, column, row, problems)
     given = [column for column in GOLD_COLUMNS if _text(values.get(column)) != ""]
     if len(given) == 1:
         problems.add(row.line, given[0], "give gold_score and gold_tolerance together")
@@ -166,25 +207,38 @@ def _gold(values: dict, row: Row, problems: Problems) -> tuple[float | None, flo
 
 LLM_COLUMNS = ("item_id", "model", "scale", "score")
 # The columns an imported score is given: its key, then its values.
-_LLM_SCORE_COLUMNS = ("item_id", "scale_id", "model", "run", "value", "temperature", "created_at")
+_LLM_SCORE_COLUMNS = (
+    "item_id",
+    "scale_id",
+    "criterion",
+    "model",
+    "run",
+    "value",
+    "temperature",
+    "created_at",
+)
 
 
 def import_llm_scores(
     session: Session, study: Study, path: str | Path, *, progress: bool = False
 ) -> ImportReport:
-    """Import stored LLM scores: ``item_id,model,scale,score[,run,temperature]``.
+    """Import stored LLM scores: ``item_id,model,scale,score[,run,temperature,criterion]``.
 
-    A score's key is (item, scale, model, temperature, run): run 1 at temperature
-    0.1 and run 1 at 1.0 are two scores. A key given twice in the file, or stored
-    already with another value, is refused (stored scores are never overwritten);
-    stored with the same value, it counts as unchanged.
+    A score's key is (item, scale, criterion, model, temperature, run): run 1 at
+    temperature 0.1 and run 1 at 1.0 are two scores. A key given twice in the
+    file, or stored already with another value, is refused (stored scores are
+    never overwritten); stored with the same value, it counts as unchanged.
+    ``criterion`` names the score's criterion in a rubric study (optional when
+    the study has one; :mod:`annotator.data.criterion_cells`).
     """
     problems = Problems(str(path))
     rows = iter_rows(path, required=list(LLM_COLUMNS), problems=problems)
     n_rows = 0
     check = RowChecker(_item_ids(session, study), {s.name: s for s in study_scales(session, study)})
-    # (value, line) by key (item, scale, model, temperature, run): tuples, not a dict per row.
-    parsed: dict[tuple[int, int, str, float | None, str], tuple[float, int]] = {}
+    criteria = CriterionCells(session, study)
+    # (value, line) by key (item, scale, criterion, model, temperature, run):
+    # tuples, not a dict per row.
+    parsed: dict[tuple[int, int, str, str, float | None, str], tuple[float, int]] = {}
     # Each distinct temperature cell parsed once, as the checker does scores.
     temperatures: dict[object, tuple[float | None, str]] = {}
     for row in rows:
@@ -207,22 +261,24 @@ def import_llm_scores(
                 _remember(temperatures, (raw, type(raw)), (temperature, problem))
             if problem:
                 problems.add(row.line, "temperature", problem)
-        if not model or item is None or scale is None or value is None:
+        criterion = criteria.cell(row, problems, item)
+        if not model or item is None or scale is None or value is None or criterion is None:
             continue
-        key = (item, scale.id, model, temperature, run)
+        key = (item, scale.id, criterion, model, temperature, run)
         if key in parsed:
             problems.add(
                 row.line,
                 None,
                 f"model {model!r} scored item {_text(values['item_id'])!r} on scale "
-                f"{scale.name}{f' in run {run!r}' if run else ''}"
+                f"{scale.name}{f' and criterion {criterion}' if criterion else ''}"
+                f"{f' in run {run!r}' if run else ''}"
                 f"{f' at temperature {temperature:g}' if temperature is not None else ''} "
                 f"already on line {parsed[key][1]}; give repeated samples a run column",
             )
             continue
         parsed[key] = (value, row.line)
 
-    existing: dict[tuple[int, int, str, float | None, str], float] = {}
+    existing: dict[tuple[int, int, str, str, float | None, str], float] = {}
     item_ids = sorted({key[0] for key in parsed})
     # PostgreSQL takes the ids as one array parameter: one statement instead of
     # one per 500 items (10 for 5,000). SQLite has a limit on parameters.
@@ -231,6 +287,7 @@ def import_llm_scores(
         query = select(
             LLMScore.item_id,
             LLMScore.scale_id,
+            LLMScore.criterion,
             LLMScore.model,
             LLMScore.run,
             LLMScore.value,
@@ -240,8 +297,8 @@ def import_llm_scores(
             if postgresql
             else LLMScore.item_id.in_(batch)
         )
-        for item, scale_id, model, run, value, temperature in fetch_rows(session, query):
-            existing[(item, scale_id, model, temperature, run)] = value
+        for item, scale_id, criterion, model, run, value, temperature in fetch_rows(session, query):
+            existing[(item, scale_id, criterion, model, temperature, run)] = value
     report = ImportReport(rows=n_rows)
     to_insert = []
     for key, (value, line) in parsed.items():
@@ -255,7 +312,7 @@ def import_llm_scores(
                 line,
                 "score",
                 f"this score is already stored with value {old:g}"
-                f"{f' (temperature {key[3]:g})' if key[3] is not None else ''}; stored LLM "
+                f"{f' (temperature {key[4]:g})' if key[4] is not None else ''}; stored LLM "
                 "scores are never overwritten (give a new sample another run)",
             )
     problems.raise_if_any()
@@ -289,7 +346,7 @@ def import_llm_scores(
         # of its 0.28 s for 30,000 scores) where the database allows it.
         # Lists in _LLM_SCORE_COLUMNS' order, as COPY takes them: no dict per row.
         rows = (
-            [key[0], key[1], key[2], key[4], parsed[key][0], key[3], created_at]
+            [key[0], key[1], key[2], key[3], key[5], parsed[key][0], key[4], created_at]
             for chunk in _chunks(to_insert, progress, "LLM scores")
             for key in chunk
         )
@@ -304,10 +361,11 @@ def import_llm_scores(
                     {
                         "item_id": key[0],
                         "scale_id": key[1],
-                        "model": key[2],
-                        "run": key[4],
+                        "criterion": key[2],
+                        "model": key[3],
+                        "run": key[5],
                         "value": parsed[key][0],
-                        "temperature": key[3],
+                        "temperature": key[4],
                         "created_at": created_at,
                     }
                     for key in chunk
@@ -340,6 +398,7 @@ def store_llm_score(
     temperature: float | None,
     score: str,
     prompt_hash: str | None = None,
+    criterion: str = "",
 ) -> LLMScore:
     """Add one LLM score given as text, checked as ``import_llm_scores`` checks a cell.
 
@@ -352,6 +411,7 @@ def store_llm_score(
     row = LLMScore(
         item_id=item_id,
         scale_id=scale.id,
+        criterion=criterion,
         model=model,
         run=run,
         temperature=temperature,

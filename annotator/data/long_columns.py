@@ -5,7 +5,7 @@ demographic keys needs the list too (a question may not take a column's name)
 and must not import the export's pandas and SQL.
 """
 
-__all__ = ["LONG_COLUMNS"]
+__all__ = ["LONG_COLUMNS", "long_columns"]
 
 LONG_COLUMNS = [
     "kind",
@@ -35,3 +35,13 @@ LONG_COLUMNS = [
     "platform_study_id",
     "platform_session_id",
 ]
+
+
+def long_columns(criteria: bool) -> list[str]:
+    """The columns of a study's long export: a rubric study's (``criteria``) has
+    the criterion after the scale; any other study's are :data:`LONG_COLUMNS`,
+    as before criteria existed."""
+    if not criteria:
+        return list(LONG_COLUMNS)
+    at = LONG_COLUMNS.index("scale") + 1
+    return [*LONG_COLUMNS[:at], "criterion", *LONG_COLUMNS[at:]]

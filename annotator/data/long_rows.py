@@ -7,6 +7,7 @@ most ``LONG_CHUNK`` rows, so memory stays flat however large the study;
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -26,12 +27,14 @@ from ..models import (
     Study,
     User,
 )
+from ..study.criteria import has_criteria
 from ..study.raters import counted_rater
 from .export_scope import export_scope
-from .frames import _raw_time, _utc
-from .long_columns import LONG_COLUMNS
+from .long_columns import LONG_COLUMNS, long_columns
 from .selection import Where, raters_where
 from .sql import stream_rows
+from .timestamps import raw_time as _raw_time
+from .timestamps import utc_times as _utc
 
 __all__ = ["LONG_CHUNK", "LONG_COLUMNS", "long_export", "long_export_chunks"]
 
@@ -57,6 +60,9 @@ class _LongContext:
     scale_bounds: dict[int, tuple[float, float]]
     bench_names: dict[int, str]
     demographic_keys: list[str]
+    # The file's columns: LONG_COLUMNS (with "criterion" after "scale" in a
+    # rubric study), then the demographic keys.
+    columns: list[str]
     # Per demographic key: rater id -> answer.
     answers: dict[str, dict[int, str]]
     human_query: object
@@ -88,6 +94,7 @@ def _long_context(
             Item.external_id,
             Item.benchmark_id,
             Rating.scale_id,
+            Rating.criterion,
             User.rater_code,
             Rating.rater_id,
             Rating.value,
@@ -99,6 +106,7 @@ def _long_context(
             Rating.is_attention_check,
             Item.gold_score,
             Item.gold_tolerance,
+            Item.criterion_gold,
             changes.c.n,
             Rating.source,
             Rating.study_version,
@@ -111,13 +119,21 @@ def _long_context(
         .join(changes, changes.c.rating_id == Rating.id, isouter=True)
         .where(Item.study_id == study.id, Rating.scale_id.in_(scale_ids))
         .where(counted_rater(Rating.rater_id))  # whose ratings count
-        .order_by(User.rater_code, Block.position, Rating.scale_id, Rating.position, Item.id)
+        .order_by(
+            User.rater_code,
+            Block.position,
+            Rating.scale_id,
+            Rating.position,
+            Item.id,
+            Rating.criterion,
+        )
     )
     llm_query = (
         select(
             Item.external_id,
             Item.benchmark_id,
             LLMScore.scale_id,
+            LLMScore.criterion,
             LLMScore.model,
             LLMScore.run,
             LLMScore.temperature,
@@ -127,7 +143,7 @@ def _long_context(
         )
         .join(Item, Item.id == LLMScore.item_id)
         .where(Item.study_id == study.id, LLMScore.scale_id.in_(scale_ids))
-        .order_by(LLMScore.model, LLMScore.scale_id, LLMScore.run, Item.id)
+        .order_by(LLMScore.model, LLMScore.scale_id, LLMScore.run, Item.id, LLMScore.criterion)
     )
     if bench is not None:
         human_query = human_query.where(Item.benchmark_id == bench.id)
@@ -155,6 +171,7 @@ def _long_context(
         scale_bounds={s.id: (s.min, s.max) for s in scope.scales},
         bench_names=scope.benchmark_names,
         demographic_keys=keys,
+        columns=long_columns(has_criteria(session, study)) + keys,
         answers=answers,
         human_query=human_query,
         llm_query=llm_query,
@@ -165,6 +182,7 @@ HUMAN_FIELDS = [
     "item_id",
     "benchmark_id",
     "scale_id",
+    "criterion",
     "rater",
     "rater_id",
     "score",
@@ -176,6 +194,7 @@ HUMAN_FIELDS = [
     "is_attention_check",
     "gold_score",
     "gold_tolerance",
+    "criterion_gold",
     "changes",
     "source",
     "study_version",
@@ -186,6 +205,7 @@ LLM_FIELDS = [
     "item_id",
     "benchmark_id",
     "scale_id",
+    "criterion",
     "model",
     "run",
     "temperature",
@@ -207,6 +227,7 @@ def _human_chunk(rows: list[tuple], ctx: _LongContext) -> pd.DataFrame:
     frame["item_id"] = raw["item_id"]
     frame["benchmark"] = raw["benchmark_id"].map(ctx.bench_names)
     frame["scale"] = raw["scale_id"].map(ctx.scale_names)
+    frame["criterion"] = raw["criterion"]
     frame["rater"] = raw["rater"]
     frame["model"] = None
     frame["run"] = None
@@ -231,6 +252,7 @@ def _human_chunk(rows: list[tuple], ctx: _LongContext) -> pd.DataFrame:
     low = raw["scale_id"].map({k: v[0] for k, v in ctx.scale_bounds.items()}).astype(float)
     high = raw["scale_id"].map({k: v[1] for k, v in ctx.scale_bounds.items()}).astype(float)
     gold, tolerance = _floats(raw["gold_score"]), _floats(raw["gold_tolerance"])
+    gold = _criterion_gold(gold, raw)
     share = (score - low) / (high - low)
     passed = ((share - gold).abs() <= tolerance + 1e-9).astype(object)
     known = check & gold.notna() & tolerance.notna()
@@ -249,14 +271,30 @@ def _human_chunk(rows: list[tuple], ctx: _LongContext) -> pd.DataFrame:
     return frame
 
 
+def _criterion_gold(gold: pd.Series, raw: pd.DataFrame) -> pd.Series:
+    """The gold shares with a rubric check's ``gold_score.CRITERION`` in place
+    of its ``gold_score`` on that criterion (collect.scores.criterion_gold_share)."""
+    present = raw["criterion_gold"].notna()
+    if not present.any():
+        return gold
+    gold = gold.copy()
+    for row in np.flatnonzero(present.to_numpy()).tolist():
+        shares = raw["criterion_gold"].iat[row]
+        # The driver's JSON: text on SQLite, already parsed on PostgreSQL.
+        shares = json.loads(shares) if isinstance(shares, str) else shares
+        gold.iat[row] = shares.get(raw["criterion"].iat[row], gold.iat[row])
+    return gold
+
+
 def _llm_chunk(rows: list[tuple], ctx: _LongContext) -> pd.DataFrame:
     raw = pd.DataFrame.from_records(rows, columns=LLM_FIELDS, coerce_float=False)
-    frame = pd.DataFrame(index=raw.index, columns=LONG_COLUMNS + ctx.demographic_keys)
+    frame = pd.DataFrame(index=raw.index, columns=ctx.columns)
     frame["kind"] = "llm"
     frame["study"] = ctx.study.slug
     frame["item_id"] = raw["item_id"]
     frame["benchmark"] = raw["benchmark_id"].map(ctx.bench_names)
     frame["scale"] = raw["scale_id"].map(ctx.scale_names)
+    frame["criterion"] = raw["criterion"]
     frame["model"] = raw["model"]
     frame["run"] = raw["run"]
     frame["temperature"] = _floats(raw["temperature"])
@@ -269,7 +307,7 @@ def _llm_chunk(rows: list[tuple], ctx: _LongContext) -> pd.DataFrame:
 
 
 def _long_chunks(session: Session, ctx: _LongContext) -> Iterator[pd.DataFrame]:
-    columns = LONG_COLUMNS + ctx.demographic_keys
+    columns = ctx.columns
     for rows in stream_rows(session, ctx.human_query, size=LONG_CHUNK):
         yield _human_chunk(rows, ctx)[columns]
     for rows in stream_rows(session, ctx.llm_query, size=LONG_CHUNK):
@@ -288,7 +326,7 @@ def long_export(
     ctx_columns = chunks[0].columns if chunks else None
     if not chunks:
         ctx = _long_context(session, study, scale=scale, benchmark=benchmark)
-        return pd.DataFrame(columns=LONG_COLUMNS + ctx.demographic_keys)
+        return pd.DataFrame(columns=ctx.columns)
     return pd.concat(chunks, ignore_index=True)[ctx_columns]
 
 

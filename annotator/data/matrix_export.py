@@ -14,7 +14,7 @@ from ..metrics.runs import aggregate_runs
 from ..models import Item, LLMScore, Rating, Scale, Study, User
 from ..study.raters import counted_rater
 from .alttest_text import alttest_data
-from .export_scope import ExportError, export_scope, items_frame
+from .export_scope import ExportError, export_criterion, export_scope, items_frame
 from .prompt_versions import latest_prompt_version
 from .selection import Where, describe_where, raters_where
 from .sql import fetch_columns, fetch_rows
@@ -89,14 +89,19 @@ class MatrixExport:
     runs: str = "mean"
     # The demographic selection of raters, described ("all raters" when none).
     where: str = "all raters"
+    # The rubric criterion ("": a study without criteria).
+    criterion: str = ""
 
     def missing_summary(self) -> str:
         humans = self.frame[self.raters]
         cells = humans.size
         missing = int(humans.isna().sum().sum())
         share = missing / cells if cells else 0.0
+        about = f"scale {self.scale.name}"
+        if self.criterion:
+            about += f", criterion {self.criterion}"
         lines = [
-            f"scale {self.scale.name}: {len(self.frame)} item(s) x {len(self.raters)} rater(s), "
+            f"{about}: {len(self.frame)} item(s) x {len(self.raters)} rater(s), "
             f"{missing} of {cells} human cell(s) missing ({share:.1%})"
         ]
         if missing:
@@ -137,6 +142,7 @@ def matrix_export(
     temperature: float | None = None,
     runs: str = "mean",
     where: Where | None = None,
+    criterion: str | None = None,
 ) -> MatrixExport:
     """Items x raters of one scale, then one column per model (its runs combined).
 
@@ -154,7 +160,9 @@ def matrix_export(
     ``runs`` combines a model's runs (:func:`annotator.metrics.runs.aggregate_runs`:
     mean, median, majority, first; ``each`` gives a ``llm:MODEL#RUN`` column per
     run). ``where`` keeps the raters whose demographic answers match
-    (:func:`annotator.data.selection.parse_where`).
+    (:func:`annotator.data.selection.parse_where`). ``criterion``: the rubric
+    criterion, required when the study has several (its items are those of the
+    benchmarks it applies to; :func:`~annotator.data.export_scope.export_criterion`).
     """
     from ..analysis.settings import study_settings
 
@@ -162,9 +170,12 @@ def matrix_export(
         temperature = study_settings(study).temperature
     scope = export_scope(session, study, scale=scale, benchmark=benchmark, one_scale=True)
     the_scale = scope.scale
+    criterion, applies_to = export_criterion(session, study, criterion)
     items = items_frame(session, study, scope.benchmark)
-    humans, raters = _human_matrix(session, study, the_scale.id, items["item_pk"], where)
-    llm = _llm_scores(session, the_scale.id)
+    if applies_to is not None:
+        items = items[items["benchmark"].isin(applies_to)].reset_index(drop=True)
+    humans, raters = _human_matrix(session, study, the_scale.id, criterion, items["item_pk"], where)
+    llm = _llm_scores(session, the_scale.id, criterion)
     llm = _at_temperature(llm[llm["item_pk"].isin(items["item_pk"])], temperature)
     # Never two prompt versions of one judge in a column (see prompt_versions).
     # Benchmarks by number: grouping by their names cost more than the rest of the rule.
@@ -221,6 +232,7 @@ def matrix_export(
         superseded=len(left_out),
         runs=runs,
         where=describe_where(where or {}),
+        criterion=criterion,
     )
 
 
@@ -234,9 +246,15 @@ def _regular_item_ids(session: Session, study: Study) -> list[str]:
 
 
 def _human_matrix(
-    session: Session, study: Study, scale_id: int, item_pks: pd.Series, where: Where | None
+    session: Session,
+    study: Study,
+    scale_id: int,
+    criterion: str,
+    item_pks: pd.Series,
+    where: Where | None,
 ) -> tuple[np.ndarray, list[str]]:
-    """Items (the rows of ``item_pks``) x raters (sorted codes) of one scale's ratings.
+    """Items (the rows of ``item_pks``) x raters (sorted codes) of one scale's
+    ratings on ``criterion``.
 
     Read straight into numpy arrays (:func:`~annotator.data.sql.fetch_columns`:
     on PostgreSQL one packed ``bytea``, no Python object per value) and placed
@@ -248,6 +266,7 @@ def _human_matrix(
         # The scale belongs to the study, so its ratings need no join.
         select(Rating.item_id, Rating.rater_id, Rating.value).where(
             Rating.scale_id == scale_id,
+            Rating.criterion == criterion,
             Rating.is_repeat.is_(False),
             Rating.is_attention_check.is_(False),
         ),
@@ -285,8 +304,8 @@ def _human_matrix(
     return matrix, [rater_codes[i] for i in order]
 
 
-def _llm_scores(session: Session, scale_id: int) -> pd.DataFrame:
-    """One row per LLM score of the scale, in the order they were stored."""
+def _llm_scores(session: Session, scale_id: int, criterion: str) -> pd.DataFrame:
+    """One row per LLM score of the scale and criterion, in the order they were stored."""
     rows = fetch_rows(
         session,
         select(
@@ -297,7 +316,7 @@ def _llm_scores(session: Session, scale_id: int) -> pd.DataFrame:
             LLMScore.temperature,
             LLMScore.prompt_hash,
         )
-        .where(LLMScore.scale_id == scale_id)
+        .where(LLMScore.scale_id == scale_id, LLMScore.criterion == criterion)
         # Import order: ``runs="first"`` takes each item's earliest score.
         .order_by(LLMScore.id),
     )
@@ -344,6 +363,7 @@ def alttest_export(
     temperature: float | None = None,
     runs: str = "mean",
     where: Where | None = None,
+    criterion: str | None = None,
 ) -> dict:
     """``{"humans": {rater: {item: score}}, "llm": {model: {item: score}}}``.
 
@@ -358,5 +378,6 @@ def alttest_export(
         temperature=temperature,
         runs=runs,
         where=where,
+        criterion=criterion,
     )
     return alttest_data(matrix)

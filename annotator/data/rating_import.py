@@ -16,8 +16,6 @@ from sqlmodel import Session, select
 from ..clock import now
 from ..models import (
     ChangeReason,
-    Demographics,
-    RaterStatus,
     Rating,
     RatingChange,
     RatingSource,
@@ -31,25 +29,28 @@ from ..study.studyfile import question_specs
 from ._bulk import (
     ImportReport,
     RowChecker,
-    _batches,
     _chunks,
     _insert_rows,
     _item_ids,
     _text,
     copy_rows,
 )
+from .criterion_cells import CRITERION_COLUMN, CriterionCells
 from .foreign_keys import check_references, foreign_key_triggers_off
+from .imported_raters import existing_ratings, resolve_raters, store_demographics
 from .readers import Problems, iter_rows
-from .sql import fetch_rows
 
 __all__ = ["import_ratings", "RATING_COLUMNS"]
 
 RATING_COLUMNS = ("item_id", "rater", "scale", "score")
+# Columns that are no demographic answer: the required ones and the criterion.
+_RATING_CELLS = (*RATING_COLUMNS, CRITERION_COLUMN)
 # The columns an imported rating is given (the keys of its row).
 _NEW_RATING_COLUMNS = (
     "rater_id",
     "item_id",
     "scale_id",
+    "criterion",
     "value",
     "is_repeat",
     "is_attention_check",
@@ -64,6 +65,8 @@ def import_ratings(
 ) -> ImportReport:
     """Import human ratings collected elsewhere: ``item_id,rater,scale,score``.
 
+    A ``criterion`` column names each rating's criterion in a rubric study
+    (optional when the study has one; :mod:`annotator.data.criterion_cells`).
     Any further column is a demographic answer of the rater (``gender``...),
     which must be the same on all of that rater's rows.
     """
@@ -73,7 +76,8 @@ def import_ratings(
     n_rows = 0
     check = RowChecker(_item_ids(session, study), {s.name: s for s in study_scales(session, study)})
     questions = {q.key: q for q in question_specs(study.demographics)}
-    parsed: dict[tuple[str, int, int], tuple[float, int]] = {}
+    criteria = CriterionCells(session, study)
+    parsed: dict[tuple[str, int, int, str], tuple[float, int]] = {}
     demographics: dict[str, dict[str, str]] = {}
     demographic_line: dict[str, int] = {}
     # (question, answer) pairs already found valid: checked once each.
@@ -94,14 +98,14 @@ def import_ratings(
         item, scale, value = check.cells(row, problems)
         if values.keys() != columns:
             columns = set(values)
-            extras = _cells_getter([key for key in values if key not in RATING_COLUMNS])
+            extras = _cells_getter([key for key in values if key not in _RATING_CELLS])
             same_answers.clear()
         cells = extras(values)
         # `is not None`: a rater seen first here has no cells to compare with.
         if rater and (seen := same_answers.get(rater)) is not None and seen == cells:
             pass
         else:
-            answers = {key: _text(val) for key, val in values.items() if key not in RATING_COLUMNS}
+            answers = {key: _text(val) for key, val in values.items() if key not in _RATING_CELLS}
             n_problems = len(problems.items)
             for key, answer in answers.items():
                 if answer and (key, answer) not in valid_answers:
@@ -126,20 +130,22 @@ def import_ratings(
                 demographic_line.setdefault(rater, row.line)
                 if len(problems.items) == n_problems and rater not in same_answers:
                     same_answers[rater] = cells
-        if not rater or item is None or scale is None or value is None:
+        criterion = criteria.cell(row, problems, item)
+        if not rater or item is None or scale is None or value is None or criterion is None:
             continue
-        key = (rater, item, scale.id)
+        key = (rater, item, scale.id, criterion)
         if key in parsed:
             problems.add(
                 row.line,
                 None,
                 f"rater {rater!r} rated item {_text(row.values['item_id'])!r} on scale "
-                f"{scale.name} already on line {parsed[key][1]}",
+                f"{scale.name}{f' and criterion {criterion}' if criterion else ''} already on "
+                f"line {parsed[key][1]}",
             )
             continue
         parsed[key] = (value, row.line)
 
-    raters = _resolve_raters(session, study, list(demographics), problems)
+    raters = resolve_raters(session, study, list(demographics), problems)
     problems.raise_if_any()
 
     report = ImportReport(rows=n_rows)
@@ -164,15 +170,15 @@ def import_ratings(
     else:
         rater_ids = {}
     rater_ids.update({code: user.id for code, user in raters.items() if user is not None})
-    _store_demographics(session, demographics, rater_ids, created_at)
+    store_demographics(session, demographics, rater_ids, created_at)
 
     # Raters created just now have no ratings to compare with.
     known = [user.id for user in raters.values() if user is not None]
-    existing = _existing_ratings(session, known)
+    existing = existing_ratings(session, known)
     to_update: list[tuple[int, float, float]] = []
     n_new = 0
-    for (rater, item, scale_id), (value, _line) in parsed.items():
-        old = existing.get((rater_ids[rater], item, scale_id))
+    for (rater, item, scale_id, criterion), (value, _line) in parsed.items():
+        old = existing.get((rater_ids[rater], item, scale_id, criterion))
         if old is None:
             n_new += 1
         elif old[1] == value:
@@ -184,13 +190,14 @@ def import_ratings(
     def new_rows():
         # Made chunk by chunk as they are written (a list of a million dicts
         # was a third of the import's memory).
-        for (rater, item, scale_id), (value, _line) in parsed.items():
+        for (rater, item, scale_id, criterion), (value, _line) in parsed.items():
             rater_id = rater_ids[rater]
-            if (rater_id, item, scale_id) not in existing:
+            if (rater_id, item, scale_id, criterion) not in existing:
                 yield {
                     "rater_id": rater_id,
                     "item_id": item,
                     "scale_id": scale_id,
+                    "criterion": criterion,
                     "value": value,
                     "is_repeat": False,
                     "is_attention_check": False,
@@ -205,15 +212,26 @@ def import_ratings(
             new = {
                 key: found
                 for key, found in parsed.items()
-                if (rater_ids[key[0]], key[1], key[2]) not in existing
+                if (rater_ids[key[0]], key[1], key[2], key[3]) not in existing
             }
         else:
             new = parsed
         version = study.version
         # Lists in _NEW_RATING_COLUMNS' order, as COPY takes them: no dict per row.
         copy_rows_ = (
-            [rater_ids[rater], item, scale_id, value, False, False, created_at, source, version]
-            for (rater, item, scale_id), (value, _line) in new.items()
+            [
+                rater_ids[rater],
+                item,
+                scale_id,
+                criterion,
+                value,
+                False,
+                False,
+                created_at,
+                source,
+                version,
+            ]
+            for (rater, item, scale_id, criterion), (value, _line) in new.items()
         )
 
         def check_references_() -> None:
@@ -234,7 +252,7 @@ def import_ratings(
                 index = ("user", "item", "scale").index(table)
                 return next(
                     line
-                    for (rater, item, scale_id), (_value, line) in new.items()
+                    for (rater, item, scale_id, _criterion), (_value, line) in new.items()
                     if (rater_ids[rater], item, scale_id)[index] == id_
                 )
 
@@ -378,65 +396,3 @@ def _cells_getter(keys: list[str]) -> Callable[[dict], tuple]:
         key = keys[0]
         return lambda values: (values[key],)
     return itemgetter(*keys)
-
-
-def _resolve_raters(
-    session: Session, study: Study, codes: list[str], problems: Problems
-) -> dict[str, User | None]:
-    """Existing users for the given rater codes (None where a new one is needed)."""
-    found: dict[str, User | None] = dict.fromkeys(codes)
-    for batch in _batches(codes, 500):
-        for user in session.exec(select(User).where(User.rater_code.in_(batch))):
-            if user.study_id != study.id or user.role != Role.RATER:
-                problems.add(
-                    None,
-                    "rater",
-                    f"rater code {user.rater_code!r} belongs to another study; "
-                    "rater codes are unique across studies",
-                )
-            # A withdrawn rater's ratings never come back (rater status, study/raters.py).
-            elif user.status == RaterStatus.WITHDRAWN:
-                problems.add(
-                    None,
-                    "rater",
-                    f"rater {user.rater_code!r} has withdrawn from the study; "
-                    "their ratings cannot be imported",
-                )
-            found[user.rater_code] = user
-    return found
-
-
-def _existing_ratings(
-    session: Session, rater_ids: list[int]
-) -> dict[tuple[int, int, int], tuple[int, float]]:
-    existing: dict[tuple[int, int, int], tuple[int, float]] = {}
-    for batch in _batches(rater_ids, 500):
-        query = select(Rating.id, Rating.rater_id, Rating.item_id, Rating.scale_id, Rating.value)
-        query = query.where(Rating.rater_id.in_(batch), Rating.is_repeat.is_(False))
-        # Plain tuples from the driver: a re-import reads back every rating.
-        for rid, rater, item, scale, value in fetch_rows(session, query):
-            existing[(rater, item, scale)] = (rid, value)
-    return existing
-
-
-def _store_demographics(
-    session: Session, answers: dict[str, dict[str, str]], rater_ids: dict[str, int], at
-) -> None:
-    """Keep the demographic columns of imported raters (non-empty answers)."""
-    ids = {rater_ids[code]: {k: v for k, v in a.items() if v} for code, a in answers.items()}
-    ids = {uid: a for uid, a in ids.items() if a}
-    if not ids:
-        return
-    stored = {
-        d.user_id: d
-        for batch in _batches(list(ids), 500)
-        for d in session.exec(select(Demographics).where(Demographics.user_id.in_(batch)))
-    }
-    for user_id, values in ids.items():
-        if user_id in stored:
-            merged = {**stored[user_id].answers, **values}
-            if merged != stored[user_id].answers:
-                stored[user_id].answers = merged
-                session.add(stored[user_id])
-        else:
-            session.add(Demographics(user_id=user_id, answers=values, submitted_at=at))

@@ -20,7 +20,7 @@ from ..models import Block, Demographics, Item, LLMScore, Rating, RatingChange, 
 from ..study.studies import create_study, study_benchmarks, study_scales
 from ..study.studyfile import parse_study_file
 
-__all__ = ["SyntheticSpec", "build_synthetic_study"]
+__all__ = ["SyntheticSpec", "build_synthetic_study", "summeval_spec"]
 
 _START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
@@ -67,6 +67,33 @@ class SyntheticSpec:
     speeders: int = 0
     seed: int = 0
     study_toml_extra: str = ""
+    # Rubric criteria (a ``[[criteria]]`` entry each, on every benchmark): every
+    # rating and LLM score is given once per criterion, the item's effect on a
+    # criterion being its common effect plus a deviation of ``criterion_sd``.
+    # None: the study's single unnamed criterion, as before criteria existed.
+    criteria: tuple[str, ...] = ()
+    criterion_sd: float = 0.08
+
+
+def summeval_spec(**changes) -> SyntheticSpec:
+    """A study of SummEval's shape (Fabbri et al. 2021, "SummEval: Re-evaluating
+    Summarization Evaluation"): 1,600 summaries (16 systems x 100 documents)
+    rated by 3 expert raters from 1 to 5 on coherence, consistency, fluency and
+    relevance, and 6 LLM judges, one run each."""
+    settings = {
+        "slug": "summeval",
+        "n_items": 1600,
+        "n_raters": 3,
+        "scales": (("1-5", 1.0, 5.0, 1.0),),
+        "benchmarks": ("summeval",),
+        "models": ("judge-1", "judge-2", "judge-3", "judge-4", "judge-5", "judge-6"),
+        "extra_temperatures": (),
+        "runs": 1,
+        "repeats": 0,
+        "attention_items": 0,
+        "criteria": ("coherence", "consistency", "fluency", "relevance"),
+    }
+    return SyntheticSpec(**{**settings, **changes})
 
 
 def _study_toml(spec: SyntheticSpec) -> str:
@@ -90,6 +117,8 @@ def _study_toml(spec: SyntheticSpec) -> str:
             'instructions = "Rate from {min} to {max}."',
             'template = "{{ text }}"',
         ]
+    for name in spec.criteria:
+        lines += ["[[criteria]]", f'name = "{name}"', f'definition = "The summary\'s {name}."']
     return "\n".join(lines) + "\n" + spec.study_toml_extra
 
 
@@ -163,6 +192,14 @@ def build_synthetic_study(session: Session, spec: SyntheticSpec | None = None) -
     )
 
     item_effect = rng.normal(0.0, spec.item_sd, spec.n_items)
+    # Each criterion's item effects; drawn only for a rubric study, so that a
+    # study without criteria gets the very draws it got before criteria existed.
+    effects = {"": item_effect}
+    if spec.criteria:
+        effects = {
+            name: item_effect + rng.normal(0.0, spec.criterion_sd, spec.n_items)
+            for name in spec.criteria
+        }
     rating_rows = []
     block_rows = []
     for j, rid in enumerate(rater_ids):
@@ -187,81 +224,85 @@ def build_synthetic_study(session: Session, spec: SyntheticSpec | None = None) -
             )
             if open_block:
                 continue
-            scale_bounds = (scale.min, scale.max, scale.step)
-            share = 0.5 + item_effect + bias + rng.normal(0.0, spec.noise_sd, spec.n_items)
-            values = _to_scale(share, scale.min, scale.max, scale.step)
-            if j < spec.straight_liners:
-                values = np.full_like(values, _to_scale(np.array([0.5]), *scale_bounds)[0])
-            keep = rng.random(spec.n_items) >= spec.missing
-            keep &= np.arange(spec.n_items) < spec.n_items - spec.unrated_items
-            clock = started
-            speeding = spec.straight_liners <= j < spec.straight_liners + spec.speeders
-            for i in np.flatnonzero(keep):
-                # The same draw either way: the other raters' data do not change.
-                seconds = float(rng.uniform(5, 40)) / (10 if speeding else 1)
-                rating_rows.append(
-                    {
-                        "rater_id": rid,
-                        "item_id": item_ids[i],
-                        "scale_id": scale.id,
-                        "value": float(values[i]),
-                        "position": int(i) + 1,
-                        "is_repeat": False,
-                        "is_attention_check": False,
-                        "served_at": clock,
-                        "submitted_at": clock + timedelta(seconds=seconds),
-                        "source": "app",
-                        "study_version": study.version,
-                    }
-                )
-                clock += timedelta(seconds=seconds + 1)
-            rated = np.flatnonzero(keep)
-            for i in rated[: spec.repeats]:
-                again = values[i] + rng.normal(0.0, spec.noise_sd) * (scale.max - scale.min)
-                rating_rows.append(
-                    {
-                        "rater_id": rid,
-                        "item_id": item_ids[i],
-                        "scale_id": scale.id,
-                        "value": float(
-                            _to_scale(
-                                np.array([(again - scale.min) / (scale.max - scale.min)]),
-                                scale.min,
-                                scale.max,
-                                scale.step,
-                            )[0]
-                        ),
-                        "position": spec.n_items + int(i) + 1,
-                        "is_repeat": True,
-                        "is_attention_check": False,
-                        "served_at": clock,
-                        "submitted_at": clock + timedelta(seconds=10),
-                        "source": "app",
-                        "study_version": study.version,
-                    }
-                )
-                clock += timedelta(seconds=11)
-            for a in range(spec.attention_items):
-                # Odd raters miss the first check: a share of 0.9 against a gold of 0.5.
-                share_a = 0.9 if (j % 2 and a == 0) else 0.5
-                rating_rows.append(
-                    {
-                        "rater_id": rid,
-                        "item_id": item_ids[spec.n_items + a],
-                        "scale_id": scale.id,
-                        "value": float(
-                            _to_scale(np.array([share_a]), scale.min, scale.max, scale.step)[0]
-                        ),
-                        "position": 2 * spec.n_items + a + 1,
-                        "is_repeat": False,
-                        "is_attention_check": True,
-                        "served_at": clock,
-                        "submitted_at": clock + timedelta(seconds=8),
-                        "source": "app",
-                        "study_version": study.version,
-                    }
-                )
-                clock += timedelta(seconds=9)
+            for criterion, effect in effects.items():
+                scale_bounds = (scale.min, scale.max, scale.step)
+                share = 0.5 + effect + bias + rng.normal(0.0, spec.noise_sd, spec.n_items)
+                values = _to_scale(share, scale.min, scale.max, scale.step)
+                if j < spec.straight_liners:
+                    values = np.full_like(values, _to_scale(np.array([0.5]), *scale_bounds)[0])
+                keep = rng.random(spec.n_items) >= spec.missing
+                keep &= np.arange(spec.n_items) < spec.n_items - spec.unrated_items
+                clock = started
+                speeding = spec.straight_liners <= j < spec.straight_liners + spec.speeders
+                for i in np.flatnonzero(keep):
+                    # The same draw either way: the other raters' data do not change.
+                    seconds = float(rng.uniform(5, 40)) / (10 if speeding else 1)
+                    rating_rows.append(
+                        {
+                            "rater_id": rid,
+                            "item_id": item_ids[i],
+                            "scale_id": scale.id,
+                            "criterion": criterion,
+                            "value": float(values[i]),
+                            "position": int(i) + 1,
+                            "is_repeat": False,
+                            "is_attention_check": False,
+                            "served_at": clock,
+                            "submitted_at": clock + timedelta(seconds=seconds),
+                            "source": "app",
+                            "study_version": study.version,
+                        }
+                    )
+                    clock += timedelta(seconds=seconds + 1)
+                rated = np.flatnonzero(keep)
+                for i in rated[: spec.repeats]:
+                    again = values[i] + rng.normal(0.0, spec.noise_sd) * (scale.max - scale.min)
+                    rating_rows.append(
+                        {
+                            "rater_id": rid,
+                            "item_id": item_ids[i],
+                            "scale_id": scale.id,
+                            "criterion": criterion,
+                            "value": float(
+                                _to_scale(
+                                    np.array([(again - scale.min) / (scale.max - scale.min)]),
+                                    scale.min,
+                                    scale.max,
+                                    scale.step,
+                                )[0]
+                            ),
+                            "position": spec.n_items + int(i) + 1,
+                            "is_repeat": True,
+                            "is_attention_check": False,
+                            "served_at": clock,
+                            "submitted_at": clock + timedelta(seconds=10),
+                            "source": "app",
+                            "study_version": study.version,
+                        }
+                    )
+                    clock += timedelta(seconds=11)
+                for a in range(spec.attention_items):
+                    # Odd raters miss the first check: a share of 0.9 against a gold of 0.5.
+                    share_a = 0.9 if (j % 2 and a == 0) else 0.5
+                    rating_rows.append(
+                        {
+                            "rater_id": rid,
+                            "item_id": item_ids[spec.n_items + a],
+                            "scale_id": scale.id,
+                            "criterion": criterion,
+                            "value": float(
+                                _to_scale(np.array([share_a]), scale.min, scale.max, scale.step)[0]
+                            ),
+                            "position": 2 * spec.n_items + a + 1,
+                            "is_repeat": False,
+                            "is_attention_check": True,
+                            "served_at": clock,
+                            "submitted_at": clock + timedelta(seconds=8),
+                            "source": "app",
+                            "study_version": study.version,
+                        }
+                    )
+                    clock += timedelta(seconds=9)
     _insert(session, Block, block_rows)
     _insert(session, Rating, rating_rows)
     first_rating = session.exec(
@@ -279,13 +320,15 @@ def build_synthetic_study(session: Session, spec: SyntheticSpec | None = None) -
     ]
     loadings = {m: 1.0 - 0.15 * k for k, m in enumerate(spec.models)}
     biases = {m: rng.normal(0.0, spec.model_sd) for m in spec.models}
-    for scale in scales:
+    for scale, (criterion, effect) in (
+        (scale, pair) for scale in scales for pair in effects.items()
+    ):
         for temperature, names in temperatures:
             for model in names:
                 for run in range(spec.runs):
                     share = (
                         0.5
-                        + loadings[model] * item_effect
+                        + loadings[model] * effect
                         + biases[model]
                         + rng.normal(0.0, spec.llm_noise_sd, spec.n_items)
                     )
@@ -294,6 +337,7 @@ def build_synthetic_study(session: Session, spec: SyntheticSpec | None = None) -
                         {
                             "item_id": item_ids[i],
                             "scale_id": scale.id,
+                            "criterion": criterion,
                             "model": model,
                             "run": f"t{temperature:g}-{run}",
                             "temperature": temperature,

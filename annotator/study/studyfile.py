@@ -21,6 +21,7 @@ from pydantic import (
 
 from ..data.long_columns import LONG_COLUMNS
 from .assignment_spec import AssignmentSpec
+from .criteria import CriterionSpec, criteria_problems
 from .crowd_spec import PLATFORM_DEFAULTS, CompletionCodes, CrowdSpec, crowd_settings
 from .placeholders import check_instructions, template_fields
 from .strict import Strict
@@ -86,9 +87,10 @@ DEFAULT_DEMOGRAPHICS: list[dict] = [
 
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _KEY = re.compile(r"^[a-z][a-z0-9_]*$")
-# Column names the long export already uses; a demographic question may not
-# take one of them (its answers become a column of that export).
-RESERVED_KEYS = frozenset(LONG_COLUMNS)
+# Column names the long export already uses (a rubric study's has a criterion
+# column too); a demographic question may not take one of them (its answers
+# become a column of that export).
+RESERVED_KEYS = frozenset(LONG_COLUMNS) | {"criterion"}
 
 
 class ScaleSpec(Strict):
@@ -253,6 +255,8 @@ class StudyFile(Strict):
     break_every: Annotated[int, Field(ge=1)] | None = None
     scales: Annotated[list[ScaleSpec], Field(min_length=1)]
     benchmarks: Annotated[list[BenchmarkSpec], Field(min_length=1)]
+    # Rubric criteria, each rated on the block's scale; none: one unnamed criterion.
+    criteria: list[CriterionSpec] = []
     demographics: list[QuestionSpec] = Field(
         default_factory=lambda: [QuestionSpec(**q) for q in DEFAULT_DEMOGRAPHICS]
     )
@@ -315,6 +319,9 @@ class StudyFile(Strict):
                     )
         if self.completion_url and not self.completion_url.startswith(("https://", "http://")):
             raise ValueError("completion_url must start with https:// or http://")
+        problems = criteria_problems(self.criteria, [b.name for b in self.benchmarks])
+        if problems:
+            raise ValueError("; ".join(problems))
         return self
 
 

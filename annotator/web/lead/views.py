@@ -20,6 +20,7 @@ from ...collect.unshown_items import unshown_items
 from ...db import get_session
 from ...judge.history import cached_judge_run_summaries
 from ...models import Invite, Study, StudyRole
+from ...study.criteria import study_criteria
 from ...study.members import study_role
 from ...study.overview import study_overviews
 from ...study.studies import (
@@ -75,6 +76,7 @@ EXPORT_FIELD_LABELS = {
     "format": "Format",
     "scale": "Scale",
     "benchmark": "Benchmark",
+    "criterion": "Criterion",
     "temperature": "Temperature",
     "runs": "Runs",
     "where": "Only raters where",
@@ -138,6 +140,7 @@ def _study_page(
         study=the_study,
         scales=scales,
         benchmarks=benchmarks,
+        criteria=study_criteria(session, the_study),
         instructions=_instructions_by_scale(benchmarks, scales),
         judge_runs=cached_judge_run_summaries(session, the_study),
         unshown=unshown_items(session, the_study),
@@ -261,6 +264,7 @@ def export(slug: str):
         "format": request.args.get("format", "long"),
         "scale": request.args.get("scale", ""),
         "benchmark": request.args.get("benchmark", ""),
+        "criterion": request.args.get("criterion", ""),
         "complete": request.args.get("complete") == "1",
         "temperature": request.args.get("temperature", "").strip(),
         "runs": request.args.get("runs", "mean"),
@@ -283,6 +287,7 @@ def export(slug: str):
             complete=chosen["complete"],
             temperature=temperature,
             runs=chosen["runs"],
+            criterion=chosen["criterion"] or None,
             **scope,
         )
     except ExportError as exc:

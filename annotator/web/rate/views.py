@@ -15,7 +15,6 @@ from flask import (
     current_app,
     flash,
     g,
-    make_response,
     redirect,
     render_template,
     request,
@@ -30,10 +29,8 @@ from ...collect.blocks import (
     BlockState,
     BlockStatus,
     BlockUnavailable,
-    ItemPage,
     block_state,
     block_states,
-    count_blocks,
     item_page,
     next_position,
     open_item,
@@ -43,26 +40,28 @@ from ...collect.blocks import (
 )
 from ...collect.crowd import screen_out_if_due
 from ...collect.enrolment import needs_demographics
-from ...collect.item_pages import report_unshown_item
 from ...collect.questionnaire import choice_label, read_answers, self_describe_key
-from ...collect.scores import ScoreError, format_number, parse_score, scale_hint
+from ...collect.rubric import (
+    RubricScoreError,
+    item_criteria,
+    position_ratings,
+    rate_rubric_item,
+)
+from ...collect.scores import ScoreError, parse_score
 from ...db import commit_retrying, get_session
-from ...models import Demographics, Study, User, UserSource
+from ...models import Demographics, UserSource
 from ..auth.access import rater_required
 from ..auth.passwords import check_password
-from ..display import instructions_for, render_item_text
 from . import bp
 from .crowd import crowd_block_done, note_entry, screened_out_redirect
+from .current import current_rater as _rater
+from .current import current_study as _study
+from .current import is_htmx
 from .forms import PasswordForm
+from .item_view import go as _go
+from .item_view import item_response as _item_response
 
 # ------------------------------------------------------------------ helpers
-
-
-def _rater() -> User:
-    # The user itself rather than flask-login's proxy: each attribute read
-    # through ``current_user`` resolves the proxy again, and a score post
-    # read it a dozen times here and in annotator.collect.
-    return current_user._get_current_object()
 
 
 def questionnaire_first(view):
@@ -87,26 +86,6 @@ def _needs_demographics() -> bool:
     if user_id != user.id:
         return needs_demographics(get_session(), user, _study())
     return bool(_study().demographics) and not answered
-
-
-def _study() -> Study:
-    # The user loader loaded it with the rater (annotator/extensions.py) and
-    # keeps it for the request: the session's identity map holds objects
-    # weakly, so without that reference every ``session.get(Study, ...)``
-    # here and in annotator.collect during one request would query it again.
-    study = g.get("user_study")
-    study_id = _rater().study_id
-    if study is None or study.id != study_id:
-        study = g.user_study = get_session().get(Study, study_id)
-    return study
-
-
-def is_htmx() -> bool:
-    # A history restore asks for the whole page even though htmx sends it.
-    return (
-        request.headers.get("HX-Request") == "true"
-        and request.headers.get("HX-History-Restore-Request") != "true"
-    )
 
 
 def _not_open_yet(state: BlockState):
@@ -258,93 +237,27 @@ def block(block_id: int):
     return redirect(url_for("rate.item", block_id=block_id, position=position))
 
 
-def _item_text(page: ItemPage):
-    """The item as its template renders it; ``None`` if the template fails: the rater then
-    reads why, the lead is told (audit ``item-not-shown``), and ``unshown`` lets them on."""
-    try:
-        return render_item_text(page.benchmark, page.item)
-    except Exception as exc:  # a study's template may raise anything on some fields
-        current_app.logger.warning(
-            "item %s of benchmark %s cannot be shown: %r",
-            page.item.external_id,
-            page.benchmark.name,
-            exc,
-        )
-        session = get_session()
-        if report_unshown_item(session, page, exc):
-            session.commit()
-        return None
-
-
-def _item_response(state: BlockState, page: ItemPage, *, error=None, value=None, status=200):
-    block = state.block
-    scale = state.scale
-    if value is None and page.existing is not None:
-        value = format_number(page.existing.value)
-    position = page.position
-    context = {
-        "study": _study(),
-        "state": state,
-        "blocks_total": state.blocks_total
-        if state.blocks_total is not None
-        else count_blocks(get_session(), current_user),
-        "scale": scale,
-        "benchmark": page.benchmark,
-        "instructions": instructions_for(page.benchmark, scale),
-        # Here rather than a Jinja filter over the order in the template: the
-        # filter, run on every score post, cost a twentieth of its CPU.
-        "has_repeats": any(entry["repeat"] for entry in block.item_order),
-        "item_text": _item_text(page),
-        "position": position,
-        "total": page.total,
-        "rated": page.rated,
-        "existing_value": format_number(page.existing.value) if page.existing else None,
-        "revising": page.existing is not None,
-        "frontier": page.frontier,
-        "value": value or "",
-        "error": error,
-        "hint": scale_hint(scale),
-        "break_due": page.break_due,
-        "action": url_for("rate.item", block_id=block.id, position=position),
-        # A place passed over (its item could not be shown) stays so, unrated.
-        "passed_over": page.existing is None and page.passed_over,
-        "frontier_url": url_for("rate.item", block_id=block.id, position=page.frontier)
-        if page.frontier is not None
-        else None,
-        "previous_url": url_for("rate.item", block_id=block.id, position=position - 1)
-        if position > 1
-        else None,
-        "min": format_number(scale.min),
-        "max": format_number(scale.max),
-        "step": format_number(scale.step),
-    }
-    template = "rate/_item.html" if is_htmx() else "rate/item.html"
-    response = make_response(render_template(template, **context), status)
-    response.headers["Vary"] = "HX-Request"
-    response.headers["Cache-Control"] = "no-store"
-    return response
-
-
-def _go(target: str):
-    """Redirect, the htmx way (a full page load) or the plain way."""
-    if is_htmx():
-        response = make_response("", 200)
-        response.headers["HX-Redirect"] = target
-        return response
-    return redirect(target)
-
-
 def _post_to_completed_block(state: BlockState, position: int):
     # A retried last submission reaches an already completed block: the same
     # value is simply acknowledged; a different one is refused out loud.
-    existing = ratings_by_position(get_session(), state.block, state.rated_places).get(position)
-    try:
-        value = parse_score(request.form.get("score"), state.scale)
-    except ScoreError:
-        value = None
-    if existing is None or value != existing.value:
+    session = get_session()
+    stored = {"score": ratings_by_position(session, state.block, state.rated_places).get(position)}
+    if stored["score"] is not None and 1 <= position <= len(state.block.item_order):
+        item_id = state.block.item_order[position - 1]["item"]
+        if item_criteria(session, _study().id, item_id=item_id):
+            # A rubric item: every criterion's score as the form names it.
+            ratings = position_ratings(session, state.block, position)
+            stored = {f"score:{name}": rating for name, rating in ratings.items()}
+    if not all(_same_score(request.form.get(field), state, r) for field, r in stored.items()):
         flash("This block is complete, so its ratings can no longer be changed.", "error")
     return _go(url_for("rate.block_done", block_id=state.block.id))
+
+
+def _same_score(raw: str | None, state: BlockState, rating) -> bool:
+    try:
+        return rating is not None and parse_score(raw, state.scale) == rating.value
+    except ScoreError:
+        return False
 
 
 @bp.route("/rate/blocks/<id:block_id>/items/<id:position>", methods=["GET", "POST"])
@@ -377,18 +290,39 @@ def item(block_id: int, position: int):
         session.commit()
         return _item_response(state, page)
     raw = request.form.get("score", "")
+    # A rubric study's item: every criterion's score in one transaction.
+    criteria = item_criteria(session, _study().id, item_id=block.item_order[position - 1]["item"])
     try:
-        scored = rate_item(
-            session,
-            _rater(),
-            block,
-            state.scale,
-            position,
-            raw,
-            break_every=break_every,
-            show_following=is_htmx(),
-            positions=state.rated_places,
+        if criteria:
+            scored = rate_rubric_item(
+                session,
+                _rater(),
+                block,
+                state.scale,
+                position,
+                {c.name: request.form.get(f"score:{c.name}", "") for c in criteria},
+                [c.name for c in criteria],
+                break_every=break_every,
+                show_following=is_htmx(),
+            )
+        else:
+            scored = rate_item(
+                session,
+                _rater(),
+                block,
+                state.scale,
+                position,
+                raw,
+                break_every=break_every,
+                show_following=is_htmx(),
+                positions=state.rated_places,
+            )
+    except RubricScoreError as exc:
+        session.rollback()
+        page = item_page(
+            session, block, position, ratings_by_position(session, block), break_every=break_every
         )
+        return _item_response(state, page, values=request.form, errors=exc.errors, status=422)
     except ScoreError as exc:
         session.rollback()
         rated = ratings_by_position(session, block)

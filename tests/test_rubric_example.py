@@ -1,0 +1,42 @@
+"""The README's rubric example runs as written on a fresh instance, and its
+exports hold the example files' scores of each criterion."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pandas as pd
+from click.testing import CliRunner
+from flask.cli import ScriptInfo
+
+from annotator.cli import main
+from tests.test_readme import ROOT, _split, fresh_instance  # noqa: F401  (the fixture)
+
+
+def _rubric_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    body = text.split("\n### Rubrics (several criteria per item)\n", 1)[1]
+    block = re.search(r"```sh\n(.*?)```", body, re.DOTALL).group(1)
+    return [line for line in block.splitlines() if line.strip()]
+
+
+def test_the_rubric_example_runs_as_the_readme_says(fresh_instance):  # noqa: F811
+    folder, load = fresh_instance
+    for args in [["init"]] + [_split(line)[0] for line in _rubric_commands()]:
+        result = CliRunner().invoke(main, args, obj=ScriptInfo(create_app=load))
+        assert result.exit_code == 0, f"{args}\n{result.output}"
+    ratings = pd.read_csv(ROOT / "examples" / "rubric-ratings.csv")
+    scores = pd.read_csv(ROOT / "examples" / "rubric-llm-scores.csv")
+    matrix = pd.read_csv(folder / "matrix-coherence.csv").set_index("item_id")
+    coherence = ratings[ratings["criterion"] == "coherence"]
+    expected = coherence.pivot(index="item_id", columns="rater", values="score")
+    assert len(matrix) == 8
+    for rater in expected.columns:
+        assert matrix.loc[expected.index, rater].tolist() == expected[rater].tolist()
+    data = json.loads((folder / "alttest-fluency.json").read_text())
+    fluency = scores[scores["criterion"] == "fluency"]
+    for model, rows in fluency.groupby("model"):
+        assert data["llm"][model] == dict(
+            zip(rows["item_id"], rows["score"].astype(float), strict=True)
+        )
