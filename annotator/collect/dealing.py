@@ -55,7 +55,6 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import timedelta
 
-import numpy as np
 from sqlalchemy import delete, func, insert, update
 from sqlmodel import Session, select
 
@@ -296,6 +295,10 @@ def _pick(
     The scores are one matrix-vector product per pick (items x raters
     incidence), as a Python loop over the items cost most of a block start.
     """
+    # Imported here: the rating pages and `annotator init` import this module,
+    # and only a block start of an overlap study needs numpy.
+    import numpy as np
+
     items = sorted(item for item, places in open_places.items() if places > 0)
     if not items:
         return []
