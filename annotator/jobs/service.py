@@ -17,7 +17,7 @@ from sqlmodel import Session, select
 
 from ..clock import now
 from ..models import Study
-from .kinds import KINDS
+from .kinds import is_kind
 from .models import Job, JobResult, JobStatus
 from .queue import enqueue
 from .runner import requeue_stale
@@ -91,7 +91,7 @@ def request_job(
     ``version`` (default :func:`version_key`) lets a caller that knows it skip the
     queries. The caller commits.
     """
-    if kind not in KINDS:
+    if not is_kind(kind, current_app.config):
         raise ValueError(f"kind: no job kind {kind!r} is registered")
     params = dict(params or {})
     key = params_key(params)
