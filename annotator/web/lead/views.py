@@ -36,7 +36,7 @@ from ..downloads import attachment
 from . import bp
 from .forms import InviteForm
 
-__all__ = ["get_study_or_404"]
+__all__ = ["get_study_or_404", "export_choices"]
 
 
 def get_study_or_404(slug: str, *, owner: bool = False) -> Study:
@@ -220,15 +220,9 @@ def _temperature(text: str) -> float | None:
     return value
 
 
-@bp.route("/studies/<slug>/export")
-@lead_required
-def export(slug: str):
-    from ...data.exporters import ExportError, render_export
-    from ...data.selection import parse_where
-    from .long_download import long_export_response
-
-    the_study = get_study_or_404(slug)
-    chosen = {
+def export_choices() -> dict:
+    """The export form's choices from the query string, as the lead gave them."""
+    return {
         "format": request.args.get("format", "long"),
         "scale": request.args.get("scale", ""),
         "benchmark": request.args.get("benchmark", ""),
@@ -237,6 +231,17 @@ def export(slug: str):
         "runs": request.args.get("runs", "mean"),
         "where": request.args.get("where", "").strip(),
     }
+
+
+@bp.route("/studies/<slug>/export")
+@lead_required
+def export(slug: str):
+    from ...data.exporters import ExportError, render_export
+    from ...data.selection import parse_where
+    from .long_download import long_export_response
+
+    the_study = get_study_or_404(slug)
+    chosen = export_choices()
     try:
         temperature = _temperature(chosen["temperature"])
         scope = {
@@ -247,6 +252,13 @@ def export(slug: str):
         if chosen["format"] == "long":
             # Streamed, with a session of its own (see long_download).
             return long_export_response(the_study, **scope)
+        if request.args.get("notes") != "1":
+            from .jobs import large_export_response
+
+            # A large study's export is built by a job (its notes stay on this page).
+            offer = large_export_response(the_study, chosen, temperature)
+            if offer is not None:
+                return offer
         rendered = render_export(
             get_session(),
             the_study,

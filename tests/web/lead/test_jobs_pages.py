@@ -149,3 +149,28 @@ def test_a_lead_of_another_study_gets_404_for_its_jobs(team, suffix):
 def test_a_malformed_or_unknown_job_id_is_404(team, job_id):
     owner = login(team.app, "owner@example.org")
     assert owner.get(f"/lead/studies/small/jobs/{job_id}").status_code == 404
+
+
+def test_a_large_export_is_built_as_a_job(team):
+    """Above EXPORT_JOB_MIN_RATINGS the export form offers a job; its file is the one
+    the request would have made."""
+    owner = login(team.app, "owner@example.org")
+    query = "format=matrix&scale=0-5&temperature=0"
+    direct = owner.get(f"/lead/studies/small/export?{query}")
+    assert direct.status_code == 200 and direct.mimetype == "text/csv"
+    team.app.config["EXPORT_JOB_MIN_RATINGS"] = 1
+    offer = owner.get(f"/lead/studies/small/export?{query}")
+    tree = _tree(offer)
+    assert tree.xpath("//h1/text()") == ["The export of Small test study"]
+    action = tree.xpath("//main//form[@method='post']/@action")[0]
+    assert action.startswith("/lead/studies/small/export?")
+    token = csrf_token(owner, f"/lead/studies/small/export?{query}")
+    started = owner.post(action, data={"csrf_token": token})
+    job_page = started.headers["Location"]
+    assert "/jobs/" in job_page
+    link = _tree(owner.get(job_page)).xpath("//a[starts-with(text(), 'Download ')]/@href")
+    exported = owner.get(link[0])
+    assert exported.data == direct.data
+    assert exported.headers["Content-Disposition"] == direct.headers["Content-Disposition"]
+    # The same export asked again: its job's page.
+    assert owner.get(f"/lead/studies/small/export?{query}").headers["Location"] == job_page

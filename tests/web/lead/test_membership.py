@@ -31,7 +31,7 @@ OWNER_ONLY = {
 }
 # The POST routes an analyst may use: starting (or joining) a job that builds what
 # they may read. They write the job tables alone.
-ANALYST_POSTS = {"lead.report_start"}
+ANALYST_POSTS = {"lead.report_start", "lead.export_start"}
 JOB_TABLES = {"job", "jobresult"}
 
 
@@ -114,8 +114,8 @@ def test_an_analyst_reads_but_gets_403_on_the_owners_routes_and_changes_nothing(
     assert {t: rows for t, rows in after.items() if t not in JOB_TABLES} == {
         t: rows for t, rows in before.items() if t not in JOB_TABLES
     }
-    # The analyst's report job is the one new job; the owner's job is untouched.
-    assert len(after["job"]) == len(before["job"]) + 1
+    # The analyst's report and export jobs are the new jobs; the owner's is untouched.
+    assert len(after["job"]) == len(before["job"]) + 2
     assert after["job"][0] == before["job"][0]
 
 
