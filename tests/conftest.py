@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import uuid
-from concurrent.futures import Executor, Future
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -67,18 +66,6 @@ def clock():
     return FrozenClock(datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC))
 
 
-class InlineExecutor(Executor):
-    """Runs each submitted call at once and returns its finished future."""
-
-    def submit(self, fn, /, *args, **kwargs):
-        future: Future = Future()
-        try:
-            future.set_result(fn(*args, **kwargs))
-        except BaseException as exc:
-            future.set_exception(exc)
-        return future
-
-
 @pytest.fixture
 def make_app(database_url, tmp_path, clock, monkeypatch):
     """Build an app; tests that need other settings pass them."""
@@ -94,11 +81,9 @@ def make_app(database_url, tmp_path, clock, monkeypatch):
             "WTF_CSRF_ENABLED": False,
             "RATELIMIT_ENABLED": False,
             "CLOCK": clock,
-            # The dashboard's background recomputation runs at once, in the test's
-            # thread: no thread outlives its test or its database.
-            "DASHBOARD_EXECUTOR": InlineExecutor(),
-            # Jobs (annotator/jobs) run at once in the request that asks for them;
-            # tests/jobs/ run them through real workers too.
+            # Jobs (annotator/jobs: reports, exports, the dashboard's recomputation)
+            # run at once in the request that asks for them, in the test's thread; no
+            # worker outlives its test. tests/jobs/ run them through real workers too.
             "JOBS_IMMEDIATE": True,
         }
         settings.update(config)

@@ -19,6 +19,7 @@ __all__ = ["KINDS", "register_kind", "kind_body", "is_kind"]
 KINDS: dict[str, str | Callable[..., Any]] = {
     "report": "annotator.jobs.bodies:build_report_job",
     "export": "annotator.jobs.bodies:build_export_job",
+    "dashboard": "annotator.analysis.live:build_dashboard_job",
 }
 
 

@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from flask import Flask, current_app
-from sqlalchemy import delete, event
+from sqlalchemy import event
 from sqlmodel import Session, select
 
 from ..clock import now
@@ -102,9 +102,6 @@ def request_job(
         if job.status == JobStatus.RUNNING:
             take_back_stale_jobs(session, app)
         return job, False
-    # A new version's result replaces the older ones: their files go.
-    older = select(Job.id).where(Job.study_id == study.id, Job.kind == kind, Job.params_key == key)
-    session.execute(delete(JobResult).where(JobResult.job_id.in_(older.scalar_subquery())))
     job = Job(
         study_id=study.id,
         kind=kind,

@@ -5,7 +5,6 @@ from __future__ import annotations
 from flask import (
     Response,
     abort,
-    current_app,
     flash,
     g,
     redirect,
@@ -156,9 +155,7 @@ def _study_page(
 def _live(the_study: Study, settings=None):
     from ...analysis.live import live_dashboard
 
-    # DASHBOARD_EXECUTOR: tests run the background computation when they choose.
-    executor = current_app.config.get("DASHBOARD_EXECUTOR")
-    return live_dashboard(get_session(), the_study, settings=settings, executor=executor)
+    return live_dashboard(get_session(), the_study, settings=settings)
 
 
 @bp.route("/studies/<slug>")
@@ -174,8 +171,12 @@ def study(slug: str):
             live=_live(the_study, analysis["settings"]),
             analysis=analysis,
         )
+        # Keeps a dashboard computed here and enqueues a stale one's job.
+        get_session().commit()
         return partial, {"Vary": "HX-Request"}
-    return _study_page(the_study), {"Vary": "HX-Request"}
+    page = _study_page(the_study)
+    get_session().commit()
+    return page, {"Vary": "HX-Request"}
 
 
 @bp.route("/studies/<slug>/invites", methods=["GET", "POST"])
