@@ -186,6 +186,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--folder", type=Path, help="keep (and reuse) the study here")
     parser.add_argument("--repeat", type=int, default=3, help="report runs of each kind")
+    parser.add_argument("--latency-only", action="store_true", help="only part 1")
     args = parser.parse_args()
     folder = args.folder or Path(tempfile.mkdtemp(prefix="annotator-jobs-bench-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -201,7 +202,8 @@ def main() -> None:
     # A study built by an earlier version lacks the job tables.
     SQLModel.metadata.create_all(get_engine(app))
     start_latency(app)
-    job_against_cli(app, url, instance, args.repeat)
+    if not args.latency_only:
+        job_against_cli(app, url, instance, args.repeat)
     print(f"load average {os.getloadavg()[0]:.1f}")
 
 
