@@ -195,13 +195,14 @@ def rerun_job(session: Session, job: Job) -> bool:
     return True
 
 
-def study_jobs(session: Session, study: Study, *, limit: int = 10) -> list[Job]:
-    """The study's latest jobs, newest first."""
-    return list(
-        session.exec(
-            select(Job).where(Job.study_id == study.id).order_by(Job.id.desc()).limit(limit)
-        ).all()
-    )
+def study_jobs(
+    session: Session, study: Study, *, limit: int = 10, exclude: tuple[str, ...] = ()
+) -> list[Job]:
+    """The study's latest jobs, newest first (but for the kinds in ``exclude``)."""
+    query = select(Job).where(Job.study_id == study.id)
+    if exclude:
+        query = query.where(Job.kind.not_in(exclude))
+    return list(session.exec(query.order_by(Job.id.desc()).limit(limit)).all())
 
 
 def job_result_data(session: Session, job: Job) -> bytes | None:

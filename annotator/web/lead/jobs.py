@@ -147,10 +147,14 @@ def export_start(slug: str):
     return start_job_response(the_study, "export", _export_params(chosen, temperature))
 
 
+# Kinds whose results are the app's own objects, not files for a lead.
+INTERNAL_KINDS = ("dashboard",)
+
+
 def _job_or_404(slug: str, job_id: int):
     the_study = get_study_or_404(slug)
     job = find_job(get_session(), the_study, job_id)
-    if job is None:
+    if job is None or job.kind in INTERNAL_KINDS:
         abort(404)
     return the_study, job
 
@@ -213,7 +217,8 @@ def job_rerun(slug: str, job_id: int):
 
 def recent_jobs(the_study: Study) -> list:
     """The study page's list of its latest jobs."""
-    return study_jobs(get_session(), the_study, limit=10)
+    # The dashboard's jobs are the page's own business (their result is the dashboard).
+    return study_jobs(get_session(), the_study, limit=10, exclude=INTERNAL_KINDS)
 
 
 # The states in which the job page keeps refreshing itself.

@@ -174,3 +174,17 @@ def test_a_large_export_is_built_as_a_job(team):
     assert exported.headers["Content-Disposition"] == direct.headers["Content-Disposition"]
     # The same export asked again: its job's page.
     assert owner.get(f"/lead/studies/small/export?{query}").headers["Location"] == job_page
+
+
+def test_the_dashboards_jobs_are_not_pages_nor_files(team):
+    """A dashboard job's result is a pickled object for the app, never a lead's download."""
+    owner = login(team.app, "owner@example.org")
+    owner.get("/lead/studies/small")  # the first view computes and keeps the dashboard
+    with Session(get_engine(team.app)) as session:
+        from sqlmodel import select
+
+        (job,) = session.exec(select(Job).where(Job.kind == "dashboard")).all()
+    for suffix in ("", "/file"):
+        assert owner.get(f"/lead/studies/small/jobs/{job.id}{suffix}").status_code == 404
+    listed = _tree(owner.get("/lead/studies/small")).xpath("//ul[@class='jobs']//a/text()")
+    assert not any(text.startswith("dashboard") for text in listed)
