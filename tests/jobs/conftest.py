@@ -60,8 +60,14 @@ def queue_settings(storage) -> dict:
 
 
 @pytest.fixture
-def queue_app(make_app, queue_settings):
+def app(make_app, queue_settings):
+    """The tests' app (and so ``runner``, ``session``, ``small_study``) on the queue."""
     return make_app(**queue_settings)
+
+
+@pytest.fixture
+def queue_app(app):
+    return app
 
 
 class ThreadConsumer:

@@ -28,18 +28,8 @@ from tests.jobs.conftest import wait_for
 
 
 @pytest.fixture
-def study_slug(queue_app):
-    from tests.conftest import DATA
-
-    runner = queue_app.test_cli_runner()
-    for args in (
-        ["study", "create", DATA / "small-study.toml"],
-        ["items", "import", "small", DATA / "items.csv"],
-        ["ratings", "import", "small", DATA / "ratings.csv"],
-    ):
-        result = runner.invoke(args=[str(a) for a in args], catch_exceptions=False)
-        assert result.exit_code == 0, result.output
-    return "small"
+def study_slug(small_study):
+    return small_study
 
 
 def _ask(app, slug, params, kind="steps"):

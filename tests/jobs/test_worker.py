@@ -11,19 +11,7 @@ from sqlmodel import Session
 from annotator.db import get_engine
 from annotator.jobs import Job, JobStatus, job_result_data, request_job
 from annotator.study.studies import get_study
-from tests.conftest import DATA
 from tests.jobs.conftest import wait_for
-
-
-def _study(app) -> None:
-    runner = app.test_cli_runner()
-    for args in (
-        ["study", "create", DATA / "small-study.toml"],
-        ["items", "import", "small", DATA / "items.csv"],
-        ["ratings", "import", "small", DATA / "ratings.csv"],
-    ):
-        result = runner.invoke(args=[str(a) for a in args], catch_exceptions=False)
-        assert result.exit_code == 0, result.output
 
 
 def _ask(app, kind, params) -> int:
@@ -38,10 +26,9 @@ def _job(app, job_id) -> Job:
         return session.get(Job, job_id)
 
 
-def test_a_worker_process_builds_the_report(queue_app, worker_process):
+def test_a_worker_process_builds_the_report(queue_app, small_study, worker_process):
     from annotator.analysis.report import build_report
 
-    _study(queue_app)
     worker_process(workers=1)
     job_id = _ask(queue_app, "report", {})
     job = wait_for(
@@ -60,8 +47,9 @@ def test_a_worker_process_builds_the_report(queue_app, worker_process):
     assert heading in html
 
 
-def test_a_worker_killed_mid_job_leaves_it_to_another(queue_app, worker_process, tmp_path):
-    _study(queue_app)
+def test_a_worker_killed_mid_job_leaves_it_to_another(
+    queue_app, small_study, worker_process, tmp_path
+):
     hold = tmp_path / "go"
     first = worker_process()
     job_id = _ask(queue_app, "steps", {"steps": 2, "hold": str(hold)})
