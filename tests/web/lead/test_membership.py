@@ -114,8 +114,13 @@ def test_an_analyst_reads_but_gets_403_on_the_owners_routes_and_changes_nothing(
     assert {t: rows for t, rows in after.items() if t not in JOB_TABLES} == {
         t: rows for t, rows in before.items() if t not in JOB_TABLES
     }
-    # The analyst's report and export jobs are the new jobs; the owner's is untouched.
-    assert len(after["job"]) == len(before["job"]) + 2
+    # The analyst's report and export jobs are the new files; the owner's job is untouched
+    # (the study page keeps its dashboard as a job's result too).
+    files = [row.kind for row in after["job"] if row.kind != "dashboard"]
+    assert files == [row.kind for row in before["job"] if row.kind != "dashboard"] + [
+        "report",
+        "export",
+    ]
     assert after["job"][0] == before["job"][0]
 
 
