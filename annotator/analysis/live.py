@@ -29,6 +29,7 @@ from sqlmodel import Session, select
 
 from ..clock import now
 from ..data.frames import data_version, study_frames
+from ..db import commit_retrying
 from ..jobs import Job, JobContext, JobOutput, JobResult, JobStatus, params_key, request_job
 from ..models import Study
 from .dashboard import study_dashboard
@@ -135,32 +136,44 @@ def _last(session: Session, study: Study, key: str) -> tuple[Job, int, Dashboard
 
 
 def _compute_and_keep(session: Session, study: Study, settings: AnalysisSettings) -> Dashboard:
-    """Compute here and keep the result as a done job, for every other process."""
+    """Compute here and keep the result as a done job, for every other process.
+
+    The result is written and committed in a session of its own: it is a cache's
+    fill, not part of the caller's work, and the caller's transaction (a script's, a
+    test's) must not hold the database's write lock for it.
+    """
     version, data = _compute(session, study, settings)
     params = _params(settings)
     key = params_key(params)
-    older = select(Job.id).where(Job.study_id == study.id, Job.kind == KIND, Job.params_key == key)
-    session.execute(delete(JobResult).where(JobResult.job_id.in_(older.scalar_subquery())))
     moment = now()
-    job = Job(
-        study_id=study.id,
-        kind=KIND,
-        params=params,
-        params_key=key,
-        data_version=_version_key(version),
-        status=JobStatus.DONE,
-        progress_done=1,
-        progress_total=1,
-        progress_message="Computed in the request",
-        result_filename="dashboard.pickle",
-        result_mimetype="application/octet-stream",
-        result_size=len(data),
-        started_at=moment,
-        finished_at=moment,
-    )
-    session.add(job)
-    session.flush()
-    session.add(JobResult(job_id=job.id, data=data))
+    with Session(session.get_bind()) as own:
+
+        def keep() -> None:
+            older = select(Job.id).where(
+                Job.study_id == study.id, Job.kind == KIND, Job.params_key == key
+            )
+            own.execute(delete(JobResult).where(JobResult.job_id.in_(older.scalar_subquery())))
+            job = Job(
+                study_id=study.id,
+                kind=KIND,
+                params=params,
+                params_key=key,
+                data_version=_version_key(version),
+                status=JobStatus.DONE,
+                progress_done=1,
+                progress_total=1,
+                progress_message="Computed in the request",
+                result_filename="dashboard.pickle",
+                result_mimetype="application/octet-stream",
+                result_size=len(data),
+                started_at=moment,
+                finished_at=moment,
+            )
+            own.add(job)
+            own.flush()
+            own.add(JobResult(job_id=job.id, data=data))
+
+        commit_retrying(own, keep)
     return pickle.loads(data)[1]
 
 
@@ -168,7 +181,7 @@ def cached_dashboard(
     session: Session, study: Study, *, settings: AnalysisSettings | None = None
 ) -> Dashboard:
     """The study's dashboard for its current data: the stored one, or computed here
-    (waiting) and stored for the others. The caller commits (or the result is not kept).
+    (waiting) and stored for the others (in a transaction of its own).
 
     The stored dashboard is reused while :func:`annotator.data.frames.data_version`
     (ids and counts of ratings, rating changes, LLM scores, items, blocks and
