@@ -30,7 +30,16 @@ from sqlmodel import Session, select
 from ..clock import now
 from ..data.frames import data_version, study_frames
 from ..db import commit_retrying
-from ..jobs import Job, JobContext, JobOutput, JobResult, JobStatus, params_key, request_job
+from ..jobs import (
+    Job,
+    JobContext,
+    JobOutput,
+    JobResult,
+    JobStatus,
+    find_current_job,
+    params_key,
+    request_job,
+)
 from ..models import Study
 from .dashboard import study_dashboard
 from .dashboard_types import Dashboard
@@ -222,10 +231,12 @@ def live_dashboard(
     key = _version_key(version)
     if job.data_version == key:
         return LiveDashboard(dashboard)
-    pending, _ = request_job(session, study, KIND, params, version=key)
-    if pending.status == JobStatus.DONE:
-        # Done for the current data, but its file was dropped: compute it again.
+    current = find_current_job(session, study, KIND, params, version=key)
+    if current is not None and current.status == JobStatus.DONE:
+        # Done for the current data, but its file was dropped: compute it again (before
+        # this session writes anything: the result is kept by a session of its own).
         return LiveDashboard(_compute_and_keep(session, study, settings))
+    request_job(session, study, KIND, params, version=key)
     new = max(0, _ratings(version) - ratings)
     return LiveDashboard(dashboard, stale=True, new_ratings=new, updating=True)
 

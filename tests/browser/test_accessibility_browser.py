@@ -431,7 +431,7 @@ def test_every_page_has_no_serious_axe_violation(a11y_app, browser, tmp_path):
     # This app runs jobs at once: the POST builds the report (on a busy machine that
     # takes longer than a click) and shows the finished job.
     with page.expect_navigation(timeout=120_000):
-        page.get_by_role("button", name="Download report").first.click()
+        page.get_by_role("button", name="Download report").first.click(timeout=120_000)
     sweep.check(page, "lead.job_page", "a finished report job")
     job_file = page.get_by_role("link", name="Download full-report.html").get_attribute("href")
     with page.expect_download() as download_info:
