@@ -28,7 +28,6 @@ from flask_login import current_user
 
 from ...db import get_session
 from ...jobs import (
-    JobStatus,
     cancel_job,
     find_current_job,
     find_job,
@@ -73,12 +72,19 @@ def report(slug: str):
     params = _report_params(the_study)
     if params is None:
         return redirect(url_for("lead.study", slug=slug))
-    job = find_current_job(get_session(), the_study, "report", params)
+    return _current_job_or_offer(
+        the_study, "report", params, url_for("lead.report_start", slug=slug, **params)
+    )
+
+
+def _current_job_or_offer(the_study: Study, kind: str, params: dict, action: str):
+    """The page of the job doing this work on the current data, else the page with the
+    button (a POST to ``action``) that starts it: a GET changes nothing."""
+    job = find_current_job(get_session(), the_study, kind, params)
     if job is not None:
-        return redirect(url_for("lead.job_page", slug=slug, job_id=job.id))
-    action = url_for("lead.report_start", slug=slug, **params)
+        return redirect(url_for("lead.job_page", slug=the_study.slug, job_id=job.id))
     return render_template(
-        "lead/job_start.html", study=the_study, params=params, what="report", action=action
+        "lead/job_start.html", study=the_study, params=params, what=kind, action=action
     )
 
 
@@ -86,7 +92,7 @@ def report(slug: str):
 @lead_required
 def report_start(slug: str):
     the_study = get_study_or_404(slug)
-    # The options come in the form: _analysis reads request.args, so look there too.
+    # The options come in the query string of the form's action, as for the GET.
     params = _report_params(the_study)
     if params is None:
         return redirect(url_for("lead.study", slug=slug))
@@ -121,13 +127,8 @@ def large_export_response(the_study: Study, chosen: dict, temperature: float | N
     if _ratings(the_study) < int(current_app.config.get("EXPORT_JOB_MIN_RATINGS", 20_000)):
         return None
     params = _export_params(chosen, temperature)
-    job = find_current_job(get_session(), the_study, "export", params)
-    if job is not None:
-        return redirect(url_for("lead.job_page", slug=the_study.slug, job_id=job.id))
     action = url_for("lead.export_start", slug=the_study.slug, **request.args)
-    return render_template(
-        "lead/job_start.html", study=the_study, params=params, what="export", action=action
-    )
+    return _current_job_or_offer(the_study, "export", params, action)
 
 
 @bp.route("/studies/<slug>/export", methods=["POST"])
@@ -219,7 +220,3 @@ def recent_jobs(the_study: Study) -> list:
     """The study page's list of its latest jobs."""
     # The dashboard's jobs are the page's own business (their result is the dashboard).
     return study_jobs(get_session(), the_study, limit=10, exclude=INTERNAL_KINDS)
-
-
-# The states in which the job page keeps refreshing itself.
-ACTIVE = (JobStatus.QUEUED, JobStatus.RUNNING)
