@@ -51,6 +51,7 @@ bench: install-test
 	$(BIN)/python benchmarks/agreement_tables.py
 	$(BIN)/python benchmarks/rater_status.py
 	$(BIN)/python benchmarks/overlap_study.py --postgres-url postgresql://postgres@127.0.0.1:5432/test
+	$(BIN)/python benchmarks/jobs.py
 	$(BIN)/python benchmarks/report.py
 
 clean:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from flask import (
     Response,
     abort,
-    current_app,
     flash,
     g,
     redirect,
@@ -38,7 +37,7 @@ from ..downloads import attachment
 from . import bp
 from .forms import InviteForm
 
-__all__ = ["get_study_or_404"]
+__all__ = ["get_study_or_404", "export_choices"]
 
 
 def get_study_or_404(slug: str, *, owner: bool = False) -> Study:
@@ -125,6 +124,7 @@ def _study_page(
     # The exporters (and with them pandas) are imported by the pages that use
     # them, not with the app: the CLI builds the app for every command.
     from ...data.exporters import FORMATS
+    from .jobs import recent_jobs
 
     session = get_session()
     analysis = _analysis(the_study)
@@ -153,15 +153,14 @@ def _study_page(
         analysis=analysis,
         runs_choices=analysis["runs_choices"],
         stop_settings=validation_settings(the_study.source_toml or ""),
+        jobs=recent_jobs(the_study),
     )
 
 
 def _live(the_study: Study, settings=None):
     from ...analysis.live import live_dashboard
 
-    # DASHBOARD_EXECUTOR: tests run the background computation when they choose.
-    executor = current_app.config.get("DASHBOARD_EXECUTOR")
-    return live_dashboard(get_session(), the_study, settings=settings, executor=executor)
+    return live_dashboard(get_session(), the_study, settings=settings)
 
 
 @bp.route("/studies/<slug>")
@@ -177,37 +176,12 @@ def study(slug: str):
             live=_live(the_study, analysis["settings"]),
             analysis=analysis,
         )
+        # Keeps a dashboard computed here and enqueues a stale one's job.
+        get_session().commit()
         return partial, {"Vary": "HX-Request"}
-    return _study_page(the_study), {"Vary": "HX-Request"}
-
-
-@bp.route("/studies/<slug>/report")
-@lead_required
-def report(slug: str):
-    from ...analysis.live import cached_report
-    from ...analysis.report import build_report, report_filename
-
-    the_study = get_study_or_404(slug)
-    session = get_session()
-    analysis = _analysis(the_study)
-    if analysis["error"]:
-        flash(f"The report cannot be built so: {analysis['error']}", "error")
-        return redirect(url_for("lead.study", slug=slug))
-    settings = analysis["settings"]
-    try:
-        # Built in the request (20-30 s for 5,000 items x 12 raters x 3 scales), then
-        # kept until the data changes: a second download is immediate.
-        rendered = cached_report(
-            session,
-            the_study,
-            lambda: build_report(session, the_study, settings=settings),
-            variant=settings,
-        )
-    except ValueError as exc:
-        flash(f"The report cannot be built yet: {exc}", "error")
-        return redirect(url_for("lead.study", slug=slug))
-    headers = {"Content-Disposition": attachment(report_filename(the_study))}
-    return Response(rendered.html, mimetype="text/html", headers=headers)
+    page = _study_page(the_study)
+    get_session().commit()
+    return page, {"Vary": "HX-Request"}
 
 
 @bp.route("/studies/<slug>/invites", methods=["GET", "POST"])
@@ -252,15 +226,9 @@ def _temperature(text: str) -> float | None:
     return value
 
 
-@bp.route("/studies/<slug>/export")
-@lead_required
-def export(slug: str):
-    from ...data.exporters import ExportError, render_export
-    from ...data.selection import parse_where
-    from .long_download import long_export_response
-
-    the_study = get_study_or_404(slug)
-    chosen = {
+def export_choices() -> dict:
+    """The export form's choices from the query string, as the lead gave them."""
+    return {
         "format": request.args.get("format", "long"),
         "scale": request.args.get("scale", ""),
         "benchmark": request.args.get("benchmark", ""),
@@ -270,6 +238,17 @@ def export(slug: str):
         "runs": request.args.get("runs", "mean"),
         "where": request.args.get("where", "").strip(),
     }
+
+
+@bp.route("/studies/<slug>/export")
+@lead_required
+def export(slug: str):
+    from ...data.exporters import ExportError, render_export
+    from ...data.selection import parse_where
+    from .long_download import long_export_response
+
+    the_study = get_study_or_404(slug)
+    chosen = export_choices()
     try:
         temperature = _temperature(chosen["temperature"])
         scope = {
@@ -280,6 +259,13 @@ def export(slug: str):
         if chosen["format"] == "long":
             # Streamed, with a session of its own (see long_download).
             return long_export_response(the_study, **scope)
+        if request.args.get("notes") != "1":
+            from .jobs import large_export_response
+
+            # A large study's export is built by a job (its notes stay on this page).
+            offer = large_export_response(the_study, chosen, temperature)
+            if offer is not None:
+                return offer
         rendered = render_export(
             get_session(),
             the_study,

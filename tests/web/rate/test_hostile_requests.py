@@ -129,11 +129,17 @@ SKIPPED_POSTS = {"auth.logout", "rate.account"}
 _PARAMETER = re.compile(r"<(?:(\w+)(?:\([^)]*\))?:)?(\w+)>")
 
 
+# Computations, not stored input: the lead's study page keeps its dashboard as a job's
+# result, and a lead's report or export request starts (or joins) a job.
+COMPUTED = {"job", "jobresult"}
+
+
 def _row_counts(app) -> dict[str, int]:
     with Session(get_engine(app)) as session:
         return {
             name: session.execute(select(func.count()).select_from(table)).scalar_one()
             for name, table in SQLModel.metadata.tables.items()
+            if name not in COMPUTED
         }
 
 
