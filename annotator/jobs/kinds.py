@@ -19,6 +19,7 @@ __all__ = ["KINDS", "register_kind", "kind_body"]
 KINDS: dict[str, str | Callable[..., Any]] = {
     "report": "annotator.jobs.bodies:build_report_job",
     "export": "annotator.jobs.bodies:build_export_job",
+    "judge": "annotator.judge.job:judge_job_body",
 }
 
 

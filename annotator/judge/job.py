@@ -10,20 +10,33 @@ of the process running the job and kept out of every message it leaves.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from ..models import Study
-from .endpoints import JudgeEndpoint, endpoint_api_key
-from .history import FailureRow, judge_failures
+from .endpoints import JudgeEndpoint, endpoint_api_key, judge_endpoints
+from .history import FailureRow, judge_failures, scores_version
 from .plan import JudgeError, JudgeSettings
 from .runner import JudgeReport, run_judge
 
-__all__ = ["JudgeRunParams", "progress_message", "run_failures", "run_judge_job"]
+__all__ = [
+    "KIND",
+    "JudgeRunParams",
+    "judge_job_body",
+    "progress_message",
+    "request_judge_run",
+    "run_failures",
+    "run_judge_job",
+]
+
+# The job kind (annotator.jobs.kinds.KINDS names judge_job_body for it).
+KIND = "judge"
 
 # A job's progress is written at most this often (seconds), and at the end:
 # a run of thousands of quick local requests would otherwise write as often as it stores.
@@ -162,3 +175,86 @@ def run_failures(
         and row.created_at.replace(tzinfo=None) >= since
     ]
     return rows[::-1]
+
+
+def request_judge_run(session: Session, study: Study, params: JudgeRunParams, *, created_by: int):
+    """The job judging ``study`` as ``params`` say: ``(job, created)``; the caller commits.
+
+    A queued or running run with the same parameters is joined, whatever was
+    stored since it started (it stores scores, which changes the study's data
+    version). A finished one is joined only while no score or judge failure was
+    stored anywhere since: asking again after a run with failures asks for them
+    anew, and after a run that stored everything shows that run.
+    """
+    from ..jobs import Job, JobStatus, params_key, request_job, take_back_stale_jobs, version_key
+
+    asked = params.as_json()
+    running = session.exec(
+        select(Job)
+        .where(
+            Job.study_id == study.id,
+            Job.kind == KIND,
+            Job.params_key == params_key(asked),
+            Job.status.in_((JobStatus.QUEUED, JobStatus.RUNNING)),
+        )
+        .order_by(Job.id.desc())
+        .limit(1)
+    ).first()
+    if running is not None:
+        if running.status == JobStatus.RUNNING:
+            # Its worker may be dead: then it is queued again rather than joined forever.
+            take_back_stale_jobs(session)
+        return running, False
+    version = hashlib.sha256(
+        f"{version_key(session, study)} {scores_version(session)}".encode()
+    ).hexdigest()
+    return request_job(session, study, KIND, asked, created_by=created_by, version=version)
+
+
+def judge_job_body(ctx):
+    """The ``judge`` job: :func:`run_judge_job` with the job's progress and cancellation.
+
+    ``ctx.progress`` raises ``JobCancelled`` once the job was cancelled; inside
+    the runner's event loop that would tear down the requests in flight, so the
+    runner is stopped through ``should_stop`` instead, and the cancellation
+    raised once it has returned, with the scores stored so far committed.
+    """
+    from flask import current_app
+
+    from ..jobs import Job, JobCancelled, JobStatus
+
+    def report_progress(done: int, total: int, message: str) -> None:
+        # On JobCancelled ctx.stopped is set: should_stop says so before the next request.
+        with contextlib.suppress(JobCancelled):
+            ctx.progress(done, total, message)
+
+    def should_stop() -> bool:
+        if not ctx.stopped.is_set():
+            # One primary-key read per score asked for: far less than the request
+            # itself, and a cancel is seen before the next request rather than
+            # at the next heartbeat (seconds of requests later).
+            with Session(ctx.engine) as session:
+                row = session.exec(
+                    select(Job.status, Job.attempt).where(Job.id == ctx.job_id)
+                ).first()
+            if row is None or tuple(row) != (JobStatus.RUNNING, ctx.attempt):
+                ctx.stopped.set()
+        return ctx.stopped.is_set()
+
+    try:
+        run_judge_job(
+            ctx.session,
+            ctx.study,
+            JudgeRunParams.from_json(ctx.params),
+            endpoints=judge_endpoints(current_app.config),
+            report_progress=report_progress,
+            should_stop=should_stop,
+        )
+    except JudgeError as exc:
+        # Bad input rather than a bug (a key refused, an unknown model): a
+        # ValueError, so the job page shows the message without a traceback.
+        raise ValueError(
+            f"{exc} (the scores stored so far are kept; run again to resume)"
+        ) from None
+    ctx.check_cancelled()
+    return None
