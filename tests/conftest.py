@@ -235,3 +235,15 @@ def pytest_terminal_summary(terminalreporter):
             + ", ".join(_skipped[:10]),
             red=True,
         )
+
+
+def download_report(client, slug: str, query: str = ""):
+    """The report of study ``slug`` as a lead downloads it: "Download report" (a POST
+    that starts or joins the report job), the job's page, then its file. Test apps run
+    jobs at once (JOBS_IMMEDIATE), so the job is done when its page is shown."""
+    url = f"/lead/studies/{slug}/report" + (f"?{query}" if query else "")
+    started = client.post(url)
+    assert started.status_code == 302, started.get_data(as_text=True)
+    job_page = started.headers["Location"]
+    assert "/jobs/" in job_page and "done" in client.get(job_page).get_data(as_text=True)
+    return client.get(f"{job_page}/file")

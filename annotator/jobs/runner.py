@@ -136,7 +136,7 @@ def run_job(app: Flask, job_id: int, attempt: int) -> None:
         )
         beat.start()
         try:
-            output = kind_body(ctx.kind)(ctx)
+            output = kind_body(ctx.kind, app.config)(ctx)
             ctx.check_cancelled()
         except JobCancelled:
             log.info("job %s attempt %s stopped", job_id, attempt)

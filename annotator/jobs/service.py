@@ -16,9 +16,8 @@ from sqlalchemy import delete, event
 from sqlmodel import Session, select
 
 from ..clock import now
-from ..data.frames import data_version
 from ..models import Study
-from .kinds import KINDS
+from .kinds import is_kind
 from .models import Job, JobResult, JobStatus
 from .queue import enqueue
 from .runner import requeue_stale
@@ -50,6 +49,10 @@ def params_key(params: dict[str, Any]) -> str:
 def version_key(session: Session, study: Study) -> str:
     """SHA-256 of the study's :func:`~annotator.data.frames.data_version`: it changes
     with any rating, score, item, block, answer, rater status or study-file change."""
+    # Imported here: annotator.models imports this package, and the frames module
+    # brings pandas, which commands that need no statistics must not load.
+    from ..data.frames import data_version
+
     return hashlib.sha256(repr(data_version(session, study)).encode("utf-8")).hexdigest()
 
 
@@ -88,7 +91,7 @@ def request_job(
     ``version`` (default :func:`version_key`) lets a caller that knows it skip the
     queries. The caller commits.
     """
-    if kind not in KINDS:
+    if not is_kind(kind, current_app.config):
         raise ValueError(f"kind: no job kind {kind!r} is registered")
     params = dict(params or {})
     key = params_key(params)

@@ -16,6 +16,7 @@ from annotator.analysis.settings import study_settings
 from annotator.data.frames import study_frames
 from annotator.models import Rating, RatingChange
 from annotator.study.studies import create_lead
+from tests.conftest import download_report
 
 LEAD = ("lead@example.org", "lead-password-1")
 
@@ -146,10 +147,10 @@ def test_second_report_download_is_not_built_again(lead, session, make_study, mo
         return original(*args, **kwargs)
 
     monkeypatch.setattr(report_package, "build_report", counting)
-    first = lead.get("/lead/studies/rep/report")
-    second = lead.get("/lead/studies/rep/report")
+    first = download_report(lead, "rep")
+    second = download_report(lead, "rep")
     assert first.status_code == second.status_code == 200
     assert first.get_data() == second.get_data() and len(built) == 1
     _put_back(session, _take_ratings(session, study, 1))
-    assert lead.get("/lead/studies/rep/report").status_code == 200
+    assert download_report(lead, "rep").status_code == 200
     assert len(built) == 2

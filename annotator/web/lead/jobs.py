@@ -52,7 +52,7 @@ def start_job_response(the_study: Study, kind: str, params: dict) -> Response:
     session = get_session()
     job, _ = request_job(session, the_study, kind, params, created_by=current_user.id)
     session.commit()
-    return redirect(url_for("lead.job_page", slug=the_study.slug, job_id=job.id), code=303)
+    return redirect(url_for("lead.job_page", slug=the_study.slug, job_id=job.id))
 
 
 @bp.route("/studies/<slug>/report")
@@ -130,7 +130,7 @@ def job_cancel(slug: str, job_id: int):
         flash("The job was cancelled.", "info")
     else:
         flash(f"The job had already ended ({job.status}).", "info")
-    return redirect(url_for("lead.job_page", slug=slug, job_id=job_id), code=303)
+    return redirect(url_for("lead.job_page", slug=slug, job_id=job_id))
 
 
 @bp.route("/studies/<slug>/jobs/<id:job_id>/rerun", methods=["POST"])
@@ -144,7 +144,7 @@ def job_rerun(slug: str, job_id: int):
         session.commit()
     else:
         flash(f"Only a failed or cancelled job runs again; this one is {job.status}.", "info")
-    return redirect(url_for("lead.job_page", slug=slug, job_id=job_id), code=303)
+    return redirect(url_for("lead.job_page", slug=slug, job_id=job_id))
 
 
 def recent_jobs(the_study: Study) -> list:
