@@ -177,7 +177,9 @@ def run_failures(
     return rows[::-1]
 
 
-def request_judge_run(session: Session, study: Study, params: JudgeRunParams, *, created_by: int):
+def request_judge_run(
+    session: Session, study: Study, params: JudgeRunParams, *, created_by: int | None
+):
     """The job judging ``study`` as ``params`` say: ``(job, created)``; the caller commits.
 
     A queued or running run with the same parameters is joined, whatever was
