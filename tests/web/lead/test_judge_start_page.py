@@ -175,7 +175,7 @@ def test_the_lead_cancels_midway_and_the_scores_stay(judge_page):
             client = other["client"]
             url = f"/lead/studies/small/jobs/{job.id}"
             response = client.post(f"{url}/cancel", data={"csrf_token": csrf_token(client, url)})
-            assert response.status_code == 303
+            assert response.status_code in (302, 303) and response.headers["Location"] == url
         return default_reply(request, n)
 
     # Each answer takes half a second: the cancel lands before the first is back.
@@ -303,4 +303,4 @@ def test_only_the_studys_owners_start_a_judge(team, email, status):
     )
     assert posted.status_code == status
     with Session(get_engine(team.app)) as session:
-        assert session.exec(select(Job)).all() == []
+        assert session.exec(select(Job).where(Job.kind == "judge")).all() == []
