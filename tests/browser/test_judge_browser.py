@@ -46,7 +46,9 @@ def test_an_owner_runs_a_judge_from_the_study_page(
         page.get_by_role("button", name="Log in").click()
         page.goto(f"{base}/lead/studies/browser")
         page.get_by_role("link", name="Run an LLM judge").click()
-        assert_no_serious_violations(page, "judge form")
+        if javascript:
+            # axe is a script: a page without JavaScript cannot run it (the HTML is the same).
+            assert_no_serious_violations(page, "judge form")
         page.get_by_label("Model").fill("judge-b")
         # One scale only.
         for box in page.locator("#scales input").all():
@@ -62,6 +64,7 @@ def test_an_owner_runs_a_judge_from_the_study_page(
         expect(figures).to_contain_text("4 stored, 2 failed; 10 request(s), 120 token(s)")
         expect(page.get_by_role("heading", name="Failures of this run (2)")).to_be_visible()
         expect(page.locator("table.judge-failures tbody tr")).to_have_count(2)
-        assert_no_serious_violations(page, "judge job page")
+        if javascript:
+            assert_no_serious_violations(page, "judge job page")
         context.close()
     assert len(endpoint.requests) == 10
