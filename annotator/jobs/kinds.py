@@ -20,6 +20,7 @@ KINDS: dict[str, str | Callable[..., Any]] = {
     "report": "annotator.jobs.bodies:build_report_job",
     "export": "annotator.jobs.bodies:build_export_job",
     "dashboard": "annotator.analysis.live:build_dashboard_job",
+    "judge": "annotator.judge.job:judge_job_body",
 }
 
 

@@ -25,6 +25,7 @@ __all__ = [
     "judge_failures",
     "judge_run_summaries",
     "cached_judge_run_summaries",
+    "scores_version",
 ]
 
 
@@ -234,7 +235,7 @@ _SUMMARIES_LOCK = threading.Lock()
 _MAX_CACHED = 32
 
 
-def _scores_version(session: Session) -> tuple:
+def scores_version(session: Session) -> tuple:
     # The highest ids of all studies' scores and failures: one index lookup each,
     # where counting this study's rows would read all of them.
     # Neither table has rows updated or deleted (a score is stored once, never
@@ -249,7 +250,7 @@ def cached_judge_run_summaries(session: Session, study: Study) -> list[JudgeRunS
     """:func:`judge_run_summaries`, computed again only once an LLM score or a
     judge failure was stored since."""
     key = (str(session.get_bind().url), study.id)
-    version = _scores_version(session)
+    version = scores_version(session)
     with _SUMMARIES_LOCK:
         hit = _SUMMARIES.get(key)
         if hit is not None and hit[0] == version:

@@ -63,6 +63,8 @@ class JudgeReport:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     failures: list[str] = field(default_factory=list)
+    # Stopped by ``should_stop`` before every score was asked for.
+    cancelled: bool = False
 
     @property
     def tokens(self) -> int:
@@ -95,6 +97,8 @@ def run_judge(
     *,
     progress: bool = False,
     client_factory: Callable[[JudgeSettings], Any] | None = None,
+    on_progress: Callable[[JudgeReport, int, int], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> JudgeReport:
     """Ask the judge for every score not yet stored; store each as it arrives.
 
@@ -108,6 +112,14 @@ def run_judge(
         Show a progress bar (requests, failures, tokens) on standard error.
     client_factory : callable, optional
         Makes the ``openai.AsyncOpenAI``-like client inside the run's event loop.
+    on_progress : callable, optional
+        Called as ``on_progress(report, done, total)`` before the first request
+        and after each score asked for (stored or failed), ``total`` being the
+        scores this run asks for (those already stored left out).
+    should_stop : callable, optional
+        Asked before each score's first request; once it says True no further
+        score is asked for (those in flight finish and are stored), and the
+        report says ``cancelled``. Scores stored before stay.
 
     Returns
     -------
@@ -115,12 +127,36 @@ def run_judge(
     """
     tasks, cached = plan_judge(session, study, settings)
     report = JudgeReport(scores=len(tasks) + cached, cached=cached)
-    if tasks:
-        asyncio.run(_run_all(session, tasks, settings, report, progress, client_factory or _client))
+    hooks = _Hooks(on_progress, should_stop, total=len(tasks))
+    hooks.progressed(report)
+    if tasks and not hooks.stopped(report):
+        asyncio.run(
+            _run_all(session, tasks, settings, report, progress, client_factory or _client, hooks)
+        )
     return report
 
 
-async def _run_all(session, tasks, settings, report, progress, client_factory) -> None:
+@dataclass
+class _Hooks:
+    """A caller's progress callback and stop check (the web's job), either may be None."""
+
+    on_progress: Callable[[JudgeReport, int, int], None] | None
+    should_stop: Callable[[], bool] | None
+    total: int
+    done: int = 0
+
+    def progressed(self, report: JudgeReport) -> None:
+        if self.on_progress is not None:
+            self.on_progress(report, self.done, self.total)
+
+    def stopped(self, report: JudgeReport) -> bool:
+        # Asked once per score at most, and never again once it said stop.
+        if not report.cancelled and self.should_stop is not None and self.should_stop():
+            report.cancelled = True
+        return report.cancelled
+
+
+async def _run_all(session, tasks, settings, report, progress, client_factory, hooks) -> None:
     client = client_factory(settings)
     bar = tqdm(
         total=len(tasks), desc=f"judge {settings.model}", unit="score", disable=not progress or None
@@ -129,9 +165,14 @@ async def _run_all(session, tasks, settings, report, progress, client_factory) -
 
     async def one(task: JudgeTask) -> None:
         async with limit:
+            # Checked between requests: a score already asked for is awaited and stored.
+            if hooks.stopped(report):
+                return
             await _judge_one(session, client, task, settings, report)
         bar.update(1)
         bar.set_postfix(requests=report.requests, failures=report.failed, tokens=report.tokens)
+        hooks.done += 1
+        hooks.progressed(report)
 
     try:
         async with asyncio.TaskGroup() as group:

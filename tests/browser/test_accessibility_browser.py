@@ -64,6 +64,7 @@ PAGES: dict[str, str] = {
     "lead.raters": "raters, with a gap to lift and return links",
     "lead.study_versions": "a study's versions, the changed lines of one opened",
     "lead.judge_failures_page": "LLM judge failures, a long reply opened; an unknown scale",
+    "lead.judge_start": "the form that starts a judge run; the form with an error",
     "lead.lift_rater_gap": "the confirmation before lifting a gap",
     "lead.rotate_rater_link": "the confirmation before replacing a return link",
     "lead.exclude_rater_view": "the confirmation before excluding a rater",
@@ -138,7 +139,9 @@ CROWD_STUDY = study_toml(
 
 @pytest.fixture
 def a11y_app(make_app, tmp_path):
-    app = make_app(WTF_CSRF_ENABLED=True, CLOCK=None)
+    # An endpoint the judge form offers (nothing listens there: no run is started).
+    endpoints = {"local": {"base_url": "http://127.0.0.1:9/v1"}}
+    app = make_app(WTF_CSRF_ENABLED=True, CLOCK=None, JUDGE_ENDPOINTS=endpoints)
     add_study(app, A11Y_STUDY, A11Y_ITEMS, tmp_path)
     add_study(app, SOLO_STUDY, A11Y_ITEMS[:2], tmp_path)
     add_study(app, CROWD_STUDY, A11Y_ITEMS[:2], tmp_path)
@@ -448,6 +451,15 @@ def test_every_page_has_no_serious_axe_violation(a11y_app, browser, tmp_path):
     assert page.goto(f"{base}/lead/studies/full/judge-failures?scale=nope").status == 422
     expect(page.get_by_role("alert")).to_contain_text("Unknown scale")
     sweep.check(page, "lead.judge_failures_page", "LLM judge failures, an unknown scale")
+    page.goto(f"{base}/lead/studies/full")
+    page.get_by_role("link", name="Run an LLM judge").click()
+    sweep.check(page, "lead.judge_start", "judge form")
+    page.get_by_label("Model").fill("judge-y")
+    for box in page.locator("fieldset input[type=checkbox]").all():
+        box.uncheck()
+    page.get_by_role("button", name="Start the judge").click()
+    expect(page.get_by_role("alert")).to_contain_text("Scales: choose at least one scale.")
+    sweep.check(page, "lead.judge_start", "judge form with an error", method="POST")
     page.context.close()
 
     assert errors == []

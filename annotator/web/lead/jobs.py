@@ -40,6 +40,7 @@ from ...models import Study, StudyRole
 from ..auth.access import lead_required
 from ..downloads import attachment
 from . import bp
+from .judge_start import judge_job_context
 from .views import _analysis, get_study_or_404
 
 __all__ = ["start_job_response", "large_export_response", "recent_jobs"]
@@ -169,6 +170,8 @@ def _may_change(job) -> bool:
 def job_page(slug: str, job_id: int):
     the_study, job = _job_or_404(slug, job_id)
     context = {"study": the_study, "job": job, "may_change": _may_change(job)}
+    # A judge run's parameters and failures (the other kinds add nothing).
+    context.update(judge_job_context(the_study, job))
     headers = {"Vary": "HX-Request", "Cache-Control": "no-store"}
     if request.headers.get("HX-Request"):
         return render_template("lead/_job.html", **context), headers
