@@ -153,6 +153,16 @@ def create_app(test_config: dict | None = None) -> Flask:
         # web has no uploads; imports go through the CLI). Larger bodies get
         # a 413 before they are read; so does a longer field (web/limits.py).
         MAX_CONTENT_LENGTH=256 * 1024,
+        # The job queue (annotator/jobs): None keeps it in a SQLite file in the
+        # instance folder, consumed by `annotator serve`'s own worker; a Redis URL
+        # (ANNOTATOR_REDIS_URL) serves `annotator worker`s on any machine.
+        REDIS_URL=None,
+        JOBS_QUEUE_NAME="annotator",
+        # Jobs run at once where they are asked (tests; no worker needed).
+        JOBS_IMMEDIATE=False,
+        # A running job's worker writes a heartbeat this often; after six missed
+        # beats (JOBS_STALE_SECONDS) another worker takes the job again.
+        JOBS_HEARTBEAT_SECONDS=5,
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)

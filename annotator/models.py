@@ -411,3 +411,8 @@ class CrowdEntry(SQLModel, table=True):
     proof: str = Field(max_length=20)
     platform_session_id: str | None = Field(default=None, max_length=100)
     created_at: datetime = Field(default_factory=now)
+
+
+# The job tables live with the job logic; imported here so that every table is
+# registered wherever the models are (Alembic, create_all).
+from .jobs.models import Job, JobResult  # noqa: E402,F401

@@ -97,6 +97,9 @@ def make_app(database_url, tmp_path, clock, monkeypatch):
             # The dashboard's background recomputation runs at once, in the test's
             # thread: no thread outlives its test or its database.
             "DASHBOARD_EXECUTOR": InlineExecutor(),
+            # Jobs (annotator/jobs) run at once in the request that asks for them;
+            # tests/jobs/ run them through real workers too.
+            "JOBS_IMMEDIATE": True,
         }
         settings.update(config)
         app = create_app(settings)

@@ -3,7 +3,7 @@
 Start-up matters here: ``annotator --help`` and a command's ``--help`` must not
 wait for SQLAlchemy, pandas or scipy (seconds on a small machine). So this
 package imports only click and Flask at the top (its modules group the commands
-by job: setup, study, imports, judge, raters, export, report, serve, and the statistics
+by job: setup, study, imports, judge, raters, export, report, serve, worker, and the statistics
 commands reliability, alttest, plan); each command imports what it
 uses when it runs, and the statistics commands are :class:`LazyCommand` s
 (``benchmarks/startup.py`` measures it, ``tests/cli/test_startup.py`` checks
@@ -27,6 +27,7 @@ from .report import report_command
 from .serve import serve_command
 from .setup import db_group, init_command, lead_group
 from .study import study_group
+from .worker import worker_command
 
 __all__ = ["main", "register_commands", "LazyCommand", "COMMANDS"]
 
@@ -93,6 +94,7 @@ COMMANDS: tuple[click.Command, ...] = (
     raters_group,
     export_command,
     serve_command,
+    worker_command,
     report_command,
     consistency_command,
     agreement_command,

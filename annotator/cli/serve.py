@@ -105,13 +105,25 @@ def run_server(app: Flask, host: str, port: int, *, workers: int, threads: int, 
     help="Threads per worker process.",
 )
 @click.option(
+    "--jobs-worker/--no-jobs-worker",
+    default=True,
+    show_default=True,
+    help="Also run one job worker (reports, exports); off when `annotator worker`s run elsewhere.",
+)
+@click.option(
     "--dev",
     is_flag=True,
     help="werkzeug's development server (one process) instead of gunicorn.",
 )
 @with_appcontext
 def serve_command(
-    host: str, port: int, demo: bool, workers: int | None, threads: int, dev: bool
+    host: str,
+    port: int,
+    demo: bool,
+    workers: int | None,
+    threads: int,
+    jobs_worker: bool,
+    dev: bool,
 ) -> None:
     """Upgrade the database, load the demo study the first time, and serve.
 
@@ -152,4 +164,11 @@ def serve_command(
     if not dev:
         # The workers open their own connections; close this process's.
         get_engine().dispose()
-    run_server(app, host, port, workers=workers, threads=threads, dev=dev)
+    from .worker import start_embedded_worker, stop_embedded_worker
+
+    # The embedded default: one consumer per server, stopped with it.
+    consumer = start_embedded_worker(app) if jobs_worker else None
+    try:
+        run_server(app, host, port, workers=workers, threads=threads, dev=dev)
+    finally:
+        stop_embedded_worker(consumer)

@@ -9,4 +9,4 @@ __all__ = ["bp"]
 bp = Blueprint("lead", __name__, url_prefix="/lead")
 
 
-from . import crowd, judge_runs, rater_status, raters, versions, views  # noqa: E402,F401  (registers the routes on bp)
+from . import crowd, jobs, judge_runs, rater_status, raters, versions, views  # noqa: E402,F401  (registers the routes on bp)

@@ -122,6 +122,7 @@ def _study_page(
     # The exporters (and with them pandas) are imported by the pages that use
     # them, not with the app: the CLI builds the app for every command.
     from ...data.exporters import FORMATS
+    from .jobs import recent_jobs
 
     session = get_session()
     analysis = _analysis(the_study)
@@ -148,6 +149,7 @@ def _study_page(
         live=_live(the_study, analysis["settings"]),
         analysis=analysis,
         runs_choices=analysis["runs_choices"],
+        jobs=recent_jobs(the_study),
     )
 
 
@@ -174,35 +176,6 @@ def study(slug: str):
         )
         return partial, {"Vary": "HX-Request"}
     return _study_page(the_study), {"Vary": "HX-Request"}
-
-
-@bp.route("/studies/<slug>/report")
-@lead_required
-def report(slug: str):
-    from ...analysis.live import cached_report
-    from ...analysis.report import build_report, report_filename
-
-    the_study = get_study_or_404(slug)
-    session = get_session()
-    analysis = _analysis(the_study)
-    if analysis["error"]:
-        flash(f"The report cannot be built so: {analysis['error']}", "error")
-        return redirect(url_for("lead.study", slug=slug))
-    settings = analysis["settings"]
-    try:
-        # Built in the request (20-30 s for 5,000 items x 12 raters x 3 scales), then
-        # kept until the data changes: a second download is immediate.
-        rendered = cached_report(
-            session,
-            the_study,
-            lambda: build_report(session, the_study, settings=settings),
-            variant=settings,
-        )
-    except ValueError as exc:
-        flash(f"The report cannot be built yet: {exc}", "error")
-        return redirect(url_for("lead.study", slug=slug))
-    headers = {"Content-Disposition": attachment(report_filename(the_study))}
-    return Response(rendered.html, mimetype="text/html", headers=headers)
 
 
 @bp.route("/studies/<slug>/invites", methods=["GET", "POST"])

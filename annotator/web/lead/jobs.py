@@ -1,0 +1,153 @@
+"""The lead's job pages: the report (and large exports) built as jobs, and each job's page.
+
+Starting a job is a POST (it writes a job row); the request only looks for a job
+doing the same work on the same data and otherwise adds one, so it answers at once
+whatever the study's size. The job page refreshes itself until the job ends: a
+``<meta http-equiv=refresh>`` without JavaScript, an htmx-polled fragment (the
+partial the page includes) with it.
+
+Who may do what: every member of the study (analysts too) may build the report
+and the exports, since both only read; cancelling or rerunning a job is for the
+study's owners and for the lead who started it.
+"""
+
+from __future__ import annotations
+
+from flask import Response, abort, flash, g, redirect, render_template, request, url_for
+from flask_login import current_user
+
+from ...db import get_session
+from ...jobs import (
+    JobStatus,
+    cancel_job,
+    find_current_job,
+    find_job,
+    job_result_data,
+    request_job,
+    rerun_job,
+    study_jobs,
+)
+from ...models import Study, StudyRole
+from ..auth.access import lead_required
+from ..downloads import attachment
+from . import bp
+from .views import _analysis, get_study_or_404
+
+__all__ = ["start_job_response"]
+
+
+def _report_params(the_study: Study) -> dict | None:
+    """The report's options from the request (runs, where), checked; None (with a
+    message flashed) when they do not fit the study."""
+    analysis = _analysis(the_study)
+    if analysis["error"]:
+        flash(f"The report cannot be built so: {analysis['error']}", "error")
+        return None
+    return dict(analysis["args"])
+
+
+def start_job_response(the_study: Study, kind: str, params: dict) -> Response:
+    """Join or start the job and send the lead to its page (the caller checked access)."""
+    session = get_session()
+    job, _ = request_job(session, the_study, kind, params, created_by=current_user.id)
+    session.commit()
+    return redirect(url_for("lead.job_page", slug=the_study.slug, job_id=job.id), code=303)
+
+
+@bp.route("/studies/<slug>/report")
+@lead_required
+def report(slug: str):
+    """The report with the query's settings: its job's page if one is under way or
+    done for the current data, else a page with the button that starts it."""
+    the_study = get_study_or_404(slug)
+    params = _report_params(the_study)
+    if params is None:
+        return redirect(url_for("lead.study", slug=slug))
+    job = find_current_job(get_session(), the_study, "report", params)
+    if job is not None:
+        return redirect(url_for("lead.job_page", slug=slug, job_id=job.id))
+    return render_template("lead/job_start.html", study=the_study, params=params)
+
+
+@bp.route("/studies/<slug>/report", methods=["POST"])
+@lead_required
+def report_start(slug: str):
+    the_study = get_study_or_404(slug)
+    # The options come in the form: _analysis reads request.args, so look there too.
+    params = _report_params(the_study)
+    if params is None:
+        return redirect(url_for("lead.study", slug=slug))
+    return start_job_response(the_study, "report", params)
+
+
+def _job_or_404(slug: str, job_id: int):
+    the_study = get_study_or_404(slug)
+    job = find_job(get_session(), the_study, job_id)
+    if job is None:
+        abort(404)
+    return the_study, job
+
+
+def _may_change(job) -> bool:
+    return g.study_role == StudyRole.OWNER or job.created_by == current_user.id
+
+
+@bp.route("/studies/<slug>/jobs/<id:job_id>")
+@lead_required
+def job_page(slug: str, job_id: int):
+    the_study, job = _job_or_404(slug, job_id)
+    context = {"study": the_study, "job": job, "may_change": _may_change(job)}
+    headers = {"Vary": "HX-Request", "Cache-Control": "no-store"}
+    if request.headers.get("HX-Request"):
+        return render_template("lead/_job.html", **context), headers
+    return render_template("lead/job.html", **context), headers
+
+
+@bp.route("/studies/<slug>/jobs/<id:job_id>/file")
+@lead_required
+def job_file(slug: str, job_id: int):
+    the_study, job = _job_or_404(slug, job_id)
+    data = job_result_data(get_session(), job)
+    if data is None:
+        # Not done, or its file replaced by a newer version's: the page says which.
+        return redirect(url_for("lead.job_page", slug=slug, job_id=job_id))
+    headers = {"Content-Disposition": attachment(job.result_filename or "result")}
+    return Response(data, mimetype=job.result_mimetype, headers=headers)
+
+
+@bp.route("/studies/<slug>/jobs/<id:job_id>/cancel", methods=["POST"])
+@lead_required
+def job_cancel(slug: str, job_id: int):
+    the_study, job = _job_or_404(slug, job_id)
+    if not _may_change(job):
+        abort(403)
+    session = get_session()
+    if cancel_job(session, job):
+        session.commit()
+        flash("The job was cancelled.", "info")
+    else:
+        flash(f"The job had already ended ({job.status}).", "info")
+    return redirect(url_for("lead.job_page", slug=slug, job_id=job_id), code=303)
+
+
+@bp.route("/studies/<slug>/jobs/<id:job_id>/rerun", methods=["POST"])
+@lead_required
+def job_rerun(slug: str, job_id: int):
+    the_study, job = _job_or_404(slug, job_id)
+    if not _may_change(job):
+        abort(403)
+    session = get_session()
+    if rerun_job(session, job):
+        session.commit()
+    else:
+        flash(f"Only a failed or cancelled job runs again; this one is {job.status}.", "info")
+    return redirect(url_for("lead.job_page", slug=slug, job_id=job_id), code=303)
+
+
+def recent_jobs(the_study: Study) -> list:
+    """The study page's list of its latest jobs."""
+    return study_jobs(get_session(), the_study, limit=10)
+
+
+# The states in which the job page keeps refreshing itself.
+ACTIVE = (JobStatus.QUEUED, JobStatus.RUNNING)
