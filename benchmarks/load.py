@@ -758,9 +758,11 @@ def _hello_run(
     return Result(name, mode, seconds, stats, errors=errors, server_cpu=cpu), acked
 
 
-def _write_run(name: str, reference: str, url: str, args) -> Result:
-    """A reference app that writes (``reference_apps.WRITE_REFERENCES``) at saturation,
-    then its tables checked: every acknowledged post stored exactly once (and, for the
+def _write_run(
+    name: str, reference: str, url: str, args, mode: str = "saturation", think: float = 0.0
+) -> Result:
+    """A reference app that writes (``reference_apps.WRITE_REFERENCES``), at saturation
+    or paced (``think``), then its tables checked: every acknowledged post stored exactly once (and, for the
     floor app, with exactly one history row)."""
     from sqlalchemy import text
 
@@ -773,7 +775,7 @@ def _write_run(name: str, reference: str, url: str, args) -> Result:
         for table in tables:
             connection.execute(text(table.format(auto=auto)))
     result, acked = _hello_run(
-        name, "saturation", args, factory=factory, env={"LOAD_WRITE_URL": url}
+        name, mode, args, think, factory=factory, env={"LOAD_WRITE_URL": url}
     )
     with engine.connect() as connection:
         rows = [tuple(row) for row in connection.execute(text(stored_query))]
