@@ -50,6 +50,7 @@ bench: install-test
 	$(BIN)/python benchmarks/rater_quality.py
 	$(BIN)/python benchmarks/agreement_tables.py
 	$(BIN)/python benchmarks/rater_status.py
+	$(BIN)/python benchmarks/jobs.py
 	$(BIN)/python benchmarks/report.py
 
 clean:

@@ -7,9 +7,9 @@ PostgreSQL server; the tables go into a throw-away schema there).
 Measured in one run, side by side: pandas reading the same rows straight from
 the tables (``pandas.read_sql`` of the rating and LLM score tables, the floor
 any frame-based analysis pays), ``study_frames`` + ``study_dashboard`` cold,
-``cached_dashboard`` warm (the cache-key queries only), and ``live_dashboard``
-right after a new rating (the last dashboard at once; the recomputation it starts in
-the background is not waited for here). Goal: the page in
+``cached_dashboard`` warm (the data version's queries and the stored dashboard
+unpickled), and ``live_dashboard`` right after a new rating (the last dashboard at
+once; the ``dashboard`` job it asks for is not run here). Goal: the page in
 under 300 ms warm; the template's rendering comes on top of the warm figure
 and is measured by the page's own benchmark.
 """
@@ -17,34 +17,28 @@ and is measured by the page's own benchmark.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import tempfile
 import time
 import uuid
-from concurrent.futures import Executor, Future
 from pathlib import Path
 
 import pandas as pd
 from sqlalchemy import create_engine, text
 from sqlmodel import Session, SQLModel, select
 
+from annotator import create_app
 from annotator.analysis.dashboard import study_dashboard
 from annotator.analysis.live import cached_dashboard, clear_dashboard_cache, live_dashboard
 from annotator.analysis.settings import study_settings
 from annotator.data.frames import study_frames
 from annotator.data.synthetic import SyntheticSpec, build_synthetic_study
-from annotator.db import normalise_url
+from annotator.db import get_engine, normalise_url
 from annotator.models import Rating, RatingChange
 
 WARM_GOAL = 0.300
 MODELS = ("gpt", "gemini", "llama", "qwen", "deepseek", "mistral")
-
-
-class _NoBackground(Executor):
-    """Accepts the background recomputation and never runs it (only the page is timed)."""
-
-    def submit(self, fn, /, *args, **kwargs):
-        return Future()
 
 
 def timed(function, repeat: int = 1) -> tuple[object, float]:
@@ -117,6 +111,7 @@ def main() -> None:
                 )
                 clear_dashboard_cache()
                 _, cold = timed(lambda: cached_dashboard(session, study, settings=settings))
+                session.commit()
                 _, warm = timed(
                     lambda: cached_dashboard(session, study, settings=settings), repeat=20
                 )
@@ -129,18 +124,24 @@ def main() -> None:
                     )
                 )
                 session.commit()
-                stale, stale_time = timed(
-                    lambda: live_dashboard(
-                        session, study, settings=settings, executor=_NoBackground()
-                    )
+                # The job is asked for in an app (its queue); it is not run here.
+                os.environ["ANNOTATOR_INSTANCE_PATH"] = str(Path(tmp) / "instance")
+                app = create_app(
+                    {"DATABASE_URL": url, "SECRET_KEY": "bench", "JOBS_QUEUE_NAME": "bench"}
                 )
+                with app.app_context():
+                    stale, stale_time = timed(
+                        lambda: live_dashboard(session, study, settings=settings)
+                    )
+                    session.rollback()
+                get_engine(app).dispose()
                 assert stale.stale and stale.updating
             rows = [
                 ("pandas.read_sql of the rating + llmscore tables", pandas_read, None),
                 ("study_frames (6 queries, names joined in)", frames_time, None),
                 ("study_dashboard on those frames", dashboard_time, None),
                 ("cached_dashboard cold (frames + dashboard)", cold, None),
-                ("cached_dashboard warm (cache-key queries)", warm, WARM_GOAL),
+                ("cached_dashboard warm (version, stored dashboard)", warm, WARM_GOAL),
                 ("live_dashboard after a rating change (stale)", stale_time, WARM_GOAL),
             ]
             for label, seconds, goal in rows:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import uuid
-from concurrent.futures import Executor, Future
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -67,18 +66,6 @@ def clock():
     return FrozenClock(datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC))
 
 
-class InlineExecutor(Executor):
-    """Runs each submitted call at once and returns its finished future."""
-
-    def submit(self, fn, /, *args, **kwargs):
-        future: Future = Future()
-        try:
-            future.set_result(fn(*args, **kwargs))
-        except BaseException as exc:
-            future.set_exception(exc)
-        return future
-
-
 @pytest.fixture
 def make_app(database_url, tmp_path, clock, monkeypatch):
     """Build an app; tests that need other settings pass them."""
@@ -94,11 +81,9 @@ def make_app(database_url, tmp_path, clock, monkeypatch):
             "WTF_CSRF_ENABLED": False,
             "RATELIMIT_ENABLED": False,
             "CLOCK": clock,
-            # The dashboard's background recomputation runs at once, in the test's
-            # thread: no thread outlives its test or its database.
-            "DASHBOARD_EXECUTOR": InlineExecutor(),
-            # Jobs (annotator/jobs) run at once in the request that asks for them;
-            # tests/jobs/ run them through real workers too.
+            # Jobs (annotator/jobs: reports, exports, the dashboard's recomputation)
+            # run at once in the request that asks for them, in the test's thread; no
+            # worker outlives its test. tests/jobs/ run them through real workers too.
             "JOBS_IMMEDIATE": True,
         }
         settings.update(config)
@@ -235,3 +220,15 @@ def pytest_terminal_summary(terminalreporter):
             + ", ".join(_skipped[:10]),
             red=True,
         )
+
+
+def download_report(client, slug: str, query: str = ""):
+    """The report of study ``slug`` as a lead downloads it: "Download report" (a POST
+    that starts or joins the report job), the job's page, then its file. Test apps run
+    jobs at once (JOBS_IMMEDIATE), so the job is done when its page is shown."""
+    url = f"/lead/studies/{slug}/report" + (f"?{query}" if query else "")
+    started = client.post(url)
+    assert started.status_code == 302, started.get_data(as_text=True)
+    job_page = started.headers["Location"]
+    assert "/jobs/" in job_page and "done" in client.get(job_page).get_data(as_text=True)
+    return client.get(f"{job_page}/file")

@@ -1,33 +1,35 @@
-"""The dashboard and the report of a study, kept per data version and refreshed in the background.
+"""The dashboard of a study, computed once per data version and shared by every server.
 
 :func:`live_dashboard` is what the lead's study page shows: the last computed
-dashboard at once, and when ratings came in since, a recomputation in a
-background thread (one per database and study) whose result the next htmx
-refresh picks up. Only a study's first view waits for a computation.
-:func:`cached_dashboard` waits instead (scripts, tests, the benchmark).
-:func:`cached_report` keeps the last rendered report of each study until its
-data changes, so a second download is immediate.
+dashboard at once, and when the study's data changed since, a ``dashboard`` job
+(:mod:`annotator.jobs`) that recomputes it in a worker; the page's next htmx refresh
+(or reload) shows the new one. A dashboard is a job's result: pickled into the
+database with the data version it belongs to, so every gunicorn worker and every
+app server reads the one computed, instead of each process computing its own.
+Only a study's first view (no dashboard of these settings yet) computes in the
+request, and keeps its result the same way. :func:`cached_dashboard` waits for a
+current one instead (scripts, tests, the benchmark).
 
-Why threads and not a job queue (RQ, Celery): a queue needs a broker server to
-run beside the app, and a worker's result would have to be serialised back; the
-dashboard is a Python object for this process's pages, recomputing it is
-idempotent, and losing a half-done computation on a restart costs nothing (the
-next view starts it again). Each worker process keeps its own cache, as before.
+:func:`cached_report` keeps, per process, the raters page's quality tables until the
+study's data changes (the report itself is a job now).
 """
 
 from __future__ import annotations
 
-import logging
+import hashlib
+import pickle
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from sqlmodel import Session
+from sqlalchemy import delete
+from sqlmodel import Session, select
 
+from ..clock import now
 from ..data.frames import data_version, study_frames
+from ..jobs import Job, JobContext, JobOutput, JobResult, JobStatus, params_key, request_job
 from ..models import Study
 from .dashboard import study_dashboard
 from .dashboard_types import Dashboard
@@ -39,27 +41,16 @@ __all__ = [
     "cached_report",
     "clear_dashboard_cache",
     "live_dashboard",
+    "build_dashboard_job",
 ]
 
-log = logging.getLogger(__name__)
+KIND = "dashboard"
 
-# One entry per (database, study, settings): the data version it was computed at
-# and the dashboard. A process-local dict rather than flask-caching: the key check
-# is a few indexed aggregates, so each worker process keeps its own copy, with no
-# dependency or cache server to run; a Dashboard needs no serialising this way.
-_CACHE: OrderedDict[tuple, tuple[tuple, Dashboard]] = OrderedDict()
-_CACHE_SIZE = 32
-# The background computation under way per key: at most one.
-_RUNNING: dict[tuple, Future] = {}
-_LOCK = threading.Lock()
-# Two threads: one study's long computation does not hold up another's.
-_EXECUTOR = ThreadPoolExecutor(max_workers=2, thread_name_prefix="dashboard")
-
-# Reports are large strings (megabytes of inline plots): a few are kept. The raters
-# page's quality tables (small) share the cache, hence room for 8 entries.
+# The raters page's quality tables (small): a few per process.
 _REPORTS: OrderedDict[tuple, tuple[tuple, Any]] = OrderedDict()
 _REPORTS_SIZE = 8
 _REPORT_LOCKS: dict[tuple, threading.Lock] = {}
+_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -76,7 +67,7 @@ class LiveDashboard:
         Ratings stored since it was computed (0 when only revisions, blocks or
         answers changed).
     updating : bool
-        A background recomputation is under way.
+        A dashboard job for the current data is queued or running.
     """
 
     dashboard: Dashboard
@@ -85,8 +76,18 @@ class LiveDashboard:
     updating: bool = False
 
 
-def _key(session: Session, study: Study, settings: AnalysisSettings) -> tuple:
-    return (session.get_bind().url.render_as_string(hide_password=True), study.id, settings)
+def _params(settings: AnalysisSettings) -> dict:
+    # JSON (a job's params); AnalysisSettings takes the lists and mapping back.
+    return {"settings": settings.to_dict()}
+
+
+def _settings(params: dict) -> AnalysisSettings:
+    return AnalysisSettings(**params["settings"])
+
+
+def _version_key(version: tuple) -> str:
+    # The same key as annotator.jobs.version_key, from a version already read.
+    return hashlib.sha256(repr(version).encode("utf-8")).hexdigest()
 
 
 def _ratings(version: tuple) -> int:
@@ -94,50 +95,84 @@ def _ratings(version: tuple) -> int:
     return int(version[1][1])
 
 
-def _store(key: tuple, version: tuple, dashboard: Dashboard) -> None:
-    with _LOCK:
-        old = _CACHE.get(key)
-        # A slower computation of older data never replaces a newer one.
-        if old is not None and old[1].computed_at > dashboard.computed_at:
-            return
-        _CACHE[key] = (version, dashboard)
-        _CACHE.move_to_end(key)
-        while len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
-
-
-def _compute(session: Session, study: Study, settings: AnalysisSettings) -> tuple:
+def _compute(session: Session, study: Study, settings: AnalysisSettings) -> tuple[tuple, bytes]:
     # The version is read first: data arriving during the computation leaves the
-    # entry one version behind, so the next view recomputes (never the reverse).
+    # result one version behind, so the next view recomputes (never the reverse).
     version = data_version(session, study)
-    return version, study_dashboard(study_frames(session, study), settings=settings)
+    dashboard = study_dashboard(study_frames(session, study), settings=settings)
+    # Pickled: the result is the app's own object, written and read only by the app
+    # through its database (never anything a user uploads).
+    return version, pickle.dumps((_ratings(version), dashboard), pickle.HIGHEST_PROTOCOL)
 
 
-def _compute_in_background(engine: Any, study_id: int, settings: AnalysisSettings, key: tuple):
-    # Its own session: the request's session belongs to the request's thread.
-    try:
-        with Session(engine, expire_on_commit=False) as session:
-            study = session.get(Study, study_id)
-            if study is not None:
-                _store(key, *_compute(session, study, settings))
-    except Exception:
-        # The page keeps the last dashboard; the next view tries again.
-        log.exception("background dashboard of study %s failed", study_id)
-        raise
-    finally:
-        with _LOCK:
-            _RUNNING.pop(key, None)
+def build_dashboard_job(ctx: JobContext) -> JobOutput:
+    """The ``dashboard`` job: the study's dashboard with the params' settings, pickled."""
+    ctx.progress(0, 1, "Computing the dashboard")
+    _, data = _compute(ctx.session, ctx.study, _settings(ctx.params))
+    ctx.progress(1, 1, "Done")
+    return JobOutput(data, "dashboard.pickle", "application/octet-stream")
+
+
+def _last(session: Session, study: Study, key: str) -> tuple[Job, int, Dashboard] | None:
+    """The latest done dashboard job of these settings with its file, unpickled."""
+    row = session.exec(
+        select(Job, JobResult)
+        .join(JobResult, JobResult.job_id == Job.id)
+        .where(
+            Job.study_id == study.id,
+            Job.kind == KIND,
+            Job.params_key == key,
+            Job.status == JobStatus.DONE,
+        )
+        .order_by(Job.id.desc())
+        .limit(1)
+    ).first()
+    if row is None:
+        return None
+    job, result = row
+    ratings, dashboard = pickle.loads(result.data)
+    return job, ratings, dashboard
+
+
+def _compute_and_keep(session: Session, study: Study, settings: AnalysisSettings) -> Dashboard:
+    """Compute here and keep the result as a done job, for every other process."""
+    version, data = _compute(session, study, settings)
+    params = _params(settings)
+    key = params_key(params)
+    older = select(Job.id).where(Job.study_id == study.id, Job.kind == KIND, Job.params_key == key)
+    session.execute(delete(JobResult).where(JobResult.job_id.in_(older.scalar_subquery())))
+    moment = now()
+    job = Job(
+        study_id=study.id,
+        kind=KIND,
+        params=params,
+        params_key=key,
+        data_version=_version_key(version),
+        status=JobStatus.DONE,
+        progress_done=1,
+        progress_total=1,
+        progress_message="Computed in the request",
+        result_filename="dashboard.pickle",
+        result_mimetype="application/octet-stream",
+        result_size=len(data),
+        started_at=moment,
+        finished_at=moment,
+    )
+    session.add(job)
+    session.flush()
+    session.add(JobResult(job_id=job.id, data=data))
+    return pickle.loads(data)[1]
 
 
 def cached_dashboard(
     session: Session, study: Study, *, settings: AnalysisSettings | None = None
 ) -> Dashboard:
-    """The study's dashboard, recomputed (here, waiting) only when its data changed.
+    """The study's dashboard for its current data: the stored one, or computed here
+    (waiting) and stored for the others. The caller commits (or the result is not kept).
 
-    The cache key is the database, the study and the settings; the entry is reused
-    while :func:`annotator.data.frames.data_version` (ids and counts of ratings,
-    rating changes, LLM scores, items, blocks and demographic answers, and the
-    stored study file) is unchanged.
+    The stored dashboard is reused while :func:`annotator.data.frames.data_version`
+    (ids and counts of ratings, rating changes, LLM scores, items, blocks and
+    demographic answers, and the stored study file) is unchanged.
 
     Parameters
     ----------
@@ -147,94 +182,48 @@ def cached_dashboard(
         Defaults to the study's own (:func:`study_settings`).
     """
     settings = settings or study_settings(study)
-    key = _key(session, study, settings)
-    version = data_version(session, study)
-    with _LOCK:
-        hit = _CACHE.get(key)
-        if hit is not None and hit[0] == version:
-            _CACHE.move_to_end(key)
-            return hit[1]
-    version, dashboard = _compute(session, study, settings)
-    _store(key, version, dashboard)
-    return dashboard
+    last = _last(session, study, params_key(_params(settings)))
+    if last is not None and last[0].data_version == _version_key(data_version(session, study)):
+        return last[2]
+    return _compute_and_keep(session, study, settings)
 
 
 def live_dashboard(
-    session: Session,
-    study: Study,
-    *,
-    settings: AnalysisSettings | None = None,
-    executor: Executor | None = None,
+    session: Session, study: Study, *, settings: AnalysisSettings | None = None
 ) -> LiveDashboard:
-    """The last dashboard at once; a stale one is recomputed in the background.
+    """The last dashboard at once; a stale one is recomputed by a ``dashboard`` job.
 
-    The first view of a study computes synchronously: there is nothing to show
+    The first view of a study computes in the request: there is nothing to show
     before, and a "computing…" page that polls would only delay the same numbers.
-    Afterwards a data change starts one background computation per (database,
-    study, settings) (a second request while it runs starts none) and returns the
-    last dashboard marked stale; the page's next refresh shows the new one.
-
-    Parameters
-    ----------
-    session : sqlmodel.Session
-    study : annotator.models.Study
-    settings : AnalysisSettings, keyword-only
-        Defaults to the study's own (:func:`study_settings`).
-    executor : concurrent.futures.Executor, keyword-only
-        Where the background computation runs; the module's thread pool by default
-        (tests pass one that runs the call at once).
+    Afterwards a data change starts one job per (study, settings, data version): a
+    second request while it is queued or running joins it. The job is enqueued when
+    the caller commits the session.
     """
     settings = settings or study_settings(study)
-    key = _key(session, study, settings)
+    params = _params(settings)
+    last = _last(session, study, params_key(params))
+    if last is None:
+        return LiveDashboard(_compute_and_keep(session, study, settings))
+    job, ratings, dashboard = last
     version = data_version(session, study)
-    with _LOCK:
-        hit = _CACHE.get(key)
-        if hit is not None:
-            _CACHE.move_to_end(key)
-    if hit is None:
-        return LiveDashboard(cached_dashboard(session, study, settings=settings))
-    cached_version, dashboard = hit
-    if cached_version == version:
+    key = _version_key(version)
+    if job.data_version == key:
         return LiveDashboard(dashboard)
-    new = max(0, _ratings(version) - _ratings(cached_version))
-    with _LOCK:
-        running = _RUNNING.get(key)
-        start = running is None or running.done()
-        if start:
-            # A placeholder until submit returns, so that no second request submits.
-            placeholder: Future = Future()
-            _RUNNING[key] = placeholder
-    if start:
-        try:
-            job = (executor or _EXECUTOR).submit(
-                _compute_in_background, session.get_bind(), study.id, settings, key
-            )
-        except BaseException:
-            with _LOCK:
-                _RUNNING.pop(key, None)
-            raise
-        with _LOCK:
-            # Unless the job already finished (and removed the placeholder).
-            if _RUNNING.get(key) is placeholder:
-                _RUNNING[key] = job
-    with _LOCK:
-        hit = _CACHE.get(key)
-        running = _RUNNING.get(key)
-        updating = running is not None and not running.done()
-    if hit is not None and hit[0] == version:
-        # An executor that ran the job at once (or a fast thread) has it already.
-        return LiveDashboard(hit[1])
-    return LiveDashboard(dashboard, stale=True, new_ratings=new, updating=updating)
+    pending, _ = request_job(session, study, KIND, params, version=key)
+    if pending.status == JobStatus.DONE:
+        # Done for the current data, but its file was dropped: compute it again.
+        return LiveDashboard(_compute_and_keep(session, study, settings))
+    new = max(0, _ratings(version) - ratings)
+    return LiveDashboard(dashboard, stale=True, new_ratings=new, updating=True)
 
 
 def cached_report(
     session: Session, study: Study, build: Callable[[], Any], *, variant: Any = None
 ) -> Any:
-    """``build()`` (the study's report), reused while the study's data is unchanged.
+    """``build()``, reused in this process while the study's data is unchanged.
 
-    One lock per (database, study, ``variant``): a second download while the first is
-    being built waits for it instead of building the same report again. ``variant``
-    (hashable: the report's settings) keeps reports of other settings apart.
+    One lock per (database, study, ``variant``): a second request while the first is
+    being built waits for it. ``variant`` (hashable) keeps results apart.
     """
     key = (session.get_bind().url.render_as_string(hide_password=True), study.id, variant)
     with _LOCK:
@@ -255,7 +244,7 @@ def cached_report(
 
 
 def clear_dashboard_cache() -> None:
-    """Forget every cached dashboard and report (tests; after a schema reset)."""
+    """Forget this process's kept results (tests; after a schema reset). Dashboards
+    are kept in the database, with their study."""
     with _LOCK:
-        _CACHE.clear()
         _REPORTS.clear()

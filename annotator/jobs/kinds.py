@@ -13,12 +13,13 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["KINDS", "register_kind", "kind_body"]
+__all__ = ["KINDS", "register_kind", "kind_body", "is_kind"]
 
 # kind -> "module:function" (or the function itself, once registered so).
 KINDS: dict[str, str | Callable[..., Any]] = {
     "report": "annotator.jobs.bodies:build_report_job",
     "export": "annotator.jobs.bodies:build_export_job",
+    "dashboard": "annotator.analysis.live:build_dashboard_job",
 }
 
 
@@ -33,13 +34,25 @@ def register_kind(kind: str, body: str | Callable[..., Any]) -> None:
     KINDS[kind] = body
 
 
-def kind_body(kind: str) -> Callable[..., Any]:
+def _kinds(config: dict | None) -> dict[str, str | Callable[..., Any]]:
+    # JOBS_KINDS (a mapping kind -> "module:function", e.g. from ANNOTATOR_JOBS_KINDS as
+    # JSON) adds kinds of a deployment's own, in the web app and its workers alike.
+    return {**KINDS, **((config or {}).get("JOBS_KINDS") or {})}
+
+
+def is_kind(kind: str, config: dict | None = None) -> bool:
+    """Whether ``kind`` is registered (in :data:`KINDS` or the app's ``JOBS_KINDS``)."""
+    return kind in _kinds(config)
+
+
+def kind_body(kind: str, config: dict | None = None) -> Callable[..., Any]:
     """The function that does a job of ``kind`` (ValueError naming unknown kinds)."""
+    kinds = _kinds(config)
     try:
-        body = KINDS[kind]
+        body = kinds[kind]
     except KeyError:
         raise ValueError(
-            f"kind: no job kind {kind!r} is registered (known: {', '.join(sorted(KINDS))})"
+            f"kind: no job kind {kind!r} is registered (known: {', '.join(sorted(kinds))})"
         ) from None
     if isinstance(body, str):
         module, name = body.split(":")

@@ -101,7 +101,16 @@ def _store_result(engine: Engine, job_id: int, attempt: int, output: JobOutput |
                 )
             if session.execute(_mine(job_id, attempt).values(**values)).rowcount == 0:
                 return False
-            session.execute(delete(JobResult).where(JobResult.job_id == job_id))
+            # This result replaces the files of the older jobs doing the same work (on
+            # older data); until now they were what a page could still show.
+            job = session.get(Job, job_id)
+            older = select(Job.id).where(
+                Job.study_id == job.study_id,
+                Job.kind == job.kind,
+                Job.params_key == job.params_key,
+                Job.id <= job_id,
+            )
+            session.execute(delete(JobResult).where(JobResult.job_id.in_(older.scalar_subquery())))
             if output is not None:
                 session.add(JobResult(job_id=job_id, data=output.data))
             return True
@@ -136,7 +145,7 @@ def run_job(app: Flask, job_id: int, attempt: int) -> None:
         )
         beat.start()
         try:
-            output = kind_body(ctx.kind)(ctx)
+            output = kind_body(ctx.kind, app.config)(ctx)
             ctx.check_cancelled()
         except JobCancelled:
             log.info("job %s attempt %s stopped", job_id, attempt)

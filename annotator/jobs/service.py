@@ -12,13 +12,12 @@ import json
 from typing import Any
 
 from flask import Flask, current_app
-from sqlalchemy import delete, event
+from sqlalchemy import event
 from sqlmodel import Session, select
 
 from ..clock import now
-from ..data.frames import data_version
 from ..models import Study
-from .kinds import KINDS
+from .kinds import is_kind
 from .models import Job, JobResult, JobStatus
 from .queue import enqueue
 from .runner import requeue_stale
@@ -50,6 +49,10 @@ def params_key(params: dict[str, Any]) -> str:
 def version_key(session: Session, study: Study) -> str:
     """SHA-256 of the study's :func:`~annotator.data.frames.data_version`: it changes
     with any rating, score, item, block, answer, rater status or study-file change."""
+    # Imported here: annotator.models imports this package, and the frames module
+    # brings pandas, which commands that need no statistics must not load.
+    from ..data.frames import data_version
+
     return hashlib.sha256(repr(data_version(session, study)).encode("utf-8")).hexdigest()
 
 
@@ -88,7 +91,7 @@ def request_job(
     ``version`` (default :func:`version_key`) lets a caller that knows it skip the
     queries. The caller commits.
     """
-    if kind not in KINDS:
+    if not is_kind(kind, current_app.config):
         raise ValueError(f"kind: no job kind {kind!r} is registered")
     params = dict(params or {})
     key = params_key(params)
@@ -99,9 +102,6 @@ def request_job(
         if job.status == JobStatus.RUNNING:
             take_back_stale_jobs(session, app)
         return job, False
-    # A new version's result replaces the older ones: their files go.
-    older = select(Job.id).where(Job.study_id == study.id, Job.kind == kind, Job.params_key == key)
-    session.execute(delete(JobResult).where(JobResult.job_id.in_(older.scalar_subquery())))
     job = Job(
         study_id=study.id,
         kind=kind,
@@ -195,13 +195,14 @@ def rerun_job(session: Session, job: Job) -> bool:
     return True
 
 
-def study_jobs(session: Session, study: Study, *, limit: int = 10) -> list[Job]:
-    """The study's latest jobs, newest first."""
-    return list(
-        session.exec(
-            select(Job).where(Job.study_id == study.id).order_by(Job.id.desc()).limit(limit)
-        ).all()
-    )
+def study_jobs(
+    session: Session, study: Study, *, limit: int = 10, exclude: tuple[str, ...] = ()
+) -> list[Job]:
+    """The study's latest jobs, newest first (but for the kinds in ``exclude``)."""
+    query = select(Job).where(Job.study_id == study.id)
+    if exclude:
+        query = query.where(Job.kind.not_in(exclude))
+    return list(session.exec(query.order_by(Job.id.desc()).limit(limit)).all())
 
 
 def job_result_data(session: Session, job: Job) -> bytes | None:

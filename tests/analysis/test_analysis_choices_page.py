@@ -9,6 +9,7 @@ from annotator.analysis.dashboard import study_dashboard
 from annotator.analysis.settings import AnalysisSettings, study_settings
 from annotator.data.frames import study_frames
 from annotator.data.selection import select_frames
+from tests.conftest import download_report
 
 SPEC = {"slug": "ch", "n_items": 30, "n_raters": 4, "runs": 3, "extra_temperatures": ()}
 
@@ -54,11 +55,12 @@ def test_an_unknown_choice_says_what_is_known(lead, make_study):
     assert "Raters: all raters." in _text(page)
     report = lead.get("/lead/studies/ch/report?where=shoe%3D1")
     assert report.status_code == 302
+    assert lead.post("/lead/studies/ch/report?where=shoe%3D1").status_code == 302
 
 
 def test_the_report_download_uses_the_choices(lead, make_study):
     make_study(**SPEC)
-    response = lead.get("/lead/studies/ch/report?runs=first&where=gender%3Dmale")
+    response = download_report(lead, "ch", "runs=first&where=gender%3Dmale")
     assert response.status_code == 200
     tree = lxml_html.fromstring(response.get_data(as_text=True))
     settings = dict(
@@ -74,7 +76,7 @@ def test_the_report_download_uses_the_choices(lead, make_study):
     assert "Runs aggregated by: first." in caption
     raters = set(tree.xpath("//table[@data-table='raters']/tbody/tr/td[2]/text()"))
     assert raters == {"ch-r01", "ch-r03"}
-    default = lead.get("/lead/studies/ch/report")
+    default = download_report(lead, "ch")
     assert "Runs aggregated by: mean." in default.get_data(as_text=True)
 
 

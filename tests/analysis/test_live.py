@@ -1,10 +1,7 @@
-"""live_dashboard serves the last dashboard at once and refreshes it in one background job;
-the report is kept until the data changes."""
+"""live_dashboard serves the last dashboard at once and refreshes it by one dashboard job,
+whose result every server shares; the report is kept until the data changes."""
 
 from __future__ import annotations
-
-import threading
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
 
 import pytest
 from sqlmodel import select
@@ -14,26 +11,12 @@ from annotator.analysis.dashboard import study_dashboard
 from annotator.analysis.live import cached_dashboard, live_dashboard
 from annotator.analysis.settings import study_settings
 from annotator.data.frames import study_frames
+from annotator.jobs import Job, JobStatus, get_queue
 from annotator.models import Rating, RatingChange
 from annotator.study.studies import create_lead
+from tests.conftest import download_report
 
 LEAD = ("lead@example.org", "lead-password-1")
-
-
-class ManualExecutor(Executor):
-    """Keeps the submitted calls until the test runs them."""
-
-    def __init__(self) -> None:
-        self.jobs: list[tuple[Future, tuple]] = []
-
-    def submit(self, fn, /, *args, **kwargs):
-        future: Future = Future()
-        self.jobs.append((future, (fn, args, kwargs)))
-        return future
-
-    def run_all(self) -> None:
-        for future, (fn, args, kwargs) in self.jobs:
-            future.set_result(fn(*args, **kwargs))
 
 
 @pytest.fixture
@@ -65,16 +48,20 @@ def _put_back(session, fields: list[dict]) -> None:
     session.commit()
 
 
-def test_stale_dashboard_at_once_then_fresh_after_one_background_job(
-    app, lead, session, make_study
-):
-    executor = ManualExecutor()
-    app.config["DASHBOARD_EXECUTOR"] = executor
+def _dashboard_jobs(session) -> list[Job]:
+    session.expire_all()
+    return list(session.exec(select(Job).where(Job.kind == "dashboard").order_by(Job.id)))
+
+
+def test_stale_dashboard_at_once_then_fresh_after_one_job(app, lead, session, make_study):
+    # Jobs go to the queue (a SQLite file) and wait there until the test runs them.
+    app.config["JOBS_IMMEDIATE"] = False
     study = make_study(slug="live", n_items=12, n_raters=3, seed=5)
     taken = _take_ratings(session, study, 2)
     first = lead.get("/lead/studies/live").get_data(as_text=True)
-    # The first view computed synchronously: no job, nothing stale.
-    assert executor.jobs == [] and "updating" not in first
+    # The first view computed in the request and kept the result: no job queued.
+    (kept,) = _dashboard_jobs(session)
+    assert kept.status == JobStatus.DONE and "updating" not in first
     old = cached_dashboard(session, study)
     _put_back(session, taken)
 
@@ -85,14 +72,17 @@ def test_stale_dashboard_at_once_then_fresh_after_one_background_job(
     assert 'hx-trigger="every 5s"' in stale
     partial = lead.get("/lead/studies/live", headers={"HX-Request": "true"})
     assert "updating…" in partial.get_data(as_text=True)
-    # Two requests, one computation.
-    assert len(executor.jobs) == 1
+    # Two requests, one job, one task on the queue.
+    (_, queued) = _dashboard_jobs(session)
+    assert queued.status == JobStatus.QUEUED
+    huey = get_queue(app)
+    huey.execute(huey.dequeue())
+    assert huey.dequeue() is None
 
-    executor.run_all()
     fresh = lead.get("/lead/studies/live", headers={"HX-Request": "true"}).get_data(as_text=True)
     assert "updating" not in fresh and "As of" not in fresh
     assert 'hx-trigger="every 45s"' in fresh
-    assert len(executor.jobs) == 1
+    assert [job.status for job in _dashboard_jobs(session)] == ["done", "done"]
     new = cached_dashboard(session, study)
     assert new.computed_at > old.computed_at and new.computed_at.isoformat() in fresh
     direct = study_dashboard(study_frames(session, study), settings=study_settings(study))
@@ -102,38 +92,27 @@ def test_stale_dashboard_at_once_then_fresh_after_one_background_job(
     assert sum(p.n_ratings for p in new.scales) == sum(p.n_ratings for p in old.scales) + 2
 
 
-def test_background_thread_uses_its_own_session(session, make_study):
+def test_every_server_shows_the_one_dashboard_computed(make_app, session, make_study, monkeypatch):
+    """A second app on the same database (another server, or another gunicorn worker)
+    reads the dashboard the first computed, and computes nothing itself."""
+    from sqlmodel import Session
+
+    from annotator.analysis import live
+    from annotator.db import get_engine
+
     study = make_study(n_items=10, n_raters=3, seed=6)
-    taken = _take_ratings(session, study, 1)
     first = live_dashboard(session, study)
-    _put_back(session, taken)
-    futures: list[Future] = []
-    go = threading.Event()
+    session.commit()
+    other = make_app(create_schema=False)
 
-    class Held(ThreadPoolExecutor):
-        """A real thread that starts computing when the test says so."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("the second server computed the dashboard again")
 
-        def submit(self, fn, /, *args, **kwargs):
-            def held():
-                assert go.wait(timeout=120)
-                return fn(*args, **kwargs)
-
-            futures.append(super().submit(held))
-            return futures[-1]
-
-    with Held(max_workers=1) as pool:
-        try:
-            stale = live_dashboard(session, study, executor=pool)
-        finally:
-            # Even when live_dashboard fails, the thread must not wait out its timeout.
-            go.set()
-        assert stale.stale and stale.updating and stale.new_ratings == 1
-        assert stale.dashboard is first.dashboard
-        (future,) = futures
-        future.result(timeout=120)
-    after = live_dashboard(session, study, executor=pool)
-    assert not after.stale and after.dashboard.computed_at > first.dashboard.computed_at
-    assert after.dashboard is cached_dashboard(session, study)
+    monkeypatch.setattr(live, "study_dashboard", refuse)
+    with other.app_context(), Session(get_engine(other)) as other_session:
+        shown = live_dashboard(other_session, other_session.get(type(study), study.id))
+    assert not shown.stale and shown.dashboard.computed_at == first.dashboard.computed_at
+    assert shown.dashboard.scale("0-5").icc_a1.value == first.dashboard.scale("0-5").icc_a1.value
 
 
 def test_second_report_download_is_not_built_again(lead, session, make_study, monkeypatch):
@@ -146,10 +125,10 @@ def test_second_report_download_is_not_built_again(lead, session, make_study, mo
         return original(*args, **kwargs)
 
     monkeypatch.setattr(report_package, "build_report", counting)
-    first = lead.get("/lead/studies/rep/report")
-    second = lead.get("/lead/studies/rep/report")
+    first = download_report(lead, "rep")
+    second = download_report(lead, "rep")
     assert first.status_code == second.status_code == 200
     assert first.get_data() == second.get_data() and len(built) == 1
     _put_back(session, _take_ratings(session, study, 1))
-    assert lead.get("/lead/studies/rep/report").status_code == 200
+    assert download_report(lead, "rep").status_code == 200
     assert len(built) == 2

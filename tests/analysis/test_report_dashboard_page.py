@@ -8,6 +8,7 @@ from lxml import html as lxml_html
 
 from annotator.analysis.live import cached_dashboard
 from annotator.study.studies import create_lead
+from tests.conftest import download_report
 
 LEAD = ("lead@example.org", "lead-password-1")
 
@@ -105,17 +106,20 @@ def test_report_downloads_from_the_study_page(lead, make_study):
     make_study(slug="dl", n_items=30, n_raters=4, seed=9)
     page = lead.get("/lead/studies/dl").get_data(as_text=True)
     tree = lxml_html.fromstring(page)
-    assert tree.xpath("//a[text()='Download report']/@href") == ["/lead/studies/dl/report"]
-    response = lead.get("/lead/studies/dl/report")
+    form = tree.xpath("//form[.//button[text()='Download report']]")[0]
+    assert form.get("method") == "post" and form.get("action") == "/lead/studies/dl/report"
+    response = download_report(lead, "dl")
     assert response.status_code == 200 and response.mimetype == "text/html"
     assert response.headers["Content-Disposition"] == 'attachment; filename="dl-report.html"'
     report = lxml_html.fromstring(response.get_data(as_text=True))
     assert report.xpath("//h1")[0].text == "Report: Synthetic dl"
     assert lead.get("/lead/studies/nope/report").status_code == 404
+    assert lead.post("/lead/studies/nope/report").status_code == 404
 
 
 def test_raters_and_strangers_get_no_report(client, make_study):
     make_study(slug="private", n_items=5, n_raters=2)
     response = client.get("/lead/studies/private/report")
     assert response.status_code in (302, 401, 403)
+    assert client.post("/lead/studies/private/report").status_code in (302, 401, 403)
     assert b"Table 2" not in response.data

@@ -57,7 +57,9 @@ PAGES: dict[str, str] = {
     "lead.index": "studies",
     "lead.study": "study page during collection; with a full dashboard",
     "lead.export": "the study page with an export error",
-    "lead.report": "the downloaded report",
+    "lead.report": "the page that offers to build the report",
+    "lead.job_page": "a finished report job",
+    "lead.job_file": "the downloaded report",
     "lead.invites": "invite links",
     "lead.raters": "raters, with a gap to lift and return links",
     "lead.study_versions": "a study's versions, the changed lines of one opened",
@@ -79,6 +81,10 @@ NOT_CHECKED: dict[str, str] = {
     "rate.pass_over_item": "a POST that only redirects (to the block's next place)",
     "lead.eligible_download": "a text file of platform ids, not a page",
     "lead.study_version_file": "a study file (TOML) as it was, not a page",
+    "lead.report_start": "a POST that only redirects (to the report job's page)",
+    "lead.export_start": "a POST that only redirects (to the export job's page)",
+    "lead.job_cancel": "a POST that only redirects (to the job's page)",
+    "lead.job_rerun": "a POST that only redirects (to the job's page)",
 }
 
 # A study of 14 items, one of which comes back (test-retest): 15 entries a block.
@@ -419,13 +425,21 @@ def test_every_page_has_no_serious_axe_violation(a11y_app, browser, tmp_path):
     expect(page.locator("#dashboard").get_by_role("heading", name="Scale 0-5")).to_be_visible()
     expect(page.locator("table.judge-runs")).to_contain_text("judge-x")
     sweep.check(page, "lead.study", "study with a full dashboard")
-    # Built in the request: on a busy machine this takes longer than a click.
-    with page.expect_download(timeout=120_000) as download_info:
-        page.get_by_role("link", name="Download report").first.click()
+    page.goto(f"{base}/lead/studies/full/report?runs=first")
+    sweep.check(page, "lead.report", "the offer to build the report")
+    page.goto(f"{base}/lead/studies/full")
+    # This app runs jobs at once: the POST builds the report (on a busy machine that
+    # takes longer than a click) and shows the finished job.
+    with page.expect_navigation(timeout=120_000):
+        page.get_by_role("button", name="Download report").first.click()
+    sweep.check(page, "lead.job_page", "a finished report job")
+    job_file = page.get_by_role("link", name="Download full-report.html").get_attribute("href")
+    with page.expect_download() as download_info:
+        page.get_by_role("link", name="Download full-report.html").click()
     report = tmp_path / "report.html"
     download_info.value.save_as(report)
     page.goto(report.as_uri())
-    sweep.check(page, "lead.report", "report", path="/lead/studies/full/report")
+    sweep.check(page, "lead.job_file", "report", path=job_file)
     page.goto(f"{base}/lead/studies/full")
     page.get_by_role("link", name="All LLM judge failures").click()
     page.locator("table.judge-failures summary").first.click()

@@ -95,10 +95,12 @@ def test_lead_watches_the_dashboard_and_downloads_the_report(served_app, browser
     during.goto(f"{base}/lead/studies/during")
     assert "not" in during.locator("#dashboard").inner_text()
 
-    # The report, downloaded from the study page, opened offline.
+    # The report, downloaded from the study page (through its job's page; this app
+    # runs jobs at once, tests/browser/test_jobs_browser.py through a queue), opened offline.
     page.goto(f"{base}/lead/studies/after")
+    page.get_by_role("button", name="Download report").first.click()
     with page.expect_download() as download_info:
-        page.get_by_role("link", name="Download report").first.click()
+        page.get_by_role("link", name="Download after-report.html").click()
     download = download_info.value
     assert download.suggested_filename == "after-report.html"
     saved = tmp_path / download.suggested_filename

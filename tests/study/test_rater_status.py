@@ -258,7 +258,10 @@ def test_the_study_file_setting(tmp_path):
 def test_the_cached_dashboard_is_recomputed_without_the_withdrawn_rater(
     app, session, make_study, runner
 ):
-    from annotator.analysis.live import cached_dashboard, clear_dashboard_cache
+    from annotator.analysis.dashboard import study_dashboard
+    from annotator.analysis.live import cached_dashboard
+    from annotator.analysis.settings import study_settings
+    from annotator.data.frames import study_frames
 
     study = make_study(n_items=12, n_raters=4)
     before = cached_dashboard(session, study)
@@ -271,8 +274,7 @@ def test_the_cached_dashboard_is_recomputed_without_the_withdrawn_rater(
     assert sorted(r.rater for r in after.scales[0].raters) == raters[1:]
     assert after.scales[0].n_ratings < before.scales[0].n_ratings
     # The same as computed afresh.
-    clear_dashboard_cache()
-    fresh = cached_dashboard(session, study)
+    fresh = study_dashboard(study_frames(session, study), settings=study_settings(study))
     assert [s.n_ratings for s in fresh.scales] == [s.n_ratings for s in after.scales]
 
 

@@ -13,7 +13,17 @@ study's owners and for the lead who started it.
 
 from __future__ import annotations
 
-from flask import Response, abort, flash, g, redirect, render_template, request, url_for
+from flask import (
+    Response,
+    abort,
+    current_app,
+    flash,
+    g,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from flask_login import current_user
 
 from ...db import get_session
@@ -33,7 +43,7 @@ from ..downloads import attachment
 from . import bp
 from .views import _analysis, get_study_or_404
 
-__all__ = ["start_job_response"]
+__all__ = ["start_job_response", "large_export_response", "recent_jobs"]
 
 
 def _report_params(the_study: Study) -> dict | None:
@@ -51,7 +61,7 @@ def start_job_response(the_study: Study, kind: str, params: dict) -> Response:
     session = get_session()
     job, _ = request_job(session, the_study, kind, params, created_by=current_user.id)
     session.commit()
-    return redirect(url_for("lead.job_page", slug=the_study.slug, job_id=job.id), code=303)
+    return redirect(url_for("lead.job_page", slug=the_study.slug, job_id=job.id))
 
 
 @bp.route("/studies/<slug>/report")
@@ -66,7 +76,10 @@ def report(slug: str):
     job = find_current_job(get_session(), the_study, "report", params)
     if job is not None:
         return redirect(url_for("lead.job_page", slug=slug, job_id=job.id))
-    return render_template("lead/job_start.html", study=the_study, params=params)
+    action = url_for("lead.report_start", slug=slug, **params)
+    return render_template(
+        "lead/job_start.html", study=the_study, params=params, what="report", action=action
+    )
 
 
 @bp.route("/studies/<slug>/report", methods=["POST"])
@@ -80,10 +93,68 @@ def report_start(slug: str):
     return start_job_response(the_study, "report", params)
 
 
+def _ratings(the_study: Study) -> int:
+    from sqlalchemy import func
+    from sqlmodel import select
+
+    from ...models import Rating, Scale
+
+    return (
+        get_session()
+        .exec(
+            select(func.count(Rating.id))
+            .join(Scale, Scale.id == Rating.scale_id)
+            .where(Scale.study_id == the_study.id)
+        )
+        .one()
+    )
+
+
+def _export_params(chosen: dict, temperature: float | None) -> dict:
+    return {**chosen, "temperature": temperature}
+
+
+def large_export_response(the_study: Study, chosen: dict, temperature: float | None):
+    """For a study of at least ``EXPORT_JOB_MIN_RATINGS`` ratings (default 20,000): the
+    export's job page if one is under way or done, else the page offering to build it
+    as a job. None for a smaller study: its export is made in the request."""
+    if _ratings(the_study) < int(current_app.config.get("EXPORT_JOB_MIN_RATINGS", 20_000)):
+        return None
+    params = _export_params(chosen, temperature)
+    job = find_current_job(get_session(), the_study, "export", params)
+    if job is not None:
+        return redirect(url_for("lead.job_page", slug=the_study.slug, job_id=job.id))
+    action = url_for("lead.export_start", slug=the_study.slug, **request.args)
+    return render_template(
+        "lead/job_start.html", study=the_study, params=params, what="export", action=action
+    )
+
+
+@bp.route("/studies/<slug>/export", methods=["POST"])
+@lead_required
+def export_start(slug: str):
+    """Start (or join) the export of the query's choices as a job."""
+    from ...data.exporters import ExportError
+    from .views import _temperature, export_choices
+
+    the_study = get_study_or_404(slug)
+    chosen = export_choices()
+    try:
+        temperature = _temperature(chosen["temperature"])
+    except ExportError as exc:
+        flash(f"The export cannot be built so: {exc}", "error")
+        return redirect(url_for("lead.study", slug=slug))
+    return start_job_response(the_study, "export", _export_params(chosen, temperature))
+
+
+# Kinds whose results are the app's own objects, not files for a lead.
+INTERNAL_KINDS = ("dashboard",)
+
+
 def _job_or_404(slug: str, job_id: int):
     the_study = get_study_or_404(slug)
     job = find_job(get_session(), the_study, job_id)
-    if job is None:
+    if job is None or job.kind in INTERNAL_KINDS:
         abort(404)
     return the_study, job
 
@@ -127,7 +198,7 @@ def job_cancel(slug: str, job_id: int):
         flash("The job was cancelled.", "info")
     else:
         flash(f"The job had already ended ({job.status}).", "info")
-    return redirect(url_for("lead.job_page", slug=slug, job_id=job_id), code=303)
+    return redirect(url_for("lead.job_page", slug=slug, job_id=job_id))
 
 
 @bp.route("/studies/<slug>/jobs/<id:job_id>/rerun", methods=["POST"])
@@ -141,12 +212,13 @@ def job_rerun(slug: str, job_id: int):
         session.commit()
     else:
         flash(f"Only a failed or cancelled job runs again; this one is {job.status}.", "info")
-    return redirect(url_for("lead.job_page", slug=slug, job_id=job_id), code=303)
+    return redirect(url_for("lead.job_page", slug=slug, job_id=job_id))
 
 
 def recent_jobs(the_study: Study) -> list:
     """The study page's list of its latest jobs."""
-    return study_jobs(get_session(), the_study, limit=10)
+    # The dashboard's jobs are the page's own business (their result is the dashboard).
+    return study_jobs(get_session(), the_study, limit=10, exclude=INTERNAL_KINDS)
 
 
 # The states in which the job page keeps refreshing itself.

@@ -5,7 +5,6 @@ from __future__ import annotations
 from flask import (
     Response,
     abort,
-    current_app,
     flash,
     g,
     redirect,
@@ -36,7 +35,7 @@ from ..downloads import attachment
 from . import bp
 from .forms import InviteForm
 
-__all__ = ["get_study_or_404"]
+__all__ = ["get_study_or_404", "export_choices"]
 
 
 def get_study_or_404(slug: str, *, owner: bool = False) -> Study:
@@ -156,9 +155,7 @@ def _study_page(
 def _live(the_study: Study, settings=None):
     from ...analysis.live import live_dashboard
 
-    # DASHBOARD_EXECUTOR: tests run the background computation when they choose.
-    executor = current_app.config.get("DASHBOARD_EXECUTOR")
-    return live_dashboard(get_session(), the_study, settings=settings, executor=executor)
+    return live_dashboard(get_session(), the_study, settings=settings)
 
 
 @bp.route("/studies/<slug>")
@@ -174,8 +171,12 @@ def study(slug: str):
             live=_live(the_study, analysis["settings"]),
             analysis=analysis,
         )
+        # Keeps a dashboard computed here and enqueues a stale one's job.
+        get_session().commit()
         return partial, {"Vary": "HX-Request"}
-    return _study_page(the_study), {"Vary": "HX-Request"}
+    page = _study_page(the_study)
+    get_session().commit()
+    return page, {"Vary": "HX-Request"}
 
 
 @bp.route("/studies/<slug>/invites", methods=["GET", "POST"])
@@ -220,15 +221,9 @@ def _temperature(text: str) -> float | None:
     return value
 
 
-@bp.route("/studies/<slug>/export")
-@lead_required
-def export(slug: str):
-    from ...data.exporters import ExportError, render_export
-    from ...data.selection import parse_where
-    from .long_download import long_export_response
-
-    the_study = get_study_or_404(slug)
-    chosen = {
+def export_choices() -> dict:
+    """The export form's choices from the query string, as the lead gave them."""
+    return {
         "format": request.args.get("format", "long"),
         "scale": request.args.get("scale", ""),
         "benchmark": request.args.get("benchmark", ""),
@@ -237,6 +232,17 @@ def export(slug: str):
         "runs": request.args.get("runs", "mean"),
         "where": request.args.get("where", "").strip(),
     }
+
+
+@bp.route("/studies/<slug>/export")
+@lead_required
+def export(slug: str):
+    from ...data.exporters import ExportError, render_export
+    from ...data.selection import parse_where
+    from .long_download import long_export_response
+
+    the_study = get_study_or_404(slug)
+    chosen = export_choices()
     try:
         temperature = _temperature(chosen["temperature"])
         scope = {
@@ -247,6 +253,13 @@ def export(slug: str):
         if chosen["format"] == "long":
             # Streamed, with a session of its own (see long_download).
             return long_export_response(the_study, **scope)
+        if request.args.get("notes") != "1":
+            from .jobs import large_export_response
+
+            # A large study's export is built by a job (its notes stay on this page).
+            offer = large_export_response(the_study, chosen, temperature)
+            if offer is not None:
+                return offer
         rendered = render_export(
             get_session(),
             the_study,

@@ -11,6 +11,7 @@ from sqlalchemy import select as sa_select
 from sqlmodel import SQLModel, select
 
 from annotator.db import get_engine, session_scope
+from annotator.jobs import Job, JobResult, JobStatus
 from annotator.models import Role, StudyRole, User
 from annotator.study.members import share_study
 from annotator.study.studies import create_invites, create_lead, create_study, get_study
@@ -56,6 +57,7 @@ class Team:
     app: object
     slug: str
     rater_id: int
+    job_id: int
 
 
 @pytest.fixture
@@ -92,6 +94,22 @@ def team(csrf_app) -> Team:
         session.add(rater)
         rater_id = rater.id
         other_study = create_study(session, parse_study_file(other), source_toml=other)
+        # A finished report job of the owner's (the job pages' walk needs one).
+        owner = session.exec(select(User).where(User.email == "owner@example.org")).one()
+        job = Job(
+            study_id=study.id,
+            kind="report",
+            params_key="0" * 64,
+            data_version="0" * 64,
+            status=JobStatus.DONE,
+            result_filename="small-report.html",
+            result_mimetype="text/html",
+            created_by=owner.id,
+        )
+        session.add(job)
+        session.flush()
+        session.add(JobResult(job_id=job.id, data=b"<html>report</html>"))
+        job_id = job.id
         outsider = session.exec(select(User).where(User.email == "outsider@example.org")).one()
         share_study(session, other_study, outsider, StudyRole.OWNER, actor=None, via="cli")
-    return Team(app=csrf_app, slug="small", rater_id=rater_id)
+    return Team(app=csrf_app, slug="small", rater_id=rater_id, job_id=job_id)

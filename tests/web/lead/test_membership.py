@@ -25,12 +25,24 @@ OWNER_ONLY = {
     "lead.withdraw_rater_view",
     "lead.exclude_rater_view",
     "lead.include_rater_view",
+    # A job's cancel and rerun: its owners' and its starter's (the walk's job is the owner's).
+    "lead.job_cancel",
+    "lead.job_rerun",
 }
+# The POST routes an analyst may use: starting (or joining) a job that builds what
+# they may read. They write the job tables alone.
+ANALYST_POSTS = {"lead.report_start", "lead.export_start"}
+JOB_TABLES = {"job", "jobresult"}
 
 
 def study_routes(app, team, *, rater_id: int | None = None) -> list[tuple[str, str, str]]:
     """(endpoint, method, URL) of every GET and POST route of study ``team.slug``."""
-    values = {"slug": team.slug, "rater_id": rater_id or team.rater_id, "version": 1}
+    values = {
+        "slug": team.slug,
+        "rater_id": rater_id or team.rater_id,
+        "version": 1,
+        "job_id": team.job_id,
+    }
     routes = []
     with app.test_request_context():
         for rule in app.url_map.iter_rules():
@@ -83,19 +95,28 @@ def test_an_analyst_reads_but_gets_403_on_the_owners_routes_and_changes_nothing(
     analyst = login(team.app, "analyst@example.org")
     token = csrf_token(analyst, "/lead/")
     routes = study_routes(team.app, team)
-    # "No changes of any kind": every route that takes a POST is an owner's.
-    assert {endpoint for endpoint, method, _ in routes if method == "POST"} <= OWNER_ONLY
+    # No changes of the study's data: every route that takes a POST is an owner's,
+    # but for starting the jobs that build what an analyst reads.
+    posts = {endpoint for endpoint, method, _ in routes if method == "POST"}
+    assert posts <= OWNER_ONLY | ANALYST_POSTS
     before = snapshot(team.app)
     for endpoint, method, url in routes:
         response = _request(analyst, method, url, token, **CONFIRMED)
-        expected = 403 if endpoint in OWNER_ONLY else 200
+        # A started job sends the lead to its page.
+        expected = 403 if endpoint in OWNER_ONLY else 302 if endpoint in ANALYST_POSTS else 200
         assert response.status_code == expected, (endpoint, method, response.status_code)
     # The role is checked before the rater: an unknown rater gets the same 403.
     for endpoint, method, url in study_routes(team.app, team, rater_id=999_999):
         if endpoint in OWNER_ONLY:
             response = _request(analyst, method, url, token, **CONFIRMED)
             assert response.status_code == 403, (endpoint, method)
-    assert snapshot(team.app) == before
+    after = snapshot(team.app)
+    assert {t: rows for t, rows in after.items() if t not in JOB_TABLES} == {
+        t: rows for t, rows in before.items() if t not in JOB_TABLES
+    }
+    # The analyst's report and export jobs are the new jobs; the owner's is untouched.
+    assert len(after["job"]) == len(before["job"]) + 2
+    assert after["job"][0] == before["job"][0]
 
 
 def test_the_study_page_shows_the_raters_section_to_owners_only(team):
