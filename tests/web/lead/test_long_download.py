@@ -12,7 +12,7 @@ from sqlalchemy import text
 
 from annotator.data import long_rows
 from annotator.db import get_engine
-from tests.conftest import DATA, SERVER_URL
+from tests.conftest import DATA
 
 
 def test_long_export_streams_the_same_file_as_the_cli(app, lead_client, small_study, monkeypatch):
@@ -136,14 +136,13 @@ def test_the_long_download_streams_in_constant_memory(app, lead_client, monkeypa
     assert get_engine(app).pool.checkedout() == 0
 
 
-@pytest.mark.skipif(
-    SERVER_URL is None or not SERVER_URL.startswith("postgresql"),
-    reason="PostgreSQL's server-side cursor (the suite's PostgreSQL run checks it)",
-)
+@pytest.mark.postgresql_only
 def test_postgresql_sends_the_rows_a_chunk_at_a_time(app, lead_client, small_study, monkeypatch):
     """On PostgreSQL the rows come through a server-side cursor, a chunk per
     FETCH: the driver's default cursor would receive the whole result into the
     client's memory (libpq's, which tracemalloc does not see) before the first row."""
+    if get_engine(app).dialect.name != "postgresql":
+        pytest.skip("PostgreSQL's server-side cursor (the suite's PostgreSQL run checks it)")
     monkeypatch.setattr(long_rows, "LONG_CHUNK", 2)
     response = lead_client.get(f"/lead/studies/{small_study}/export?format=long", buffered=False)
     body = iter(response.response)
