@@ -1,9 +1,12 @@
 """Scale-out test: two app servers behind nginx, one PostgreSQL, Redis, two job workers.
 
 Run with ``.venv/bin/python benchmarks/scaleout.py`` on a machine with Debian's
-nginx (``apt-get install -y nginx-light``; the script says so and stops if
-``nginx`` is missing; CI does not run it), PostgreSQL (``--postgres-url``, a
-role that may create databases) and Redis (``--redis-url``). Everything listens
+nginx (``apt-get install -y nginx-light``: the script prints the command and
+stops if ``nginx`` is missing, or runs it with ``--install-nginx``, and names
+the package the nginx it runs came from; CI does not run it), PostgreSQL
+(``--postgres-url``, a role that may create databases) and Redis
+(``--redis-url``). The processes and their settings are in
+benchmarks/scaleout_cluster.py. Everything listens
 on 127.0.0.1 only, every run is bounded (``--time-limit``) and the script
 cleans up what it made: its processes, its database, its Redis keys and its
 temporary folder.
@@ -52,7 +55,6 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
-import pwd
 import re
 import secrets
 import shutil
@@ -68,152 +70,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from load import (
-    ANNOTATOR,
-    Browser,
-    Instance,
-    Job,
-    Stats,
-    _check_stored,
-    _free_port,
-    _prepare,
-    _run_clients,
-    _stop,
-    _wait_until_up,
+from load import ANNOTATOR, Browser, Instance, Job, Stats, _check_stored, _prepare, _run_clients
+from scaleout_cluster import (
+    APT_ENV,
+    NGINX_INSTALL,
+    NGINX_UPSTREAM,
+    Cluster,
+    create_database,
+    drop_redis_keys,
 )
 
-NGINX_INSTALL = "apt-get install -y nginx-light"
 LEAD_EMAIL = "lead@example.org"
 _CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 _REPORT_FORM = re.compile(r'<form method="post" action="([^"]+/report[^"]*)"')
 _JOB_STATUS = re.compile(r'class="job-status">(\w+)<')
-
-NGINX_UPSTREAM = """\
-upstream annotator {{
-    # Round robin (nginx's default). A server that refuses or breaks
-    # connections max_fails times within fail_timeout is left alone for
-    # fail_timeout; a request not yet sent to it goes to the other one
-    # (proxy_next_upstream error timeout). A POST already sent is never sent
-    # twice: nginx answers 502 and the browser decides (the app stores the
-    # same score once however often it comes).
-    server 127.0.0.1:{port_a} max_fails=3 fail_timeout=5s;
-    server 127.0.0.1:{port_b} max_fails=3 fail_timeout=5s;
-    # No kept-alive connections to the servers (no "keepalive" here):
-    # gunicorn closes an idle one after 2 s, and a POST nginx sends on it at
-    # that moment is reset and answered 502 (seen in benchmarks/scaleout.py
-    # on a busy machine, even with nginx's keepalive_timeout at 1 s).
-}}
-"""
-
-NGINX_CONFIG = """\
-user {user};
-worker_processes 1;
-pid {folder}/nginx.pid;
-error_log {folder}/nginx-error.log warn;
-events {{
-    worker_connections 1024;
-}}
-http {{
-    access_log {folder}/nginx-access.log;
-    client_body_temp_path {folder}/client_body;
-    proxy_temp_path {folder}/proxy;
-    fastcgi_temp_path {folder}/fastcgi;
-    uwsgi_temp_path {folder}/uwsgi;
-    scgi_temp_path {folder}/scgi;
-{upstream}
-    server {{
-        listen 127.0.0.1:{port};
-        client_max_body_size 256k;
-        location / {{
-            proxy_pass http://annotator;
-            proxy_redirect off;
-            proxy_set_header Host $http_host;
-            proxy_set_header X-Forwarded-For $remote_addr;
-            proxy_set_header X-Forwarded-Proto $scheme;
-            proxy_set_header X-Forwarded-Host $http_host;
-            proxy_next_upstream error timeout;
-            proxy_connect_timeout 2s;
-            proxy_read_timeout 120s;
-        }}
-    }}
-}}
-"""
-
-
-def nginx_config(folder: Path, port: int, port_a: int, port_b: int) -> str:
-    upstream = NGINX_UPSTREAM.format(port_a=port_a, port_b=port_b)
-    indented = "".join(f"    {line}\n" if line else "\n" for line in upstream.splitlines())
-    user = pwd.getpwuid(os.geteuid()).pw_name
-    return NGINX_CONFIG.format(folder=folder, port=port, upstream=indented, user=user)
-
-
-# ------------------------------------------------------------------ processes
-
-
-@dataclass
-class Cluster:
-    """The processes of one run and the settings they share."""
-
-    folder: Path
-    env: dict[str, str]
-    nginx_port: int = field(default_factory=_free_port)
-    servers: dict[str, subprocess.Popen] = field(default_factory=dict)
-    server_ports: dict[str, int] = field(default_factory=dict)
-    workers: dict[str, subprocess.Popen] = field(default_factory=dict)
-    nginx: subprocess.Popen | None = None
-
-    def instance_env(self, name: str) -> dict[str, str]:
-        return {**self.env, "ANNOTATOR_INSTANCE_PATH": str(self.folder / f"instance-{name}")}
-
-    def _spawn(self, args: list[str], name: str, log: str) -> subprocess.Popen:
-        (self.folder / f"instance-{name}").mkdir(exist_ok=True)
-        return subprocess.Popen(
-            [str(ANNOTATOR), *args],
-            env=self.instance_env(name),
-            stdout=subprocess.DEVNULL,
-            stderr=open(self.folder / log, "a"),  # noqa: SIM115
-            start_new_session=True,
-        )
-
-    def serve(self, name: str, workers: int, threads: int) -> None:
-        port = _free_port()
-        process = self._spawn(
-            ["serve", "--no-demo", "--no-jobs-worker", "--port", str(port)]
-            + ["--workers", str(workers), "--threads", str(threads)],
-            name,
-            f"server-{name}.log",
-        )
-        _wait_until_up(port, "/login", process)
-        log = self.folder / f"server-{name}.log"
-        deadline = time.monotonic() + 90
-        while log.read_text().count("Worker ready") < workers:
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"server {name}: workers not ready within 90 s")
-            time.sleep(0.2)
-        self.servers[name], self.server_ports[name] = process, port
-
-    def start_worker(self, name: str) -> None:
-        self.workers[name] = self._spawn(["worker", "--workers", "1"], name, f"worker-{name}.log")
-
-    def start_nginx(self) -> None:
-        ports = list(self.server_ports.values())
-        config = self.folder / "nginx.conf"
-        config.write_text(nginx_config(self.folder, self.nginx_port, *ports))
-        self.nginx = subprocess.Popen(
-            [shutil.which("nginx"), "-p", str(self.folder), "-c", str(config)]
-            + ["-g", "daemon off;"],
-            stdout=subprocess.DEVNULL,
-            stderr=open(self.folder / "nginx-stderr.log", "a"),  # noqa: SIM115
-            start_new_session=True,
-        )
-        _wait_until_up(self.nginx_port, "/login", self.nginx)
-
-    def stop(self) -> None:
-        for process in [*self.servers.values(), *self.workers.values()]:
-            _stop(process)
-        if self.nginx is not None:
-            _stop(self.nginx, signal.SIGQUIT)
-
 
 # ------------------------------------------------------------------ the lead
 
@@ -377,49 +247,29 @@ def _error_checks(stats: Stats, lead_stats: Stats, faults: Faults, window: float
 # ------------------------------------------------------------------ the run
 
 
-def _database(postgres_url: str):
-    from sqlalchemy import create_engine, text
-
-    from annotator.db import normalise_url
-
-    name = "annotator_scaleout_" + uuid.uuid4().hex[:10]
-    admin = create_engine(normalise_url(postgres_url), isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-
-    def drop() -> None:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
-
-    url = admin.url.set(database=name).render_as_string(hide_password=False)
-    return url, drop
-
-
-def _drop_redis_keys(redis_url: str, queue: str) -> int:
-    import redis
-
-    client = redis.Redis.from_url(redis_url)
-    keys = list(client.scan_iter(match=f"*{queue}*"))
-    if keys:
-        client.delete(*keys)
-    client.close()
-    return len(keys)
-
-
 def run(args) -> bool:
-    if shutil.which("nginx") is None:
-        print(f"nginx is not installed; on Debian: {NGINX_INSTALL}")
+    if shutil.which("nginx") is None and args.install_nginx:
+        print(f"installing nginx: {NGINX_INSTALL}", flush=True)
+        subprocess.run(NGINX_INSTALL.split(), check=True, env={**os.environ, **APT_ENV})
+    nginx = shutil.which("nginx")
+    if nginx is None:
+        print(f"nginx is not installed; on Debian: {NGINX_INSTALL} (or --install-nginx)")
         raise SystemExit(2)
-    version = subprocess.run(["nginx", "-v"], capture_output=True, text=True).stderr.strip()
+    version = subprocess.run([nginx, "-v"], capture_output=True, text=True).stderr.strip()
+    # Which Debian package it came from (dpkg -S), or where it is if not from one.
+    package = ""
+    if shutil.which("dpkg"):
+        package = subprocess.run(["dpkg", "-S", nginx], capture_output=True, text=True).stdout
+    origin = f"Debian package {package.split(':', 1)[0]}" if package else nginx
     print(
-        f"{args.raters} raters x {args.items} items through {version} (round robin) to two "
+        f"{args.raters} raters x {args.items} items through {version} ({origin}; "
+        f"installed with `{NGINX_INSTALL}` if absent) as round-robin proxy to two "
         f"`annotator serve --workers {args.workers} --threads {args.threads}`, one PostgreSQL "
         f"database, Redis, two `annotator worker`; {os.cpu_count()} cores, load average "
         f"{os.getloadavg()[0]:.1f}",
         flush=True,
     )
-    url, drop = _database(args.postgres_url)
+    url, drop = create_database(args.postgres_url)
     queue = "scaleout-" + uuid.uuid4().hex[:10]
     password = secrets.token_urlsafe(12)
     with tempfile.TemporaryDirectory(prefix="annotator-scaleout-") as tmp:
@@ -457,7 +307,7 @@ def run(args) -> bool:
         finally:
             cluster.stop()
             drop()
-            removed = _drop_redis_keys(args.redis_url, queue)
+            removed = drop_redis_keys(args.redis_url, queue)
             print(f"cleaned up: processes stopped, database dropped, {removed} Redis keys removed")
 
 
@@ -547,6 +397,11 @@ def main(argv: list[str] | None = None) -> int:
         "--kill-window", type=float, default=10.0, help="seconds after the kill a 5xx may come"
     )
     parser.add_argument("--time-limit", type=float, default=240, help="seconds the raters rate")
+    parser.add_argument(
+        "--install-nginx",
+        action="store_true",
+        help=f"if nginx is missing, run `{NGINX_INSTALL}` (as root) first",
+    )
     parser.add_argument(
         "--print-nginx-config", action="store_true", help="print the upstream block and stop"
     )
