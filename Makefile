@@ -46,6 +46,7 @@ bench: install-test
 	$(BIN)/python benchmarks/study_page.py
 	$(BIN)/python benchmarks/score_post.py --postgres-url postgresql://postgres@127.0.0.1:5432/test
 	$(BIN)/python benchmarks/load.py
+	$(BIN)/python benchmarks/goals.py
 	$(BIN)/python benchmarks/rating_keyboard.py
 	$(BIN)/python benchmarks/rater_quality.py
 	$(BIN)/python benchmarks/agreement_tables.py

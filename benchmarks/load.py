@@ -355,7 +355,7 @@ class Browser:
                     self.stats.latency(elapsed)
                 if status < 500:
                     return status, location, text
-                self.stats.count("5xx")
+                self.stats.server_error(status, text)
             if time.monotonic() > deadline:
                 raise RuntimeError(f"{method} {path}: no answer within {RETRY_FOR_S} s")
             self.stats.count("retries")
@@ -396,6 +396,14 @@ class Stats:
         self.counter = counter
         self.first = float("inf")
         self.last = float("-inf")
+        # Each 5xx: when (epoch seconds), its status and whether nginx wrote
+        # it (its own error page) rather than the app (benchmarks/scaleout.py).
+        self.server_errors: list[tuple[float, int, bool]] = []
+
+    def server_error(self, status: int, text: str) -> None:
+        self.count("5xx")
+        with self.lock:
+            self.server_errors.append((time.time(), status, "<center>nginx" in text))
 
     def latency(self, seconds: float) -> None:
         ended = time.perf_counter()
@@ -419,6 +427,7 @@ class Stats:
         self.latencies += part["latencies"]
         self.first = min(self.first, part["first"])
         self.last = max(self.last, part["last"])
+        self.server_errors += part["server_errors"]
         for name, n in part["counts"].items():
             self.count(name, n)
 
@@ -532,6 +541,7 @@ def _client_process(jobs: list[Job], deadline: float, counter, results) -> None:
             "first": stats.first,
             "last": stats.last,
             "counts": stats.counts,
+            "server_errors": stats.server_errors,
             "acked": acked,
             "errors": errors,
         }
@@ -748,9 +758,11 @@ def _hello_run(
     return Result(name, mode, seconds, stats, errors=errors, server_cpu=cpu), acked
 
 
-def _write_run(name: str, reference: str, url: str, args) -> Result:
-    """A reference app that writes (``reference_apps.WRITE_REFERENCES``) at saturation,
-    then its tables checked: every acknowledged post stored exactly once (and, for the
+def _write_run(
+    name: str, reference: str, url: str, args, mode: str = "saturation", think: float = 0.0
+) -> Result:
+    """A reference app that writes (``reference_apps.WRITE_REFERENCES``), at saturation
+    or paced (``think``), then its tables checked: every acknowledged post stored exactly once (and, for the
     floor app, with exactly one history row)."""
     from sqlalchemy import text
 
@@ -763,7 +775,7 @@ def _write_run(name: str, reference: str, url: str, args) -> Result:
         for table in tables:
             connection.execute(text(table.format(auto=auto)))
     result, acked = _hello_run(
-        name, "saturation", args, factory=factory, env={"LOAD_WRITE_URL": url}
+        name, mode, args, think, factory=factory, env={"LOAD_WRITE_URL": url}
     )
     with engine.connect() as connection:
         rows = [tuple(row) for row in connection.execute(text(stored_query))]

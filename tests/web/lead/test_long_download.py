@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import tracemalloc
 
 import pytest
 from sqlalchemy import text
@@ -93,4 +94,69 @@ def test_a_refused_choice_answers_with_the_form_and_holds_nothing(
 ):
     response = lead_client.get(f"/lead/studies/{small_study}/export?format=long&{query}")
     assert response.status_code in (200, 422)
+    _nothing_holds_the_rating_table(app)
+
+
+def _stream_peak(lead_client, slug: str) -> tuple[int, int]:
+    """Peak bytes allocated by Python (tracemalloc) while the long export of
+    ``slug`` is downloaded and each piece thrown away, and the body's length."""
+    length = 0
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        before = tracemalloc.get_traced_memory()[0]
+        response = lead_client.get(f"/lead/studies/{slug}/export?format=long", buffered=False)
+        assert response.status_code == 200
+        for piece in response.response:
+            length += len(piece)
+        response.close()
+        peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    return peak, length
+
+
+def test_the_long_download_streams_in_constant_memory(app, lead_client, monkeypatch):
+    """Four times the ratings: the body is four times as long, the peak memory
+    of the download hardly grows. A body built whole (or rows read whole) would
+    add at least the body's growth to the peak; the bound is a quarter of it."""
+    from annotator.data.synthetic import SyntheticSpec, build_synthetic_study
+    from annotator.db import session_scope
+
+    monkeypatch.setattr(long_rows, "LONG_CHUNK", 200)
+    spec = {"n_raters": 5, "scales": (("0-5", 0.0, 5.0, 0.1),), "models": ("gpt",), "runs": 1}
+    with session_scope(app) as session:
+        build_synthetic_study(session, SyntheticSpec(slug="base", n_items=400, **spec))
+        build_synthetic_study(session, SyntheticSpec(slug="four", n_items=1600, seed=1, **spec))
+    _stream_peak(lead_client, "base")  # the first download imports and caches what it needs
+    small_peak, small_body = _stream_peak(lead_client, "base")
+    large_peak, large_body = _stream_peak(lead_client, "four")
+    assert large_body > 3.5 * small_body > 3.5 * 400 * 5 * 100
+    assert large_peak - small_peak < (large_body - small_body) / 4, (small_peak, large_peak)
+    assert get_engine(app).pool.checkedout() == 0
+
+
+@pytest.mark.postgresql_only
+def test_postgresql_sends_the_rows_a_chunk_at_a_time(app, lead_client, small_study, monkeypatch):
+    """On PostgreSQL the rows come through a server-side cursor, a chunk per
+    FETCH: the driver's default cursor would receive the whole result into the
+    client's memory (libpq's, which tracemalloc does not see) before the first row."""
+    if get_engine(app).dialect.name != "postgresql":
+        pytest.skip("PostgreSQL's server-side cursor (the suite's PostgreSQL run checks it)")
+    monkeypatch.setattr(long_rows, "LONG_CHUNK", 2)
+    response = lead_client.get(f"/lead/studies/{small_study}/export?format=long", buffered=False)
+    body = iter(response.response)
+    next(body)
+    try:
+        with get_engine(app).connect() as connection:
+            streaming = connection.execute(
+                text(
+                    "SELECT query FROM pg_stat_activity "
+                    "WHERE pid <> pg_backend_pid() AND datname = current_database() "
+                    "AND state = 'idle in transaction'"
+                )
+            ).scalars()
+            assert [q for q in streaming if q.startswith("FETCH FORWARD 2 FROM")], "no cursor"
+    finally:
+        response.close()
     _nothing_holds_the_rating_table(app)
