@@ -93,6 +93,16 @@ def judge_group() -> None:
     'as model "MODEL (expected)" (scales of at most 11 whole points, e.g. 0-5, 0-10).',
 )
 @click.option(
+    "--criteria",
+    "criteria",
+    type=click.Choice(["each", "together"]),
+    default="each",
+    show_default=True,
+    help="In a study with [[criteria]]: a request per criterion with its name and "
+    "definition, or one request per item whose reply is a JSON object of scores by "
+    "criterion (a criterion missing from it is asked again, then a failure of its own).",
+)
+@click.option(
     "--api-key-env",
     default="OPENAI_API_KEY",
     show_default=True,
@@ -112,6 +122,7 @@ def judge_command(
     max_retries: int,
     max_tokens: int | None,
     logprobs: bool,
+    criteria: str,
     api_key_env: str,
 ) -> None:
     from ..db import session_scope
@@ -133,6 +144,7 @@ def judge_command(
         max_retries=max_retries,
         max_tokens=max_tokens,
         logprobs=logprobs,
+        criteria=criteria,
     )
     try:
         with session_scope() as session:
