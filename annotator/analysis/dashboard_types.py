@@ -269,6 +269,10 @@ class Dashboard:
         How long computing them took (frames excluded).
     notes : tuple of str
         Study-wide notes.
+    criterion : str
+        The criterion shown ("" in a study without ``[[criteria]]``).
+    criteria : tuple of str
+        The study's criteria, for the lead to pick one (empty without them).
     """
 
     study: str
@@ -281,6 +285,8 @@ class Dashboard:
     computed_at: datetime
     compute_seconds: float
     notes: tuple[str, ...] = field(default_factory=tuple)
+    criterion: str = ""
+    criteria: tuple[str, ...] = ()
 
     @property
     def ci_label(self) -> str:

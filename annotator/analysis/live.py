@@ -85,8 +85,11 @@ class LiveDashboard:
     updating: bool = False
 
 
-def _key(session: Session, study: Study, settings: AnalysisSettings) -> tuple:
-    return (session.get_bind().url.render_as_string(hide_password=True), study.id, settings)
+def _key(
+    session: Session, study: Study, settings: AnalysisSettings, criterion: str | None
+) -> tuple:
+    url = session.get_bind().url.render_as_string(hide_password=True)
+    return (url, study.id, settings, criterion)
 
 
 def _ratings(version: tuple) -> int:
@@ -106,11 +109,14 @@ def _store(key: tuple, version: tuple, dashboard: Dashboard) -> None:
             _CACHE.popitem(last=False)
 
 
-def _compute(session: Session, study: Study, settings: AnalysisSettings) -> tuple:
+def _compute(
+    session: Session, study: Study, settings: AnalysisSettings, criterion: str | None = None
+) -> tuple:
     # The version is read first: data arriving during the computation leaves the
     # entry one version behind, so the next view recomputes (never the reverse).
     version = data_version(session, study)
-    return version, study_dashboard(study_frames(session, study), settings=settings)
+    frames = study_frames(session, study)
+    return version, study_dashboard(frames, settings=settings, criterion=criterion)
 
 
 def _compute_in_background(engine: Any, study_id: int, settings: AnalysisSettings, key: tuple):
@@ -119,7 +125,7 @@ def _compute_in_background(engine: Any, study_id: int, settings: AnalysisSetting
         with Session(engine, expire_on_commit=False) as session:
             study = session.get(Study, study_id)
             if study is not None:
-                _store(key, *_compute(session, study, settings))
+                _store(key, *_compute(session, study, settings, key[3]))
     except Exception:
         # The page keeps the last dashboard; the next view tries again.
         log.exception("background dashboard of study %s failed", study_id)
@@ -130,7 +136,11 @@ def _compute_in_background(engine: Any, study_id: int, settings: AnalysisSetting
 
 
 def cached_dashboard(
-    session: Session, study: Study, *, settings: AnalysisSettings | None = None
+    session: Session,
+    study: Study,
+    *,
+    settings: AnalysisSettings | None = None,
+    criterion: str | None = None,
 ) -> Dashboard:
     """The study's dashboard, recomputed (here, waiting) only when its data changed.
 
@@ -145,16 +155,18 @@ def cached_dashboard(
     study : annotator.models.Study
     settings : AnalysisSettings, keyword-only
         Defaults to the study's own (:func:`study_settings`).
+    criterion : str, keyword-only
+        The criterion shown in a study with ``[[criteria]]`` (None: the first).
     """
     settings = settings or study_settings(study)
-    key = _key(session, study, settings)
+    key = _key(session, study, settings, criterion)
     version = data_version(session, study)
     with _LOCK:
         hit = _CACHE.get(key)
         if hit is not None and hit[0] == version:
             _CACHE.move_to_end(key)
             return hit[1]
-    version, dashboard = _compute(session, study, settings)
+    version, dashboard = _compute(session, study, settings, criterion)
     _store(key, version, dashboard)
     return dashboard
 
@@ -165,6 +177,7 @@ def live_dashboard(
     *,
     settings: AnalysisSettings | None = None,
     executor: Executor | None = None,
+    criterion: str | None = None,
 ) -> LiveDashboard:
     """The last dashboard at once; a stale one is recomputed in the background.
 
@@ -183,16 +196,19 @@ def live_dashboard(
     executor : concurrent.futures.Executor, keyword-only
         Where the background computation runs; the module's thread pool by default
         (tests pass one that runs the call at once).
+    criterion : str, keyword-only
+        As :func:`cached_dashboard`'s.
     """
     settings = settings or study_settings(study)
-    key = _key(session, study, settings)
+    key = _key(session, study, settings, criterion)
     version = data_version(session, study)
     with _LOCK:
         hit = _CACHE.get(key)
         if hit is not None:
             _CACHE.move_to_end(key)
     if hit is None:
-        return LiveDashboard(cached_dashboard(session, study, settings=settings))
+        dashboard = cached_dashboard(session, study, settings=settings, criterion=criterion)
+        return LiveDashboard(dashboard)
     cached_version, dashboard = hit
     if cached_version == version:
         return LiveDashboard(dashboard)

@@ -62,9 +62,26 @@ def build_report(
     if settings is None:
         settings = study_settings(study)
     title = f"Report: {study.name}"
-    tables = analyse(frames, settings, parts=REPORT_PARTS).tables
-    drawn, files = draw_figures(tables, fmt=figure_format)
+    analysis = analyse(frames, settings, parts=REPORT_PARTS)
+    tables = analysis.tables
+    if analysis.rubric is None:
+        drawn, files = draw_figures(tables, fmt=figure_format)
+        html = render_report(
+            tables, title=title, study=study.slug, generated_at=generated_at, drawn=drawn
+        )
+        return Report(html=html, tables=tables, frames=frames, figure_files=files)
+    # A rubric study: every criterion's figures, the files named by criterion.
+    parts, files = [], {}
+    for name, one in analysis.by_criterion.items():
+        drawn, mine = draw_figures(one.tables, fmt=figure_format)
+        parts.append((name, one.tables, drawn))
+        files.update({f"{name}-{key}": data for key, data in mine.items()})
     html = render_report(
-        tables, title=title, study=study.slug, generated_at=generated_at, drawn=drawn
+        tables,
+        title=title,
+        study=study.slug,
+        generated_at=generated_at,
+        rubric=analysis.rubric,
+        criteria=parts,
     )
     return Report(html=html, tables=tables, frames=frames, figure_files=files)

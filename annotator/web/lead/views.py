@@ -93,13 +93,36 @@ def _analysis(the_study: Study) -> dict:
     where = request.args.get("where", "").strip()
     args = {k: v for k, v in (("runs", runs), ("where", where)) if v and v != RUNS[0]}
     out = {"settings": None, "args": args, "error": None, "runs_choices": RUNS}
+    out.update(_criterion_choice(the_study))
     if not args:
+        if out["criterion"]:
+            out["args"] = {"criterion": out["criterion"]}
         return out
     try:
         out["settings"] = study_settings_where(get_session(), the_study, where, runs=runs)
     except ValueError as exc:
         out["error"] = f"{str(exc)[:1].upper()}{str(exc)[1:]}; showing every rater, runs by mean."
         out["args"] = {}
+    if out["criterion"]:
+        out["args"]["criterion"] = out["criterion"]
+    return out
+
+
+def _criterion_choice(the_study: Study) -> dict:
+    """The criterion the dashboard shows (``criterion``: None, the first) and the
+    study's ``criteria``; an unknown one asked for is ``criterion_error``."""
+    from ...study.criteria import criterion_names
+
+    names = criterion_names(get_session(), the_study)
+    asked = request.args.get("criterion", "").strip()
+    out = {"criteria": names, "criterion": None, "criterion_error": None}
+    if asked and asked in names:
+        out["criterion"] = asked
+    elif asked:
+        known = ", ".join(names) or "none"
+        out["criterion_error"] = (
+            f"The study has no criterion {asked!r} (its criteria: {known}); showing the first."
+        )
     return out
 
 
@@ -145,18 +168,24 @@ def _study_page(
         export_error=error_message,
         export_notes=export_notes,
         export_error_field=export_error.field if export_error is not None else None,
-        live=_live(the_study, analysis["settings"]),
+        live=_live(the_study, analysis),
         analysis=analysis,
         runs_choices=analysis["runs_choices"],
     )
 
 
-def _live(the_study: Study, settings=None):
+def _live(the_study: Study, analysis: dict):
     from ...analysis.live import live_dashboard
 
     # DASHBOARD_EXECUTOR: tests run the background computation when they choose.
     executor = current_app.config.get("DASHBOARD_EXECUTOR")
-    return live_dashboard(get_session(), the_study, settings=settings, executor=executor)
+    return live_dashboard(
+        get_session(),
+        the_study,
+        settings=analysis["settings"],
+        executor=executor,
+        criterion=analysis.get("criterion"),
+    )
 
 
 @bp.route("/studies/<slug>")
@@ -169,7 +198,7 @@ def study(slug: str):
         partial = render_template(
             "lead/_dashboard.html",
             study=the_study,
-            live=_live(the_study, analysis["settings"]),
+            live=_live(the_study, analysis),
             analysis=analysis,
         )
         return partial, {"Vary": "HX-Request"}
