@@ -1,0 +1,129 @@
+"""A rubric study's analysis: each criterion as a study of its own, and across criteria.
+
+The rubric study is made from a generated study by giving every rating and LLM score
+two criteria: ``plain`` (the scores as generated) and ``mirrored`` (each score
+reflected in its scale, ``min + max - score``). A criterion's analysis must then be
+the analysis of a study holding that criterion's scores alone (computed without any
+criterion), the dashboard's numbers must be the report's per criterion (the
+invariant of test_one_analysis), and the criteria must correlate at -1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pandas as pd
+import pytest
+
+from annotator.analysis.criteria import HUMANS, POOLED_CRITERIA, criterion_frames
+from annotator.analysis.dashboard import study_dashboard
+from annotator.analysis.settings import study_settings
+from annotator.analysis.study_analysis import REPORT_PARTS, analyse
+from annotator.data.frames import study_frames
+from tests.analysis import test_one_analysis as one_analysis
+
+CRITERIA = ("plain", "mirrored")
+
+
+def _mirrored(frame: pd.DataFrame, scales: pd.DataFrame) -> pd.Series:
+    bounds = scales.set_index("scale")
+    low = frame["scale"].map(bounds["min"])
+    high = frame["scale"].map(bounds["max"])
+    return low + high - frame["value"]
+
+
+def rubric_of(frames):
+    """``frames`` with each rating and score under both criteria."""
+    ratings, llm = [], []
+    for name in CRITERIA:
+        r, s = frames.ratings.copy(), frames.llm.copy()
+        if name == "mirrored":
+            r["value"] = _mirrored(r, frames.scales)
+            s["value"] = _mirrored(s, frames.scales)
+        ratings.append(r.assign(criterion=name))
+        llm.append(s.assign(criterion=name))
+    criteria = pd.DataFrame(
+        {"criterion": list(CRITERIA), "definition": ["", ""], "benchmarks": [None, None]}
+    )
+    return replace(
+        frames,
+        ratings=pd.concat(ratings, ignore_index=True),
+        llm=pd.concat(llm, ignore_index=True),
+        criteria=criteria,
+    )
+
+
+def alone(frames, name):
+    """One criterion's scores as a study without criteria."""
+    mine = criterion_frames(frames, name)
+    return replace(
+        mine,
+        ratings=mine.ratings.drop(columns="criterion"),
+        llm=mine.llm.drop(columns="criterion"),
+        criteria=pd.DataFrame(),
+    )
+
+
+@pytest.fixture
+def rubric(session, make_study):
+    study = make_study(
+        n_items=30, n_raters=4, models=("gpt", "llama"), repeats=3, missing=0.05, seed=7
+    )
+    settings = replace(study_settings(study), confidence=0.90, n_resamples=20)
+    return rubric_of(study_frames(session, study)), settings
+
+
+def test_a_criterion_is_analysed_as_a_study_of_its_own(rubric):
+    frames, settings = rubric
+    analysis = analyse(frames, settings, parts=REPORT_PARTS)
+    assert analysis.criteria == CRITERIA and tuple(analysis.by_criterion) == CRITERIA
+    for name in CRITERIA:
+        mine = analysis.by_criterion[name].tables
+        single = analyse(alone(frames, name), settings, parts=REPORT_PARTS).tables
+        for table in ("scales", "models", "kappa", "alttest", "retest", "rater_quality"):
+            pd.testing.assert_frame_equal(getattr(mine, table), getattr(single, table))
+        # The report's --tables: every criterion's rows, each named.
+        combined = analysis.tables.scales
+        pd.testing.assert_frame_equal(
+            combined[combined["criterion"] == name]
+            .drop(columns="criterion")
+            .reset_index(drop=True),
+            single.scales,
+        )
+
+
+def test_every_dashboard_number_is_the_reports_per_criterion(rubric):
+    frames, settings = rubric
+    report = analyse(frames, settings, parts=REPORT_PARTS)
+    for name in CRITERIA:
+        dash = study_dashboard(frames, settings=settings, criterion=name)
+        assert dash.criterion == name and dash.criteria == CRITERIA
+        tables = report.by_criterion[name].tables
+        one_analysis.test_every_dashboard_number_is_the_reports((dash, tables, settings, None))
+    # The dashboard shows the first criterion unless asked.
+    assert study_dashboard(frames, settings=settings).criterion == "plain"
+
+
+def test_mirrored_criteria_correlate_at_minus_one(rubric):
+    frames, settings = rubric
+    rubric_tables = analyse(frames, settings).rubric
+    corr = rubric_tables.correlations
+    assert set(corr["who"]) == {HUMANS, "gpt", "llama", "ensemble"} - {"ensemble"}
+    # Up to ties among human means that the reflection's rounding (last bit) breaks.
+    assert corr["spearman"].to_numpy() == pytest.approx(-1.0, abs=1e-3)
+    assert (corr["high"] < -0.99).all()
+    summary = rubric_tables.summary
+    assert len(summary) == len(CRITERIA) * len(frames.scale_names)
+    # Reflection changes no agreement: ICC, alpha and nMAE are those of the plain scores.
+    plain = summary[summary["criterion"] == "plain"].set_index("scale")
+    mirrored = summary[summary["criterion"] == "mirrored"].set_index("scale")
+    for column in ("icc_a1_human", "alpha_human", "icc_human_llm", "nmae"):
+        assert mirrored[column].to_numpy() == pytest.approx(plain[column].to_numpy(), rel=1e-9)
+    alt = rubric_tables.alttest
+    assert set(alt["criterion"]) >= {*CRITERIA, POOLED_CRITERIA}
+
+
+def test_an_unknown_criterion_names_the_studys(rubric):
+    frames, settings = rubric
+    with pytest.raises(ValueError, match="'tone' is not a criterion of the study .*'plain'"):
+        analyse(frames, settings, criterion="tone")
