@@ -127,3 +127,35 @@ def test_an_unknown_criterion_names_the_studys(rubric):
     frames, settings = rubric
     with pytest.raises(ValueError, match="'tone' is not a criterion of the study .*'plain'"):
         analyse(frames, settings, criterion="tone")
+
+
+def test_the_report_has_the_tables_across_criteria_and_a_section_per_criterion(session, make_study):
+    from html.parser import HTMLParser
+
+    from annotator.analysis.report import report_of
+
+    study = make_study(n_items=12, n_raters=3, models=("gpt",), repeats=2, seed=5)
+    settings = replace(study_settings(study), n_resamples=10)
+    frames = rubric_of(study_frames(session, study))
+    analysis = analyse(frames, settings, parts=REPORT_PARTS)
+    report = report_of(analysis, title="Rubric", study="rubric", figure_format="png")
+    ids: list[str] = []
+
+    class Ids(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            ids.extend(value for name, value in attrs if name == "id")
+
+    Ids().feed(report.html)
+    assert len(ids) == len(set(ids)), "every anchor of the page is unique"
+    for key in ("criteria-summary", "criteria-alttest", "criteria-correlations"):
+        assert f'id="table-{key}"' in report.html
+    # Each criterion has the sections of a study without criteria, under its name.
+    per = [report.html.count(f'<section aria-labelledby="criterion-{i}-') for i in (1, 2)]
+    assert per[0] == per[1] >= 15
+    assert report.html.count('<section aria-labelledby="') == 3 + sum(per)
+    for index, name in enumerate(CRITERIA, start=1):
+        assert f'id="criterion-{index}-table2"' in report.html
+        assert f">{name}: Table 2" in report.html
+    assert set(report.figure_files) >= {"plain-icc", "mirrored-icc"}
+    # --tables: each table with the criterion of every row.
+    assert set(report.tables.scales["criterion"]) == set(CRITERIA)

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from ...models import Study
 
-__all__ = ["Report", "build_report", "report_filename"]
+__all__ = ["Report", "build_report", "report_filename", "report_of"]
 
 
 @dataclass(frozen=True)
@@ -55,22 +55,47 @@ def build_report(
     from ...data.frames import study_frames
     from ..settings import study_settings
     from ..study_analysis import REPORT_PARTS, analyse
-    from .figures import draw_figures
-    from .html import render_report
 
     frames = study_frames(session, study)
     if settings is None:
         settings = study_settings(study)
     title = f"Report: {study.name}"
     analysis = analyse(frames, settings, parts=REPORT_PARTS)
+    return report_of(
+        analysis,
+        title=title,
+        study=study.slug,
+        generated_at=generated_at,
+        figure_format=figure_format,
+        frames=frames,
+    )
+
+
+def report_of(
+    analysis: Any,
+    *,
+    title: str,
+    study: str,
+    generated_at: datetime | None = None,
+    figure_format: str | None = None,
+    frames: Any = None,
+) -> Report:
+    """The report of a study's analysis (``analyse(..., parts=REPORT_PARTS)``).
+
+    A study with ``[[criteria]]`` gets the tables across criteria and then each
+    criterion's sections and figures; its figure files are named ``CRITERION-KEY``.
+    """
+    from .figures import draw_figures
+    from .html import render_report
+
     tables = analysis.tables
+    frames = analysis.frames if frames is None else frames
     if analysis.rubric is None:
         drawn, files = draw_figures(tables, fmt=figure_format)
         html = render_report(
-            tables, title=title, study=study.slug, generated_at=generated_at, drawn=drawn
+            tables, title=title, study=study, generated_at=generated_at, drawn=drawn
         )
         return Report(html=html, tables=tables, frames=frames, figure_files=files)
-    # A rubric study: every criterion's figures, the files named by criterion.
     parts, files = [], {}
     for name, one in analysis.by_criterion.items():
         drawn, mine = draw_figures(one.tables, fmt=figure_format)
@@ -79,7 +104,7 @@ def build_report(
     html = render_report(
         tables,
         title=title,
-        study=study.slug,
+        study=study,
         generated_at=generated_at,
         rubric=analysis.rubric,
         criteria=parts,
