@@ -125,7 +125,6 @@ class StudyFrames:
     demographic_keys: list[str] = field(default_factory=list)
     # LLM scores left out for having been asked under an older prompt, per scale.
     llm_superseded: dict[str, int] = field(default_factory=dict)
-    criteria: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def scale_bounds(self, scale: str) -> tuple[float, float]:
         """``(min, max)`` of a scale; ``ValueError`` naming the known scales."""
