@@ -30,6 +30,7 @@ __all__ = [
     "StudyMember",
     "Scale",
     "Benchmark",
+    "Criterion",
     "Item",
     "User",
     "Invite",
@@ -132,6 +133,26 @@ class Benchmark(SQLModel, table=True):
     instructions: str = Field(sa_column=Column(Text, nullable=False))
     template: str = Field(sa_column=Column(Text, nullable=False))
     position: int = 0
+
+
+class Criterion(SQLModel, table=True):
+    """A named criterion of a rubric study (``[[criteria]]`` of the study file).
+
+    A study without criteria has none of these rows: its ratings and LLM
+    scores carry the criterion "" (its single unnamed criterion).
+    """
+
+    __table_args__ = (UniqueConstraint("study_id", "name"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    # No index of its own: the unique key above leads with study_id.
+    study_id: int = Field(foreign_key="study.id")
+    name: str = Field(max_length=100)
+    # Markdown, shown to raters beside the score input.
+    definition: str = Field(sa_column=Column(Text, nullable=False))
+    position: int = 0
+    # The names of the benchmarks it applies to; None: every benchmark.
+    benchmarks: list[str] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
 
 
 class Item(SQLModel, table=True):
@@ -304,7 +325,9 @@ class BlockAssignment(SQLModel, table=True):
 
 class Rating(SQLModel, table=True):
     __table_args__ = (
-        UniqueConstraint("rater_id", "item_id", "scale_id", "is_repeat"),
+        UniqueConstraint(
+            "rater_id", "item_id", "scale_id", "criterion", "is_repeat", name="uq_rating_key"
+        ),
         Index("ix_rating_scale_item", "scale_id", "item_id"),
     )
 
@@ -313,6 +336,8 @@ class Rating(SQLModel, table=True):
     rater_id: int = Field(foreign_key="user.id")
     item_id: int = Field(foreign_key="item.id")
     scale_id: int = Field(foreign_key="scale.id")
+    # The Criterion.name rated; "" for a study's single unnamed criterion.
+    criterion: str = Field(default="", max_length=100, sa_column_kwargs={"server_default": ""})
     block_id: int | None = Field(default=None, foreign_key="block.id", index=True)
     value: float
     # 1-based place in the block's presentation order; None when imported.
@@ -343,13 +368,17 @@ class RatingChange(SQLModel, table=True):
 
 class LLMScore(SQLModel, table=True):
     __table_args__ = (
-        UniqueConstraint("item_id", "scale_id", "model", "run"),
+        UniqueConstraint(
+            "item_id", "scale_id", "criterion", "model", "run", name="uq_llmscore_key"
+        ),
         Index("ix_llmscore_scale_item", "scale_id", "item_id"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
     item_id: int = Field(foreign_key="item.id")
     scale_id: int = Field(foreign_key="scale.id")
+    # The Criterion.name scored; "" for a study's single unnamed criterion.
+    criterion: str = Field(default="", max_length=100, sa_column_kwargs={"server_default": ""})
     model: str = Field(max_length=200)
     # "" when the file gives no run; part of the key, so NULL would break it.
     run: str = Field(default="", max_length=100)
@@ -371,6 +400,8 @@ class JudgeFailure(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     item_id: int = Field(foreign_key="item.id", index=True)
     scale_id: int = Field(foreign_key="scale.id")
+    # The Criterion.name asked about; "" for a study's single unnamed criterion.
+    criterion: str = Field(default="", max_length=100, sa_column_kwargs={"server_default": ""})
     model: str = Field(max_length=200)
     temperature: float
     run: str = Field(max_length=100)

@@ -12,25 +12,26 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import Float, String, cast, func, type_coerce
 from sqlmodel import Session, select
 
 from ..models import (
     Benchmark,
     Block,
+    Criterion,
     Demographics,
     Item,
     LLMScore,
     Rating,
-    RatingChange,
     Role,
     Scale,
     Study,
     User,
 )
 from ..study.raters import counted_rater
+from .data_version import data_version
 from .prompt_versions import latest_prompt_version
 from .sql import fetch_rows
+from .timestamps import raw_time, utc_times
 
 __all__ = [
     "BLOCK_DONE",
@@ -50,6 +51,7 @@ RATING_COLUMNS = [
     "item",
     "benchmark",
     "scale",
+    "criterion",
     "rater",
     "value",
     "is_repeat",
@@ -59,7 +61,18 @@ RATING_COLUMNS = [
     "submitted_at",
     "source",
 ]
-LLM_COLUMNS = ["item", "benchmark", "scale", "model", "run", "temperature", "value", "prompt"]
+LLM_COLUMNS = [
+    "item",
+    "benchmark",
+    "scale",
+    "criterion",
+    "model",
+    "run",
+    "temperature",
+    "value",
+    "prompt",
+]
+CRITERION_COLUMNS = ["criterion", "definition", "benchmarks"]
 SCALE_COLUMNS = ["scale", "min", "max", "step"]
 ITEM_COLUMNS = ["item", "benchmark", "gold_score", "gold_tolerance", "is_attention_check"]
 BLOCK_COLUMNS = [
@@ -83,17 +96,18 @@ class StudyFrames:
         The study's slug.
     ratings : pandas.DataFrame
         One row per human rating: ``item`` (item id), ``benchmark``, ``scale`` (name),
-        ``rater`` (code), ``value``, ``is_repeat`` (a test-retest repeat),
+        ``criterion`` (its name, "" for a study without criteria), ``rater`` (code), ``value``, ``is_repeat`` (a test-retest repeat),
         ``is_attention_check``, ``position`` (1-based place in the block, NaN when
         imported), ``served_at``, ``submitted_at`` (UTC timestamps; ``served_at`` NaT
         when unknown), ``source`` ("app" or "import"), and ``attention_passed``
         (True/False for attention checks: the score's share of the scale range lies
         within ``gold_tolerance`` of ``gold_score``; NaN otherwise).
     llm : pandas.DataFrame
-        One row per LLM score: ``item``, ``benchmark``, ``scale``, ``model``, ``run``
+        One row per LLM score: ``item``, ``benchmark``, ``scale``, ``criterion``, ``model``,
+        ``run``
         ("" when the file gave none), ``temperature`` (NaN when unknown), ``value``,
         ``prompt`` (the judge prompt's hash, "" for imported scores). Only the newest
-        prompt version of each model, scale, temperature and benchmark
+        prompt version of each model, scale, criterion, temperature and benchmark
         (:mod:`annotator.data.prompt_versions`); ``llm_superseded`` counts the others
         per scale.
     scales : pandas.DataFrame
@@ -113,6 +127,10 @@ class StudyFrames:
         block's presentation order, repeats and attention checks included).
     demographic_keys : list of str
         The study's demographic question keys, in the study file's order.
+    criteria : pandas.DataFrame
+        The study's rubric criteria in the study file's order: ``criterion`` (name),
+        ``definition`` (Markdown), ``benchmarks`` (the benchmark names it applies to,
+        None for all); no rows for a study without ``[[criteria]]``.
     """
 
     study: str
@@ -125,6 +143,27 @@ class StudyFrames:
     demographic_keys: list[str] = field(default_factory=list)
     # LLM scores left out for having been asked under an older prompt, per scale.
     llm_superseded: dict[str, int] = field(default_factory=dict)
+    criteria: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=CRITERION_COLUMNS))
+
+    @property
+    def has_criteria(self) -> bool:
+        """Whether the study has named rubric criteria (``[[criteria]]``)."""
+        return not self.criteria.empty
+
+    @property
+    def criterion_names(self) -> list[str]:
+        """Criterion names in the study's order; ``[""]`` without ``[[criteria]]``."""
+        return list(self.criteria["criterion"]) or [""]
+
+    def criteria_of(self, benchmark: str) -> list[str]:
+        """The criteria that apply to items of ``benchmark`` (``[""]`` without criteria)."""
+        if not self.has_criteria:
+            return [""]
+        return [
+            row.criterion
+            for row in self.criteria.itertuples()
+            if row.benchmarks is None or benchmark in row.benchmarks
+        ]
 
     def scale_bounds(self, scale: str) -> tuple[float, float]:
         """``(min, max)`` of a scale; ``ValueError`` naming the known scales."""
@@ -156,32 +195,6 @@ def _read(session: Session, query, columns: list[str]) -> pd.DataFrame:
     )
 
 
-def _raw_time(column, dialect: str):
-    """The timestamp in a form pandas converts in one vectorised pass.
-
-    Converting 180,000 values one by one through the column type (or, on
-    PostgreSQL, parsing the driver's datetime objects) took most of study_frames'
-    time. SQLite stores ISO text, read as it is; PostgreSQL gives seconds since
-    the epoch as a double (microseconds survive: 2e9 s needs 31 of its 52 bits).
-    """
-    if dialect == "postgresql":
-        return cast(func.extract("epoch", column), Float)
-    return type_coerce(column, String)
-
-
-def _utc(series: pd.Series) -> pd.Series:
-    """UTC timestamps from ISO text (SQLite), epoch seconds (PostgreSQL) or datetimes."""
-    if series.empty:
-        return pd.Series(pd.DatetimeIndex([], tz="UTC"), index=series.index)
-    present = series.dropna()
-    if len(present) and isinstance(present.iloc[0], float | int):
-        seconds = pd.to_numeric(series, errors="raise").astype(float)
-        return pd.to_datetime(seconds, unit="s", utc=True).dt.round("us")
-    if len(present) and isinstance(present.iloc[0], str):
-        return pd.to_datetime(series, utc=True, format="ISO8601")
-    return pd.to_datetime(series, utc=True)
-
-
 def _ratings(session: Session, study: Study) -> pd.DataFrame:
     dialect = session.get_bind().dialect.name
     query = (
@@ -189,13 +202,14 @@ def _ratings(session: Session, study: Study) -> pd.DataFrame:
             Item.external_id,
             Benchmark.name,
             Scale.name,
+            Rating.criterion,
             User.rater_code,
             Rating.value,
             Rating.is_repeat,
             Rating.is_attention_check,
             Rating.position,
-            _raw_time(Rating.served_at, dialect),
-            _raw_time(Rating.submitted_at, dialect),
+            raw_time(Rating.served_at, dialect),
+            raw_time(Rating.submitted_at, dialect),
             Rating.source,
         )
         .join(Item, Item.id == Rating.item_id)
@@ -212,7 +226,7 @@ def _ratings(session: Session, study: Study) -> pd.DataFrame:
     for column in ("is_repeat", "is_attention_check"):
         frame[column] = frame[column].astype(bool)
     for column in ("served_at", "submitted_at"):
-        frame[column] = _utc(frame[column])
+        frame[column] = utc_times(frame[column])
     return frame
 
 
@@ -238,6 +252,7 @@ def _llm(session: Session, study: Study) -> tuple[pd.DataFrame, dict[str, int]]:
             Item.external_id,
             Benchmark.name,
             Scale.name,
+            LLMScore.criterion,
             LLMScore.model,
             LLMScore.run,
             LLMScore.temperature,
@@ -257,7 +272,7 @@ def _llm(session: Session, study: Study) -> tuple[pd.DataFrame, dict[str, int]]:
     frame["run"] = frame["run"].fillna("").astype(str)
     frame["prompt"] = frame["prompt"].fillna("").astype(str)
     frame, left_out = latest_prompt_version(
-        frame, keys=["model", "scale", "temperature", "benchmark"]
+        frame, keys=["model", "scale", "criterion", "temperature", "benchmark"]
     )
     superseded = {str(k): int(n) for k, n in left_out["scale"].value_counts().items()}
     return frame.drop(columns="order").reset_index(drop=True), superseded
@@ -287,6 +302,15 @@ def _items(session: Session, study: Study) -> pd.DataFrame:
         frame[column] = frame[column].astype(float)
     frame["is_attention_check"] = frame["gold_score"].notna()
     return frame
+
+
+def _criteria(session: Session, study: Study) -> pd.DataFrame:
+    rows = session.exec(
+        select(Criterion.name, Criterion.definition, Criterion.benchmarks)
+        .where(Criterion.study_id == study.id)
+        .order_by(Criterion.position)
+    ).all()
+    return pd.DataFrame([tuple(row) for row in rows], columns=CRITERION_COLUMNS, dtype=object)
 
 
 def _demographics(session: Session, study: Study) -> tuple[pd.DataFrame, list[str]]:
@@ -340,7 +364,7 @@ def _blocks(session: Session, study: Study) -> pd.DataFrame:
     rows = session.exec(query).all()
     frame = pd.DataFrame([row[:5] for row in rows], columns=BLOCK_COLUMNS[:5], dtype=object)
     for column in ("started_at", "completed_at"):
-        frame[column] = _utc(frame[column])
+        frame[column] = utc_times(frame[column])
     frame["position"] = frame["position"].astype(int)
     frame["status"] = np.where(
         frame["completed_at"].notna(),
@@ -352,7 +376,7 @@ def _blocks(session: Session, study: Study) -> pd.DataFrame:
 
 
 def study_frames(session: Session, study: Study) -> StudyFrames:
-    """Read one study into :class:`StudyFrames` (six queries, no statistics).
+    """Read one study into :class:`StudyFrames` (seven queries, no statistics).
 
     Withdrawn and excluded raters' ratings, answers and blocks are left out
     (:func:`annotator.study.raters.counted_rater`), as in every export.
@@ -384,58 +408,5 @@ def study_frames(session: Session, study: Study) -> StudyFrames:
         blocks=_blocks(session, study),
         demographic_keys=keys,
         llm_superseded=superseded,
-    )
-
-
-def data_version(session: Session, study: Study) -> tuple:
-    """Cheap aggregates that change whenever the study's data changes.
-
-    Used as the key of cached results: the highest and the number of rating,
-    LLM score ids, the highest rating change id, the number of items and of started and
-    completed blocks, the number of demographic answers, and the number and
-    latest time of rater status changes (withdrawn, excluded, included).
-    """
-    scale_ids = select(Scale.id).where(Scale.study_id == study.id).scalar_subquery()
-    ratings = session.exec(
-        select(func.max(Rating.id), func.count(Rating.id)).where(Rating.scale_id.in_(scale_ids))
-    ).one()
-    # Any study's revision invalidates: the primary key's maximum is one
-    # index lookup, where counting this study's changes would scan them.
-    changes = session.exec(select(func.max(RatingChange.id))).one()
-    llm = session.exec(
-        select(func.max(LLMScore.id), func.count(LLMScore.id)).where(
-            LLMScore.scale_id.in_(scale_ids)
-        )
-    ).one()
-    items = session.exec(
-        select(func.max(Item.id), func.count(Item.id)).where(Item.study_id == study.id)
-    ).one()
-    blocks = session.exec(
-        select(
-            func.count(Block.id),
-            func.count(Block.started_at),
-            func.count(Block.completed_at),
-        ).where(Block.scale_id.in_(scale_ids))
-    ).one()
-    answers = session.exec(
-        select(func.max(Demographics.id), func.count(Demographics.id))
-        .join(User, User.id == Demographics.user_id)
-        .where(User.study_id == study.id)
-    ).one()
-    # Withdrawing, excluding or including a rater changes what counts.
-    statuses = session.exec(
-        select(func.count(User.id), func.max(User.status_changed_at)).where(
-            User.study_id == study.id, User.status_changed_at.is_not(None)
-        )
-    ).one()
-    return (
-        study.id,
-        tuple(ratings),
-        tuple(statuses),
-        changes,
-        tuple(llm),
-        tuple(items),
-        tuple(blocks),
-        tuple(answers),
-        study.source_toml,
+        criteria=_criteria(session, study),
     )

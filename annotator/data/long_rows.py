@@ -28,10 +28,11 @@ from ..models import (
 )
 from ..study.raters import counted_rater
 from .export_scope import export_scope
-from .frames import _raw_time, _utc
 from .long_columns import LONG_COLUMNS
 from .selection import Where, raters_where
 from .sql import stream_rows
+from .timestamps import raw_time as _raw_time
+from .timestamps import utc_times as _utc
 
 __all__ = ["LONG_CHUNK", "LONG_COLUMNS", "long_export", "long_export_chunks"]
 

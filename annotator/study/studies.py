@@ -22,6 +22,7 @@ from ..models import (
     StudyVersion,
     User,
 )
+from .criteria import add_criteria
 from .studyfile import StudyFile
 
 __all__ = [
@@ -77,6 +78,7 @@ def create_study(session: Session, spec: StudyFile, *, source_toml: str = "") ->
     for position, bench in enumerate(spec.benchmarks):
         fields = bench.model_dump(exclude={"judge_template", "judge_system"})
         session.add(Benchmark(study_id=study.id, position=position, **fields))
+    add_criteria(session, study, spec.criteria)
     session.flush()
     return study
 

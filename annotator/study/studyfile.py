@@ -20,6 +20,7 @@ from pydantic import (
 )
 
 from ..data.long_columns import LONG_COLUMNS
+from .criteria import CriterionSpec, criteria_problems
 from .crowd_spec import PLATFORM_DEFAULTS, CompletionCodes, CrowdSpec, crowd_settings
 from .placeholders import check_instructions, template_fields
 from .strict import Strict
@@ -233,6 +234,8 @@ class StudyFile(Strict):
     break_every: Annotated[int, Field(ge=1)] | None = None
     scales: Annotated[list[ScaleSpec], Field(min_length=1)]
     benchmarks: Annotated[list[BenchmarkSpec], Field(min_length=1)]
+    # Rubric criteria, each rated on the block's scale; none: one unnamed criterion.
+    criteria: list[CriterionSpec] = []
     demographics: list[QuestionSpec] = Field(
         default_factory=lambda: [QuestionSpec(**q) for q in DEFAULT_DEMOGRAPHICS]
     )
@@ -277,6 +280,9 @@ class StudyFile(Strict):
                     )
         if self.completion_url and not self.completion_url.startswith(("https://", "http://")):
             raise ValueError("completion_url must start with https:// or http://")
+        problems = criteria_problems(self.criteria, [b.name for b in self.benchmarks])
+        if problems:
+            raise ValueError("; ".join(problems))
         return self
 
 

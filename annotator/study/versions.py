@@ -36,6 +36,7 @@ from ..models import (
     StudyVersion,
     User,
 )
+from .criteria import criteria_update_problems, study_criteria, update_criteria
 from .raters import counted_rater
 from .studies import study_benchmarks, study_scales
 from .studyfile import StudyFile, template_fields, validation_settings
@@ -144,8 +145,10 @@ def update_study(
             study.slug, [f"slug: the file is for {spec.slug!r}, not {study.slug!r}"]
         )
     stored = study_benchmarks(session, study)
-    problems = _scale_problems(session, study, spec) + _benchmark_problems(
-        session, study, spec, stored
+    problems = (
+        _scale_problems(session, study, spec)
+        + _benchmark_problems(session, study, spec, stored)
+        + criteria_update_problems(session, study, spec.criteria)
     )
     if problems:
         raise StudyUpdateError(study.slug, problems)
@@ -180,8 +183,14 @@ def update_study(
                 changes.append(f"benchmarks[{index}].{key}")
                 setattr(old, key, getattr(new, key))
                 bench_updates.append(old)
+    criteria = study_criteria(session, study)
+    for index, (old, new) in enumerate(zip(criteria, spec.criteria, strict=True)):
+        if old.definition != new.definition:
+            changes.append(f"criteria[{index}].definition")
     if not changes:
         return StudyUpdate(study.version, [])
+
+    update_criteria(session, study, spec.criteria)
 
     for key, value in updates.items():
         setattr(study, key, value)

@@ -65,6 +65,22 @@ type = "text"
 required = false
 """
 
+# Three rubric criteria: two on every benchmark, one on sts-b only.
+CRITERIA_TOML = """
+[[criteria]]
+name = "fluency"
+definition = "Is the text **well written**?"
+
+[[criteria]]
+name = "coherence"
+definition = "Does it hang together?"
+
+[[criteria]]
+name = "relevance"
+definition = "Is the second sentence about the first?"
+benchmarks = ["sts-b"]
+"""
+
 
 def study_toml(
     *,
