@@ -17,6 +17,7 @@ from sqlmodel import Session, select
 
 from ..collect.scores import format_number
 from ..models import Criterion, Item, LLMScore, Scale, Study
+from ..study.criteria import criteria_for, study_criteria
 from ..study.studies import study_benchmarks, study_scales
 from ..study.studyfile import judge_settings
 from .prompts import JudgePrompt, prompt_template, render_prompt
@@ -130,11 +131,7 @@ def plan_judge(
             )
         scales = [known[name] for name in settings.scales]
     specs = judge_settings(study.source_toml)
-    criteria = list(
-        session.exec(
-            select(Criterion).where(Criterion.study_id == study.id).order_by(Criterion.position)
-        )
-    )
+    criteria = study_criteria(session, study)
     templates: dict[tuple[int, int], list] = {}
     for bench in study_benchmarks(session, study):
         spec = specs.get(bench.name)
@@ -201,9 +198,7 @@ def _criteria_groups(
     criteria: list[Criterion], benchmark: str, mode: str
 ) -> list[tuple[tuple[str, str], ...]]:
     """The criteria of each prompt of a benchmark's items: ``[()]`` without criteria."""
-    mine = [
-        (c.name, c.definition) for c in criteria if not c.benchmarks or benchmark in c.benchmarks
-    ]
+    mine = [(c.name, c.definition) for c in criteria_for(criteria, benchmark)]
     if not criteria:
         return [()]
     if mode == "together":

@@ -186,19 +186,20 @@ def _store(session, task: JudgeTask, settings: JudgeSettings, criterion, number,
     common = dict(
         item_id=task.item_id,
         scale=task.scale,
-        criterion=criterion,
         run=task.run,
         temperature=settings.temperature,
         prompt_hash=task.prompt.hash,
     )
-    store_llm_score(session, model=settings.model, score=number, **common)
+    row = store_llm_score(session, model=settings.model, score=number, **common)
+    row.criterion = criterion
     # The first number token is the score only in a reply of one criterion.
     if settings.logprobs and len(task.prompt.criteria) == 1:
         expected = _expected(response, task.scale)
         if expected is not None:
-            store_llm_score(
+            row = store_llm_score(
                 session, model=settings.model + EXPECTED_SUFFIX, score=repr(expected), **common
             )
+            row.criterion = criterion
 
 
 async def _judge_one(session, client, task: JudgeTask, settings: JudgeSettings, report) -> None:

@@ -113,7 +113,8 @@ def _criterion_choice(the_study: Study) -> dict:
     study's ``criteria``; an unknown one asked for is ``criterion_error``."""
     from ...study.criteria import criterion_names
 
-    names = criterion_names(get_session(), the_study)
+    # [""] for a study without [[criteria]]: nothing to pick.
+    names = [name for name in criterion_names(get_session(), the_study) if name]
     asked = request.args.get("criterion", "").strip()
     out = {"criteria": names, "criterion": None, "criterion_error": None}
     if asked and asked in names:
