@@ -15,8 +15,6 @@ from sqlmodel import select
 
 from annotator.judge.runner import JudgeSettings, run_judge
 from annotator.models import Item, JudgeFailure, LLMScore, Scale, Study
-from tests.conftest import DATA
-from tests.data.studies import CRITERIA_TOML
 from tests.fake_openai import Reply, score_for
 
 DEFINITIONS = {
@@ -24,17 +22,6 @@ DEFINITIONS = {
     "coherence": "Does it hang together?",
     "relevance": "Is the second sentence about the first?",
 }
-
-
-@pytest.fixture
-def rubric_study(runner, tmp_path) -> str:
-    toml = (DATA / "small-study.toml").read_text(encoding="utf-8") + CRITERIA_TOML
-    path = tmp_path / "rubric.toml"
-    path.write_text(toml.replace('slug = "small"', 'slug = "rubric"'), encoding="utf-8")
-    for args in (["study", "create", path], ["items", "import", "rubric", DATA / "items.csv"]):
-        result = runner.invoke(args=[str(a) for a in args], catch_exceptions=False)
-        assert result.exit_code == 0, result.output
-    return "rubric"
 
 
 def _scores(session) -> list[LLMScore]:

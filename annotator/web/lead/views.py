@@ -120,9 +120,11 @@ def _criterion_choice(the_study: Study) -> dict:
     if asked and asked in names:
         out["criterion"] = asked
     elif asked:
-        known = ", ".join(names) or "none"
         out["criterion_error"] = (
-            f"The study has no criterion {asked!r} (its criteria: {known}); showing the first."
+            f"The study has no criterion {asked!r} (its criteria: {', '.join(names)}); "
+            "showing the first."
+            if names
+            else f"The study has no criteria ([[criteria]]); {asked!r} is ignored."
         )
     return out
 
