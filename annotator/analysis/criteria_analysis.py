@@ -6,7 +6,9 @@ analysed as a study of its own (:func:`~.criteria.criterion_frames`, the same
 the study's main temperature), so each criterion's dashboard and report tables are
 those of a one-criterion study with its ratings. The report's tables of all criteria
 are also put together, each with a leading ``criterion`` column
-(:func:`combined_tables`), for ``annotator report --tables``.
+(:func:`combined_tables`), for ``annotator report --tables``, and so are the agreement
+and self-consistency tables (``annotator agreement`` and ``consistency`` print every
+criterion's rows).
 """
 
 from __future__ import annotations
@@ -26,6 +28,23 @@ from .tables import ReportTables
 __all__ = ["analyse_criteria", "combined_tables"]
 
 
+def _stacked(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Each criterion's frame (by name), its rows named by a leading ``criterion`` column."""
+    parts = [
+        frame.copy().assign(criterion=name)[["criterion", *frame.columns]]
+        for name, frame in frames.items()
+    ]
+    return pd.concat(parts, ignore_index=True)
+
+
+def _named_notes(notes: dict[str, Collection[str]]) -> list[str]:
+    out = Notes()
+    for name, lines in notes.items():
+        for line in lines:
+            out.add(f"criterion {name}: {line}")
+    return list(out)
+
+
 def combined_tables(per_criterion: dict[str, ReportTables]) -> ReportTables:
     """Every criterion's report tables in one, each row with its ``criterion`` first.
 
@@ -35,20 +54,28 @@ def combined_tables(per_criterion: dict[str, ReportTables]) -> ReportTables:
     values = {}
     for spec in fields(ReportTables):
         if spec.name == "notes":
-            notes = Notes()
-            for name, tables in per_criterion.items():
-                for line in tables.notes:
-                    notes.add(f"criterion {name}: {line}")
-            values["notes"] = list(notes)
+            values["notes"] = _named_notes({n: t.notes for n, t in per_criterion.items()})
         elif spec.name == "settings":
             values["settings"] = first.settings
         else:
-            parts = []
-            for name, tables in per_criterion.items():
-                frame = getattr(tables, spec.name)
-                parts.append(frame.copy().assign(criterion=name)[["criterion", *frame.columns]])
-            values[spec.name] = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+            values[spec.name] = _stacked(
+                {name: getattr(t, spec.name) for name, t in per_criterion.items()}
+            )
     return ReportTables(**values)
+
+
+def _combined_agreement(per: dict[str, StudyAnalysis]) -> dict:
+    """The study-wide fields of every criterion's analysis, stacked (what was computed)."""
+    first = next(iter(per.values()))
+    out: dict = {}
+    if first.consistency is not None:
+        out["consistency"] = _stacked({n: a.consistency for n, a in per.items()})
+    if first.agreement is not None:
+        out["agreement"] = {
+            key: _stacked({n: a.agreement[key] for n, a in per.items()}) for key in first.agreement
+        }
+        out["agreement_notes"] = tuple(_named_notes({n: a.agreement_notes for n, a in per.items()}))
+    return out
 
 
 def analyse_criteria(
@@ -80,4 +107,5 @@ def analyse_criteria(
     tables = None
     if "tables" in parts:
         tables = combined_tables({name: a.tables for name, a in per.items()})
-    return replace(per[chosen[0]], by_criterion=per, rubric=rubric, tables=tables)
+    combined = _combined_agreement(per) if criterion is None else {}
+    return replace(per[chosen[0]], by_criterion=per, rubric=rubric, tables=tables, **combined)

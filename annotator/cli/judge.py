@@ -218,7 +218,7 @@ def failures_command(
     )
     for row in rows:
         click.echo(
-            f"{row.item:<12} {row.scale:<8} {row.model:<20} {row.run:<22} "
+            f"{row.where:<12} {row.scale:<8} {row.model:<20} {row.run:<22} "
             f"{row.temperature:>5g} {row.prompt_hash[:12]:<12} "
             f"{row.created_at:%Y-%m-%d %H:%M} {'scored' if row.scored_since else 'open':<6} "
             f"{_clip(row.raw_reply, 40)} | {_clip(row.error, 60)}"

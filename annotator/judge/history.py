@@ -47,12 +47,22 @@ class FailureRow:
     created_at: datetime
     raw_reply: str | None
     error: str
-    # A score for the same item, scale, model and run was stored later (a rerun
-    # asked again and got one): the failure is history, not a gap.
+    # A score for the same item, scale, criterion, model and run was stored later
+    # (a rerun asked again and got one): the failure is history, not a gap.
     scored_since: bool
+    # The criterion asked about ("" in a study without [[criteria]]).
+    criterion: str = ""
+
+    @property
+    def where(self) -> str:
+        """The item, and its criterion in a rubric study (``s2 (coherence)``)."""
+        return f"{self.item} ({self.criterion})" if self.criterion else self.item
 
     def as_json(self) -> dict:
+        # The criterion only where there is one: a study without criteria lists as before.
+        named = {"criterion": self.criterion} if self.criterion else {}
         return {
+            **named,
             "item": self.item,
             "scale": self.scale,
             "model": self.model,
@@ -101,6 +111,7 @@ def _scored_since():
         and_(
             LLMScore.item_id == JudgeFailure.item_id,
             LLMScore.scale_id == JudgeFailure.scale_id,
+            LLMScore.criterion == JudgeFailure.criterion,
             LLMScore.model == JudgeFailure.model,
             LLMScore.run == JudgeFailure.run,
         )
@@ -133,6 +144,7 @@ def judge_failures(
             raw_reply=failure.raw_reply,
             error=failure.error,
             scored_since=bool(since),
+            criterion=failure.criterion,
         )
         for failure, external_id, since in session.exec(query).all()
     ]

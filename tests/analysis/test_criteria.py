@@ -79,7 +79,8 @@ def test_a_criterion_is_analysed_as_a_study_of_its_own(rubric):
     assert analysis.criteria == CRITERIA and tuple(analysis.by_criterion) == CRITERIA
     for name in CRITERIA:
         mine = analysis.by_criterion[name].tables
-        single = analyse(alone(frames, name), settings, parts=REPORT_PARTS).tables
+        single_analysis = analyse(alone(frames, name), settings, parts=REPORT_PARTS)
+        single = single_analysis.tables
         for table in ("scales", "models", "kappa", "alttest", "retest", "rater_quality"):
             pd.testing.assert_frame_equal(getattr(mine, table), getattr(single, table))
         # The report's --tables: every criterion's rows, each named.
@@ -90,6 +91,14 @@ def test_a_criterion_is_analysed_as_a_study_of_its_own(rubric):
             .reset_index(drop=True),
             single.scales,
         )
+        # So are the agreement tables (annotator agreement) and the self-consistency.
+        for key in ("kappa", "correlations"):
+            table = analysis.agreement[key]
+            pd.testing.assert_frame_equal(
+                table[table["criterion"] == name].drop(columns="criterion").reset_index(drop=True),
+                single_analysis.agreement[key],
+            )
+        assert set(analysis.consistency["criterion"]) == set(CRITERIA)
 
 
 def test_every_dashboard_number_is_the_reports_per_criterion(rubric):

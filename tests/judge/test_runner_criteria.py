@@ -109,11 +109,17 @@ def test_one_request_for_all_criteria_fails_a_missing_criterion_alone(
     assert all("criterion coherence" in line for line in report.failures)
     prompts = endpoint.prompts()
     assert all("- fluency: Is the text **well written**?" in p for p in prompts)
+    from annotator.judge.history import judge_failures
+
+    listed = judge_failures(session, _study(session))
+    assert {(row.where, row.scored_since) for row in listed} == {("s2 (coherence)", False)}
+    assert all(row.as_json()["criterion"] == "coherence" for row in listed)
     # A run with complete replies asks only for the two missing scores.
     complete = fake_endpoint(_together())
     again = run_judge(session, _study(session), _settings(complete, criteria="together"))
     assert (again.requests, again.stored, again.cached) == (2, 2, 20)
     assert len(_scores(session)) == 22
+    assert all(row.scored_since for row in judge_failures(session, _study(session)))
 
 
 def test_a_score_out_of_range_fails_its_criterion_only(session, rubric_study, fake_endpoint):
