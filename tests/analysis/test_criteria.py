@@ -138,7 +138,9 @@ def test_an_unknown_criterion_names_the_studys(rubric):
         analyse(frames, settings, criterion="tone")
 
 
-def test_the_report_has_the_tables_across_criteria_and_a_section_per_criterion(session, make_study):
+def test_the_report_has_the_tables_across_criteria_and_a_section_per_criterion(
+    session, make_study, tmp_path
+):
     from html.parser import HTMLParser
 
     from annotator.analysis.report import report_of
@@ -166,5 +168,11 @@ def test_the_report_has_the_tables_across_criteria_and_a_section_per_criterion(s
         assert f'id="criterion-{index}-table2"' in report.html
         assert f">{name}: Table 2" in report.html
     assert set(report.figure_files) >= {"plain-icc", "mirrored-icc"}
-    # --tables: each table with the criterion of every row.
+    # --tables: each table with the criterion of every row, and the tables across criteria.
+    from annotator.analysis.table_files import write_csv_tables
+
     assert set(report.tables.scales["criterion"]) == set(CRITERIA)
+    written = {p.name for p in write_csv_tables(report.tables, tmp_path, rubric=report.rubric)}
+    assert {"criteria_summary.csv", "criteria_alttest.csv", "scales.csv"} <= written
+    summary = pd.read_csv(tmp_path / "criteria_summary.csv")
+    assert list(summary["criterion"]) == [c for c in CRITERIA for _ in frames.scale_names]

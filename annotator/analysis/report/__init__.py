@@ -31,6 +31,9 @@ class Report:
     #: The figures as files of the format asked for, by key (``build_report``'s
     #: ``figure_format``).
     figure_files: dict[str, bytes] = field(default_factory=dict)
+    #: The tables across criteria (:class:`~annotator.analysis.criteria.RubricTables`)
+    #: of a study with ``[[criteria]]``; None without.
+    rubric: Any = None
 
 
 def report_filename(study: Study) -> str:
@@ -109,4 +112,6 @@ def report_of(
         rubric=analysis.rubric,
         criteria=parts,
     )
-    return Report(html=html, tables=tables, frames=frames, figure_files=files)
+    return Report(
+        html=html, tables=tables, frames=frames, figure_files=files, rubric=analysis.rubric
+    )
