@@ -51,6 +51,7 @@ bench: install-test
 	$(BIN)/python benchmarks/agreement_tables.py
 	$(BIN)/python benchmarks/rater_status.py
 	$(BIN)/python benchmarks/report.py
+	$(BIN)/python benchmarks/criteria_analysis.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache
