@@ -31,7 +31,7 @@ from ..data.frames import StudyFrames
 from ..metrics import alt_test_domains, alt_test_pair, correlation, fleiss_kappa
 from .agreement_tables import integer_scale
 from .columns import NAN
-from .matrices import Notes, human_block, human_ratings, llm_matrix, rater_dicts
+from .matrices import Notes, human_block, rater_dicts
 from .panels import scales_row, value_of
 from .settings import AnalysisSettings
 
@@ -172,23 +172,23 @@ def _llm_dict(column: pd.Series, criterion: str) -> dict[tuple[Any, str], float]
 
 
 def pooled_alttest_input(
-    frames: StudyFrames, scale: str, model: str, temperature: float | None, runs: str = "mean"
+    analyses: dict[str, StudyAnalysis], scale: str, model: str
 ) -> tuple[dict, dict]:
     """``(humans, llm)`` of the alt-test with every (item, criterion) pair an instance.
 
-    Each criterion's matrices are those of its own analysis (first ratings, the
-    model's runs combined by ``runs``); an instance is keyed ``(item, criterion)``.
+    Each criterion's matrices are those of its own analysis (``analyses`` by name:
+    first ratings, the model's runs combined as the settings say); an instance is
+    keyed ``(item, criterion)``.
     """
     humans: dict[str, dict] = {}
     llm: dict = {}
-    for criterion in criterion_names(frames):
-        mine = criterion_frames(frames, criterion)
-        for rater, scores in rater_dicts(human_ratings(mine, scale)).items():
+    for criterion, analysis in analyses.items():
+        part = analysis.scale(scale)
+        for rater, scores in rater_dicts(part.ratings).items():
             into = humans.setdefault(rater, {})
             into.update({(item, criterion): v for item, v in scores.items()})
-        wide = llm_matrix(mine, scale, temperature=temperature, runs=runs)
-        if model in wide.columns:
-            llm.update(_llm_dict(wide[model], criterion))
+        if part.llm is not None and model in part.llm.columns:
+            llm.update(_llm_dict(part.llm[model], criterion))
     return humans, llm
 
 
@@ -256,7 +256,6 @@ def _alttest_row(scale, model, criterion, settings, result, **extra) -> dict:
 def _alttest_rows(
     frames: StudyFrames,
     analyses: dict[str, StudyAnalysis],
-    temperature: float | None,
     settings: AnalysisSettings,
     notes: Notes,
 ) -> list[dict]:
@@ -283,9 +282,7 @@ def _alttest_rows(
                 rows.append(_alttest_row(scale, model, criterion, settings, pair.result))
                 if pair.result is not None:
                     domains[criterion] = {"humans": humans, "llm": llm}
-            humans, llm = pooled_alttest_input(
-                frames, scale, model, temperature, runs=settings.runs
-            )
+            humans, llm = pooled_alttest_input(analyses, scale, model)
             pair = alt_test_pair(humans=humans, llm=llm, **options)
             if pair.error is not None:
                 notes.add(f"alt-test, criteria pooled, scale {scale}, model {model}: {pair.error}")
@@ -360,19 +357,19 @@ def _correlation_rows(analyses, scales, settings: AnalysisSettings, notes: Notes
 def rubric_tables(
     frames: StudyFrames,
     analyses: dict[str, StudyAnalysis],
-    temperature: float | None,
     settings: AnalysisSettings,
     *,
     alttest: bool = True,
 ) -> RubricTables:
-    """The tables across criteria from each criterion's analysis (``analyses``, by name).
+    """The tables across criteria from each criterion's analysis (``analyses``, by name,
+    each at the study's main temperature).
 
     ``alttest=False`` leaves the alt-test table empty (the dashboard without its
     alt-test part).
     """
     notes = Notes()
     summary = pd.DataFrame(_summary_rows(frames, analyses, notes), columns=CRITERIA_SUMMARY_COLUMNS)
-    alt = _alttest_rows(frames, analyses, temperature, settings, notes) if alttest else []
+    alt = _alttest_rows(frames, analyses, settings, notes) if alttest else []
     correlations = _correlation_rows(analyses, frames.scale_names, settings, notes)
     return RubricTables(
         summary=summary,

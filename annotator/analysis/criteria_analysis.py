@@ -103,7 +103,7 @@ def analyse_criteria(
     rubric = None
     if criterion is None:
         alttest = bool({"alttest", "tables"} & set(parts))
-        rubric = rubric_tables(frames, per, temperature, settings, alttest=alttest)
+        rubric = rubric_tables(frames, per, settings, alttest=alttest)
     tables = None
     if "tables" in parts:
         tables = combined_tables({name: a.tables for name, a in per.items()})
