@@ -136,3 +136,20 @@ def test_a_score_out_of_range_fails_its_criterion_only(session, rubric_study, fa
 def test_criteria_must_be_each_or_together():
     with pytest.raises(ValueError, match="criteria must be one of each, together, not 'all'"):
         JudgeSettings(model="m", criteria="all")
+
+
+def test_a_changed_definition_asks_again_for_that_criterion_alone(
+    session, runner, rubric_study, fake_endpoint, tmp_path
+):
+    endpoint = fake_endpoint()
+    run_judge(session, _study(session), _settings(endpoint))
+    path = tmp_path / "rubric.toml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("Does it hang together?", "Is it one whole?"), encoding="utf-8")
+    result = runner.invoke(args=["study", "update", str(path)])
+    assert result.exit_code == 0, result.output
+    session.expire_all()
+    again = run_judge(session, _study(session), _settings(endpoint))
+    # coherence on 4 items x 2 scales, under its new prompt version; the rest cached.
+    assert (again.requests, again.stored, again.cached) == (8, 8, 14)
+    assert all("Criterion: coherence\nIs it one whole?" in p for p in endpoint.prompts()[22:])
