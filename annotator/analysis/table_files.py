@@ -89,10 +89,16 @@ class BestRule:
     within: str | None = None
 
     def mark(self, frame: pd.DataFrame) -> pd.DataFrame:
-        """:func:`mark_best` of ``frame`` under this rule."""
-        return mark_best(
-            frame, higher=list(self.higher), lower=list(self.lower), within=self.within
-        )
+        """:func:`mark_best` of ``frame`` under this rule.
+
+        A rubric study's table with every criterion's rows (a ``criterion`` column) is
+        marked criterion by criterion, as each criterion's own table is.
+        """
+        options = {"higher": list(self.higher), "lower": list(self.lower), "within": self.within}
+        if "criterion" not in frame.columns or frame.empty:
+            return mark_best(frame, **options)
+        parts = [mark_best(rows, **options) for _, rows in frame.groupby("criterion", sort=False)]
+        return pd.concat(parts).reindex(frame.index)
 
 
 # The best-value rule of each table (by its CSV name), shared by the LaTeX tables

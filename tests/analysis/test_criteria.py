@@ -99,6 +99,13 @@ def test_a_criterion_is_analysed_as_a_study_of_its_own(rubric):
                 single_analysis.agreement[key],
             )
         assert set(analysis.consistency["criterion"]) == set(CRITERIA)
+        # The LaTeX and HTML tables bold each criterion's best, as in its own table.
+        from annotator.analysis.table_files import BEST_RULES
+
+        for key, rule in BEST_RULES.items():
+            table = getattr(analysis.tables, key)
+            marked = rule.mark(table)[table["criterion"] == name].reset_index(drop=True)
+            pd.testing.assert_frame_equal(marked, rule.mark(getattr(single, key)))
 
 
 def test_every_dashboard_number_is_the_reports_per_criterion(rubric):
