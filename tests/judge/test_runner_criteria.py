@@ -75,6 +75,18 @@ def test_each_criterion_is_asked_with_its_name_and_definition(session, rubric_st
     )
     again = run_judge(session, _study(session), _settings(endpoint))
     assert again.requests == 0 and again.cached == again.scores == 22
+    # The study page's summary: one prompt version per benchmark and criterion.
+    from annotator.judge.history import judge_run_summaries
+
+    for summary in judge_run_summaries(session, _study(session)):
+        assert summary.scores == 11 and summary.most_versions == 1
+        assert list(summary.prompt_versions) == [
+            "sts-b (fluency)",
+            "sts-b (coherence)",
+            "sts-b (relevance)",
+            "truthfulqa (fluency)",
+            "truthfulqa (coherence)",
+        ]
 
 
 def _together(skip: dict[str, str] | None = None, out_of_range: str | None = None):
