@@ -54,6 +54,7 @@ bench: install-test
 	$(BIN)/python benchmarks/overlap_study.py --postgres-url postgresql://postgres@127.0.0.1:5432/test
 	$(BIN)/python benchmarks/jobs.py
 	$(BIN)/python benchmarks/report.py
+	$(BIN)/python benchmarks/criteria_analysis.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache

@@ -150,6 +150,21 @@ def small_study(runner) -> str:
 
 
 @pytest.fixture
+def rubric_study(runner, tmp_path) -> str:
+    """The small study with the criteria of tests/data/studies.py's CRITERIA_TOML
+    (fluency, coherence; relevance on sts-b only), slug ``rubric``, its items imported."""
+    from tests.data.studies import CRITERIA_TOML
+
+    toml = (DATA / "small-study.toml").read_text(encoding="utf-8") + CRITERIA_TOML
+    path = tmp_path / "rubric.toml"
+    path.write_text(toml.replace('slug = "small"', 'slug = "rubric"'), encoding="utf-8")
+    for args in (["study", "create", path], ["items", "import", "rubric", DATA / "items.csv"]):
+        result = runner.invoke(args=[str(a) for a in args], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+    return "rubric"
+
+
+@pytest.fixture
 def fake_endpoint(monkeypatch):
     """``fake_endpoint(reply=..., delay=...)``: a fake OpenAI-compatible endpoint on
     127.0.0.1 (tests/fake_openai.py), stopped after the test."""

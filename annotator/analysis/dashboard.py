@@ -239,10 +239,17 @@ def dashboard_of(
         compute_seconds=compute_seconds,
         statistics_note=analysis.settings.statistics_note(),
         judge_assisted=judge_assisted_rows_of(analysis.judge_assisted, confidence=confidence),
+        criterion=analysis.criterion,
+        criteria=analysis.criteria,
     )
 
 
-def study_dashboard(frames: StudyFrames, *, settings: AnalysisSettings | None = None) -> Dashboard:
+def study_dashboard(
+    frames: StudyFrames,
+    *,
+    settings: AnalysisSettings | None = None,
+    criterion: str | None = None,
+) -> Dashboard:
     """Compute the dashboard of a study from its frames.
 
     Parameters
@@ -252,11 +259,19 @@ def study_dashboard(frames: StudyFrames, *, settings: AnalysisSettings | None = 
     settings : AnalysisSettings, keyword-only
         Defaults to ``AnalysisSettings()``; a stored study's are
         :func:`annotator.analysis.settings.study_settings`.
+    criterion : str, keyword-only
+        In a study with ``[[criteria]]``, the criterion to show (default: the first);
+        only it is computed.
 
     Returns
     -------
     Dashboard
     """
     started = time.perf_counter()
-    analysis = analyse(frames, settings, parts=DASHBOARD_PARTS)
+    if criterion is None:
+        from .criteria import criterion_names
+
+        # One criterion at a time: the page shows one, and the others cost as much each.
+        criterion = next(iter(criterion_names(frames)), None)
+    analysis = analyse(frames, settings, parts=DASHBOARD_PARTS, criterion=criterion)
     return dashboard_of(analysis, compute_seconds=time.perf_counter() - started)

@@ -276,6 +276,10 @@ class Dashboard:
         Judge-assisted estimates of the human mean per benchmark, scale and judge
         (:mod:`annotator.analysis.dashboard_judge_assisted`); empty when no benchmark
         is judged in full and rated in part.
+    criterion : str
+        The criterion shown ("" in a study without ``[[criteria]]``).
+    criteria : tuple of str
+        The study's criteria, for the lead to pick one (empty without them).
     """
 
     study: str
@@ -290,6 +294,8 @@ class Dashboard:
     notes: tuple[str, ...] = field(default_factory=tuple)
     statistics_note: str | None = None
     judge_assisted: tuple[Any, ...] = field(default_factory=tuple)
+    criterion: str = ""
+    criteria: tuple[str, ...] = ()
 
     @property
     def ci_label(self) -> str:

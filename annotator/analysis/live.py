@@ -86,13 +86,14 @@ class LiveDashboard:
     updating: bool = False
 
 
-def _params(settings: AnalysisSettings) -> dict:
-    # JSON (a job's params); AnalysisSettings takes the lists and mapping back.
-    return {"settings": settings.to_dict()}
-
-
-def _settings(params: dict) -> AnalysisSettings:
-    return AnalysisSettings(**params["settings"])
+def _params(settings: AnalysisSettings, criterion: str | None = None) -> dict:
+    # JSON (a job's params); AnalysisSettings takes the lists and mapping back. The
+    # criterion is in the params, so each criterion's dashboard is a result of its
+    # own; a study without criteria keeps the params it had before they existed.
+    params: dict[str, Any] = {"settings": settings.to_dict()}
+    if criterion is not None:
+        params["criterion"] = criterion
+    return params
 
 
 def _version_key(version: tuple) -> str:
@@ -105,26 +106,31 @@ def _ratings(version: tuple) -> int:
     return int(version[1][1])
 
 
-def _compute(session: Session, study: Study, settings: AnalysisSettings) -> tuple[tuple, bytes]:
+def _compute(session: Session, study: Study, params: dict) -> tuple[tuple, bytes]:
     # The version is read first: data arriving during the computation leaves the
     # result one version behind, so the next view recomputes (never the reverse).
     version = data_version(session, study)
-    dashboard = study_dashboard(study_frames(session, study), settings=settings)
+    dashboard = study_dashboard(
+        study_frames(session, study),
+        settings=AnalysisSettings(**params["settings"]),
+        criterion=params.get("criterion"),
+    )
     # Pickled: the result is the app's own object, written and read only by the app
     # through its database (never anything a user uploads).
     return version, pickle.dumps((_ratings(version), dashboard), pickle.HIGHEST_PROTOCOL)
 
 
 def build_dashboard_job(ctx: JobContext) -> JobOutput:
-    """The ``dashboard`` job: the study's dashboard with the params' settings, pickled."""
+    """The ``dashboard`` job: the study's dashboard with the params' settings (and
+    criterion, in a study with ``[[criteria]]``), pickled."""
     ctx.progress(0, 1, "Computing the dashboard")
-    _, data = _compute(ctx.session, ctx.study, _settings(ctx.params))
+    _, data = _compute(ctx.session, ctx.study, ctx.params)
     ctx.progress(1, 1, "Done")
     return JobOutput(data, "dashboard.pickle", "application/octet-stream")
 
 
 def _last(session: Session, study: Study, key: str) -> tuple[Job, int, Dashboard] | None:
-    """The latest done dashboard job of these settings with its file, unpickled."""
+    """The latest done dashboard job of these params with its file, unpickled."""
     row = session.exec(
         select(Job, JobResult)
         .join(JobResult, JobResult.job_id == Job.id)
@@ -144,15 +150,14 @@ def _last(session: Session, study: Study, key: str) -> tuple[Job, int, Dashboard
     return job, ratings, dashboard
 
 
-def _compute_and_keep(session: Session, study: Study, settings: AnalysisSettings) -> Dashboard:
+def _compute_and_keep(session: Session, study: Study, params: dict) -> Dashboard:
     """Compute here and keep the result as a done job, for every other process.
 
     The result is written and committed in a session of its own: it is a cache's
     fill, not part of the caller's work, and the caller's transaction (a script's, a
     test's) must not hold the database's write lock for it.
     """
-    version, data = _compute(session, study, settings)
-    params = _params(settings)
+    version, data = _compute(session, study, params)
     key = params_key(params)
     moment = now()
     with Session(session.get_bind()) as own:
@@ -187,7 +192,11 @@ def _compute_and_keep(session: Session, study: Study, settings: AnalysisSettings
 
 
 def cached_dashboard(
-    session: Session, study: Study, *, settings: AnalysisSettings | None = None
+    session: Session,
+    study: Study,
+    *,
+    settings: AnalysisSettings | None = None,
+    criterion: str | None = None,
 ) -> Dashboard:
     """The study's dashboard for its current data: the stored one, or computed here
     (waiting) and stored for the others (in a transaction of its own).
@@ -202,30 +211,45 @@ def cached_dashboard(
     study : annotator.models.Study
     settings : AnalysisSettings, keyword-only
         Defaults to the study's own (:func:`study_settings`).
+    criterion : str, keyword-only
+        The criterion shown in a study with ``[[criteria]]`` (None: the first).
     """
-    settings = settings or study_settings(study)
-    last = _last(session, study, params_key(_params(settings)))
+    params = _params(settings or study_settings(study), criterion)
+    last = _last(session, study, params_key(params))
     if last is not None and last[0].data_version == _version_key(data_version(session, study)):
         return last[2]
-    return _compute_and_keep(session, study, settings)
+    return _compute_and_keep(session, study, params)
 
 
 def live_dashboard(
-    session: Session, study: Study, *, settings: AnalysisSettings | None = None
+    session: Session,
+    study: Study,
+    *,
+    settings: AnalysisSettings | None = None,
+    criterion: str | None = None,
 ) -> LiveDashboard:
     """The last dashboard at once; a stale one is recomputed by a ``dashboard`` job.
 
     The first view of a study computes in the request: there is nothing to show
     before, and a "computing…" page that polls would only delay the same numbers.
-    Afterwards a data change starts one job per (study, settings, data version): a
-    second request while it is queued or running joins it. The job is enqueued when
-    the caller commits the session.
+    Afterwards a data change starts one job per (study, settings, criterion, data
+    version): a second request while it is queued or running joins it. The job is
+    enqueued when the caller commits the session.
+
+    Parameters
+    ----------
+    session : sqlmodel.Session
+    study : annotator.models.Study
+    settings : AnalysisSettings, keyword-only
+        Defaults to the study's own (:func:`study_settings`).
+    criterion : str, keyword-only
+        As :func:`cached_dashboard`'s; each criterion's dashboard is a job (and a
+        stored result) of its own.
     """
-    settings = settings or study_settings(study)
-    params = _params(settings)
+    params = _params(settings or study_settings(study), criterion)
     last = _last(session, study, params_key(params))
     if last is None:
-        return LiveDashboard(_compute_and_keep(session, study, settings))
+        return LiveDashboard(_compute_and_keep(session, study, params))
     job, ratings, dashboard = last
     version = data_version(session, study)
     key = _version_key(version)
@@ -235,7 +259,7 @@ def live_dashboard(
     if current is not None and current.status == JobStatus.DONE:
         # Done for the current data, but its file was dropped: compute it again (before
         # this session writes anything: the result is kept by a session of its own).
-        return LiveDashboard(_compute_and_keep(session, study, settings))
+        return LiveDashboard(_compute_and_keep(session, study, params))
     request_job(session, study, KIND, params, version=key)
     new = max(0, _ratings(version) - ratings)
     return LiveDashboard(dashboard, stale=True, new_ratings=new, updating=True)

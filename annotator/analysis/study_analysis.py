@@ -12,7 +12,7 @@ functions.
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +37,7 @@ from .panels import Panel, build_panel
 from .settings import AnalysisSettings
 
 if TYPE_CHECKING:
+    from .criteria import RubricTables
     from .tables import ReportTables
 
 __all__ = [
@@ -189,11 +190,23 @@ class StudyAnalysis:
         The report's tables (``parts`` with ``"tables"``), built on the same panels
         and agreement tables.
     frames : StudyFrames
-        The frames analysed (raters selected by ``settings.where``).
+        The frames analysed (raters selected by ``settings.where``; of ``criterion``
+        alone in a rubric study).
     judge_assisted : pandas.DataFrame or None
         Judge-assisted (PPI++) estimates of the human mean per benchmark, scale and
         judge (:func:`~.judge_assisted.judge_assisted_rows`); empty when no benchmark
         is judged in full and rated in part.
+    criterion : str
+        The criterion these fields are of: "" in a study without ``[[criteria]]``,
+        else the one asked of :func:`analyse` (by default the first).
+    criteria : tuple of str
+        The study's criteria in the study file's order (empty without ``[[criteria]]``).
+    by_criterion : dict
+        Each analysed criterion's own :class:`StudyAnalysis` by name (every criterion,
+        or the one asked for); empty without ``[[criteria]]``.
+    rubric : RubricTables or None
+        The tables across criteria (:func:`~.criteria.rubric_tables`) when every
+        criterion was analysed.
     """
 
     study: str
@@ -209,6 +222,10 @@ class StudyAnalysis:
     tables: ReportTables | None
     frames: StudyFrames
     judge_assisted: pd.DataFrame | None = None
+    criterion: str = ""
+    criteria: tuple[str, ...] = ()
+    by_criterion: dict[str, StudyAnalysis] = field(default_factory=dict)
+    rubric: RubricTables | None = None
 
     def scale(self, name: str) -> ScaleAnalysis:
         """The part of one scale; ``KeyError`` if the study has none by that name."""
@@ -353,6 +370,7 @@ def analyse(
     settings: AnalysisSettings | None = None,
     *,
     parts: Collection[str] = PARTS,
+    criterion: str | None = None,
 ) -> StudyAnalysis:
     """Compute a study's analysis from its frames.
 
@@ -367,6 +385,12 @@ def analyse(
     parts : collection of str, keyword-only
         Which of :data:`PARTS` to compute (the dashboard: :data:`DASHBOARD_PARTS`, the
         report: :data:`REPORT_PARTS`); all by default.
+    criterion : str, keyword-only
+        In a study with ``[[criteria]]``: analyse this criterion alone (the
+        dashboard's pick). By default every criterion is analysed on its own
+        (``by_criterion``), the tables across them computed (``rubric``), and the
+        analysis's own fields are the first criterion's. ``ValueError`` naming the
+        study's criteria for an unknown one, or for any in a study without them.
 
     Returns
     -------
@@ -378,6 +402,26 @@ def analyse(
     settings = settings or AnalysisSettings()
     frames = caching_frames(select_frames(frames, settings.where_mapping))
     temperature, how = main_temperature(frames, settings.temperature)
+    from .criteria import criterion_names
+
+    if criterion_names(frames) or criterion is not None:
+        from .criteria_analysis import analyse_criteria
+
+        return analyse_criteria(
+            frames, settings, parts, criterion, temperature=temperature, how=how
+        )
+    return analyse_selected(frames, settings, parts, temperature=temperature, how=how)
+
+
+def analyse_selected(
+    frames: StudyFrames,
+    settings: AnalysisSettings,
+    parts: Collection[str],
+    *,
+    temperature: float | None,
+    how: str,
+) -> StudyAnalysis:
+    """:func:`analyse` of frames already selected (and caching), at the main temperature."""
     n_items = int((~frames.items["is_attention_check"]).sum())
     consistency = None
     if {"consistency", "agreement_tables", "tables"} & set(parts):

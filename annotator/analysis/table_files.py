@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -50,10 +51,14 @@ def mark_best(
     return out
 
 
-def write_csv_tables(tables: ReportTables, directory: str | Path) -> list[Path]:
+def write_csv_tables(
+    tables: ReportTables, directory: str | Path, *, rubric: Any = None
+) -> list[Path]:
     """Write each table as ``DIR/<name>.csv`` (see ``CSV_FILES``) plus ``notes.txt``.
 
     Floats are written with Python's shortest round-trip repr; NaN as an empty cell.
+    ``rubric`` (a study with ``[[criteria]]``): also its tables across criteria, as
+    ``criteria_summary.csv``, ``criteria_alttest.csv`` and ``criteria_correlations.csv``.
     Returns the paths written.
     """
     directory = Path(directory)
@@ -62,6 +67,10 @@ def write_csv_tables(tables: ReportTables, directory: str | Path) -> list[Path]:
     for stem, attr in CSV_FILES.items():
         path = directory / f"{stem}.csv"
         getattr(tables, attr).to_csv(path, index=False, lineterminator="\n")
+        written.append(path)
+    for attr in ("summary", "alttest", "correlations") if rubric is not None else ():
+        path = directory / f"criteria_{attr}.csv"
+        getattr(rubric, attr).to_csv(path, index=False, lineterminator="\n")
         written.append(path)
     notes = directory / "notes.txt"
     notes.write_text("".join(f"{line}\n" for line in tables.notes), encoding="utf-8")
@@ -80,10 +89,16 @@ class BestRule:
     within: str | None = None
 
     def mark(self, frame: pd.DataFrame) -> pd.DataFrame:
-        """:func:`mark_best` of ``frame`` under this rule."""
-        return mark_best(
-            frame, higher=list(self.higher), lower=list(self.lower), within=self.within
-        )
+        """:func:`mark_best` of ``frame`` under this rule.
+
+        A rubric study's table with every criterion's rows (a ``criterion`` column) is
+        marked criterion by criterion, as each criterion's own table is.
+        """
+        options = {"higher": list(self.higher), "lower": list(self.lower), "within": self.within}
+        if "criterion" not in frame.columns or frame.empty:
+            return mark_best(frame, **options)
+        parts = [mark_best(rows, **options) for _, rows in frame.groupby("criterion", sort=False)]
+        return pd.concat(parts).reindex(frame.index)
 
 
 # The best-value rule of each table (by its CSV name), shared by the LaTeX tables

@@ -93,6 +93,16 @@ def judge_group() -> None:
     'as model "MODEL (expected)" (scales of at most 11 whole points, e.g. 0-5, 0-10).',
 )
 @click.option(
+    "--criteria",
+    "criteria",
+    type=click.Choice(["each", "together"]),
+    default="each",
+    show_default=True,
+    help="In a study with [[criteria]]: a request per criterion with its name and "
+    "definition, or one request per item whose reply is a JSON object of scores by "
+    "criterion (a criterion missing from it is asked again, then a failure of its own).",
+)
+@click.option(
     "--api-key-env",
     default="OPENAI_API_KEY",
     show_default=True,
@@ -112,6 +122,7 @@ def judge_command(
     max_retries: int,
     max_tokens: int | None,
     logprobs: bool,
+    criteria: str,
     api_key_env: str,
 ) -> None:
     from ..db import session_scope
@@ -133,6 +144,7 @@ def judge_command(
         max_retries=max_retries,
         max_tokens=max_tokens,
         logprobs=logprobs,
+        criteria=criteria,
     )
     try:
         with session_scope() as session:
@@ -206,7 +218,7 @@ def failures_command(
     )
     for row in rows:
         click.echo(
-            f"{row.item:<12} {row.scale:<8} {row.model:<20} {row.run:<22} "
+            f"{row.where:<12} {row.scale:<8} {row.model:<20} {row.run:<22} "
             f"{row.temperature:>5g} {row.prompt_hash[:12]:<12} "
             f"{row.created_at:%Y-%m-%d %H:%M} {'scored' if row.scored_since else 'open':<6} "
             f"{_clip(row.raw_reply, 40)} | {_clip(row.error, 60)}"

@@ -116,7 +116,7 @@ def report_command(
     if tables_dir is not None:
         from ..analysis.table_files import write_csv_tables
 
-        written = write_csv_tables(report.tables, tables_dir)
+        written = write_csv_tables(report.tables, tables_dir, rubric=report.rubric)
         click.echo(f"Wrote {len(written)} CSV table(s) to {tables_dir}.", err=True)
     if latex_dir is not None:
         from ..analysis.table_files import write_latex_tables

@@ -16,6 +16,7 @@ from sqlalchemy import and_, case, exists, func
 from sqlmodel import Session, select
 
 from ..models import Item, JudgeFailure, LLMScore, Study
+from ..study.criteria import criterion_names
 from ..study.studies import study_benchmarks, study_scales
 
 __all__ = [
@@ -48,12 +49,22 @@ class FailureRow:
     created_at: datetime
     raw_reply: str | None
     error: str
-    # A score for the same item, scale, model and run was stored later (a rerun
-    # asked again and got one): the failure is history, not a gap.
+    # A score for the same item, scale, criterion, model and run was stored later
+    # (a rerun asked again and got one): the failure is history, not a gap.
     scored_since: bool
+    # The criterion asked about ("" in a study without [[criteria]]).
+    criterion: str = ""
+
+    @property
+    def where(self) -> str:
+        """The item, and its criterion in a rubric study (``s2 (coherence)``)."""
+        return f"{self.item} ({self.criterion})" if self.criterion else self.item
 
     def as_json(self) -> dict:
+        # The criterion only where there is one: a study without criteria lists as before.
+        named = {"criterion": self.criterion} if self.criterion else {}
         return {
+            **named,
             "item": self.item,
             "scale": self.scale,
             "model": self.model,
@@ -74,7 +85,8 @@ class JudgeRunSummary:
     model: str
     scale: str
     scores: int
-    # Per benchmark (each has its own prompt), the prompt versions (hashes) the
+    # Per benchmark (each has its own prompt; "sts-b (fluency)": per benchmark and
+    # criterion in a rubric study), the prompt versions (hashes) the
     # scores were asked under, the newest first: the one whose latest score was
     # stored last, as annotator.data.prompt_versions (the analyses) decides.
     prompt_versions: dict[str, tuple[str, ...]]
@@ -102,6 +114,7 @@ def _scored_since():
         and_(
             LLMScore.item_id == JudgeFailure.item_id,
             LLMScore.scale_id == JudgeFailure.scale_id,
+            LLMScore.criterion == JudgeFailure.criterion,
             LLMScore.model == JudgeFailure.model,
             # The whole key of a stored score (a failure always has a temperature).
             LLMScore.temperature == JudgeFailure.temperature,
@@ -136,6 +149,7 @@ def judge_failures(
             raw_reply=failure.raw_reply,
             error=failure.error,
             scored_since=bool(since),
+            criterion=failure.criterion,
         )
         for failure, external_id, since in session.exec(query).all()
     ]
@@ -147,12 +161,26 @@ def judge_run_summaries(session: Session, study: Study) -> list[JudgeRunSummary]
     scales = _scale_ids(session, study, None)
     order = list(scales)
     benchmarks = {b.id: b.name for b in study_benchmarks(session, study)}
+    bench_order = list(benchmarks.values())
+    # Where a benchmark's (and criterion's) versions are listed: in the study's order.
+    place: dict[str, tuple[int, int]] = {}
+    criteria = {name: i for i, name in enumerate(criterion_names(session, study))}
     scores: dict[tuple[str, int], dict] = {}
-    for model, scale_id, bench_id, prompt_hash, temperature, count, latest in session.exec(
+    for (
+        model,
+        scale_id,
+        bench_id,
+        criterion,
+        prompt_hash,
+        temperature,
+        count,
+        latest,
+    ) in session.exec(
         select(
             LLMScore.model,
             LLMScore.scale_id,
             Item.benchmark_id,
+            LLMScore.criterion,
             LLMScore.prompt_hash,
             LLMScore.temperature,
             func.count(LLMScore.id),
@@ -164,6 +192,7 @@ def judge_run_summaries(session: Session, study: Study) -> list[JudgeRunSummary]
             LLMScore.model,
             LLMScore.scale_id,
             Item.benchmark_id,
+            LLMScore.criterion,
             LLMScore.prompt_hash,
             LLMScore.temperature,
         )
@@ -171,7 +200,10 @@ def judge_run_summaries(session: Session, study: Study) -> list[JudgeRunSummary]
         entry = scores.setdefault((model, scale_id), {"n": 0, "versions": {}, "temps": set()})
         entry["n"] += count
         entry["temps"].add(temperature)
-        versions = entry["versions"].setdefault(benchmarks[bench_id], {})
+        # In a rubric study each criterion has its prompt: versions per benchmark and criterion.
+        name = f"{benchmarks[bench_id]} ({criterion})" if criterion else benchmarks[bench_id]
+        place[name] = (bench_order.index(benchmarks[bench_id]), criteria.get(criterion, -1))
+        versions = entry["versions"].setdefault(name, {})
         seen = versions.get(prompt_hash)
         versions[prompt_hash] = latest if seen is None else max(seen, latest)
     failures: dict[tuple[str, int], tuple[int, int]] = {}
@@ -187,7 +219,6 @@ def judge_run_summaries(session: Session, study: Study) -> list[JudgeRunSummary]
         .group_by(JudgeFailure.model, JudgeFailure.scale_id)
     ).all():
         failures[model, scale_id] = (count, int(still_open or 0))
-    bench_order = list(benchmarks.values())
     out = []
     for model, scale_id in sorted(
         set(scores) | set(failures), key=lambda k: (k[0], order.index(k[1]))
@@ -202,7 +233,8 @@ def judge_run_summaries(session: Session, study: Study) -> list[JudgeRunSummary]
                 prompt_versions={
                     bench: tuple(sorted(by_hash, key=by_hash.get, reverse=True))
                     for bench, by_hash in sorted(
-                        entry["versions"].items(), key=lambda kv: bench_order.index(kv[0])
+                        entry["versions"].items(),
+                        key=lambda kv: place[kv[0]],
                     )
                 },
                 temperatures=tuple(sorted(t for t in entry["temps"] if t is not None)),

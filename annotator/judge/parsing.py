@@ -14,7 +14,13 @@ from __future__ import annotations
 import json
 import re
 
-__all__ = ["ReplyError", "parse_reply", "expected_score", "MAX_LOGPROB_POINTS"]
+__all__ = [
+    "MAX_LOGPROB_POINTS",
+    "ReplyError",
+    "expected_score",
+    "parse_criteria_reply",
+    "parse_reply",
+]
 
 # Scales of at most this many whole-number points (0-5, 0-10) get an expected
 # score from log-probabilities: there every score is one token, so the
@@ -57,13 +63,9 @@ def _from_json(text: str) -> str | None:
         return None
     lowered = {str(k).lower(): v for k, v in data.items()}
     for key in _KEYS:
-        value = lowered.get(key)
-        if isinstance(value, bool):
-            continue
-        if isinstance(value, int | float):
-            return repr(value) if isinstance(value, float) else str(value)
-        if isinstance(value, str) and re.fullmatch(_NUMBER, value.strip()):
-            return value.strip()
+        number = _number_text(lowered.get(key))
+        if number is not None:
+            return number
     return None
 
 
@@ -103,6 +105,64 @@ def parse_reply(reply: str | None) -> str:
     if not numbers:
         raise ReplyError("the reply holds no number")
     raise ReplyError(f"the reply holds several numbers ({', '.join(numbers[:5])}) and no score")
+
+
+def _number_text(value) -> str | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return repr(value) if isinstance(value, float) else str(value)
+    if isinstance(value, str) and re.fullmatch(_NUMBER, value.strip()):
+        return value.strip()
+    return None
+
+
+def parse_criteria_reply(
+    reply: str | None, criteria: tuple[str, ...]
+) -> dict[str, str | ReplyError]:
+    """Each criterion's score in a reply to the prompt of several criteria.
+
+    The reply is a JSON object of scores by criterion name (names matched without
+    regard to case or surrounding space); a criterion it lacks, or gives no number
+    for, gets a :class:`ReplyError` of its own, so the others' scores still count.
+    A reply without a JSON object is a ``ReplyError`` for every criterion.
+
+    Examples
+    --------
+    >>> parse_criteria_reply('{"Fluency": 4, "coherence": "2.5"}', ("coherence", "fluency"))
+    {'coherence': '2.5', 'fluency': '4'}
+    """
+    if reply is None or not reply.strip():
+        error = ReplyError("the reply is empty")
+        return dict.fromkeys(criteria, error)
+    text = _FENCE.sub("", _THINK.sub("", reply).strip()).strip()
+    start, end = text.find("{"), text.rfind("}")
+    data = None
+    if 0 <= start < end:
+        try:
+            data = json.loads(text[start : end + 1])
+        except json.JSONDecodeError:
+            data = None
+    if not isinstance(data, dict):
+        error = ReplyError("the reply holds no JSON object of scores by criterion")
+        return dict.fromkeys(criteria, error)
+    lowered = {str(k).strip().lower(): v for k, v in data.items()}
+    out: dict[str, str | ReplyError] = {}
+    for name in criteria:
+        if name.strip().lower() not in lowered:
+            out[name] = ReplyError(f"the reply gives no score for criterion {name!r}")
+            continue
+        value = lowered[name.strip().lower()]
+        if isinstance(value, dict):
+            # {"coherence": {"score": 4, "reason": ...}}: GER-Eval's structured replies.
+            value = next((value[k] for k in _KEYS if k in value), None)
+        number = _number_text(value)
+        out[name] = (
+            number
+            if number is not None
+            else ReplyError(f"criterion {name!r}: {value!r} is not a number")
+        )
+    return out
 
 
 def expected_score(

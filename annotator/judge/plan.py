@@ -1,8 +1,12 @@
 """What a judge run asks for: its settings, and the scores not yet stored.
 
-A score is identified by (item, model, scale, temperature, run, prompt
+A score is identified by (item, model, scale, criterion, temperature, run, prompt
 version); :func:`plan_judge` lists those of a run that are missing, so a run
-asks only for them (see :mod:`annotator.judge.runner`).
+asks only for them (see :mod:`annotator.judge.runner`). In a study with
+``[[criteria]]`` each criterion of an item is a score of its own: asked in a
+request of its own (``criteria="each"``, the default) or with the item's other
+criteria in one request (``"together"``), which then asks only for the criteria
+still missing.
 """
 
 from __future__ import annotations
@@ -12,12 +16,24 @@ from dataclasses import dataclass
 from sqlmodel import Session, select
 
 from ..collect.scores import format_number
-from ..models import Item, LLMScore, Scale, Study
+from ..models import Criterion, Item, LLMScore, Scale, Study
+from ..study.criteria import criteria_for, study_criteria
 from ..study.studies import study_benchmarks, study_scales
 from ..study.studyfile import judge_settings
 from .prompts import JudgePrompt, prompt_template, render_prompt
 
-__all__ = ["JudgeError", "JudgeSettings", "JudgeTask", "plan_judge", "run_label"]
+__all__ = [
+    "CRITERIA_MODES",
+    "JudgeError",
+    "JudgeSettings",
+    "JudgeTask",
+    "plan_judge",
+    "run_label",
+]
+
+#: How a rubric study's criteria are asked for: a request per criterion (GER-Eval's
+#: rubric application), or all of an item's criteria in one request.
+CRITERIA_MODES = ("each", "together")
 
 
 class JudgeError(Exception):
@@ -50,6 +66,8 @@ class JudgeSettings:
     # reply's score token, as model "MODEL (expected)" (parsing.expected_score).
     logprobs: bool = False
     top_logprobs: int = 20
+    # In a study with [[criteria]]: one of CRITERIA_MODES.
+    criteria: str = "each"
 
     def __post_init__(self) -> None:
         if not self.model.strip():
@@ -65,17 +83,22 @@ class JudgeSettings:
             raise ValueError("top_logprobs must be between 0 and 20")
         if not 0 <= self.temperature <= 2:
             raise ValueError("temperature must be between 0 and 2")
+        if self.criteria not in CRITERIA_MODES:
+            raise ValueError(
+                f"criteria must be one of {', '.join(CRITERIA_MODES)}, not {self.criteria!r}"
+            )
 
 
 @dataclass(frozen=True)
 class JudgeTask:
-    """One score to ask for."""
+    """One request to make: the scores of ``criteria`` (a subset of the prompt's)."""
 
     item_id: int
     item: str
     scale: Scale
     run: str
     prompt: JudgePrompt
+    criteria: tuple[str, ...] = ("",)
 
 
 def run_label(temperature: float, run: int, prompt_hash: str) -> str:
@@ -110,17 +133,22 @@ def plan_judge(
             )
         scales = [known[name] for name in settings.scales]
     specs = judge_settings(study.source_toml)
-    templates = {}
+    criteria = study_criteria(session, study)
+    templates: dict[tuple[int, int], list] = {}
     for bench in study_benchmarks(session, study):
         spec = specs.get(bench.name)
         for scale in scales:
-            templates[bench.id, scale.id] = prompt_template(
-                bench.name,
-                instructions=bench.instructions,
-                item_template=bench.template,
-                judge_template=spec.judge_template_for(scale.name) if spec else None,
-                judge_system=spec.judge_system if spec else None,
-            )
+            templates[bench.id, scale.id] = [
+                prompt_template(
+                    bench.name,
+                    instructions=bench.instructions,
+                    item_template=bench.template,
+                    judge_template=spec.judge_template_for(scale.name) if spec else None,
+                    judge_system=spec.judge_system if spec else None,
+                    criteria=group,
+                )
+                for group in _criteria_groups(criteria, bench.name, settings.criteria)
+            ]
     query = (
         select(Item).where(Item.study_id == study.id, Item.gold_score.is_(None)).order_by(Item.id)
     )
@@ -129,7 +157,13 @@ def plan_judge(
     items = list(session.exec(query))
     stored = set(
         session.exec(
-            select(LLMScore.item_id, LLMScore.scale_id, LLMScore.run, LLMScore.prompt_hash)
+            select(
+                LLMScore.item_id,
+                LLMScore.scale_id,
+                LLMScore.criterion,
+                LLMScore.run,
+                LLMScore.prompt_hash,
+            )
             .join(Item, Item.id == LLMScore.item_id)
             .where(
                 Item.study_id == study.id,
@@ -142,15 +176,33 @@ def plan_judge(
     cached = 0
     for item in items:
         for scale in scales:
-            template = templates[item.benchmark_id, scale.id]
-            try:
-                prompt = render_prompt(template, item.fields, low=scale.min, high=scale.max)
-            except ValueError as exc:
-                raise JudgeError(f"item {item.external_id!r}: {exc}") from None
-            for run in range(1, settings.runs + 1):
-                label = run_label(settings.temperature, run, prompt.hash)
-                if (item.id, scale.id, label, prompt.hash) in stored:
-                    cached += 1
-                else:
-                    tasks.append(JudgeTask(item.id, item.external_id, scale, label, prompt))
+            for template in templates[item.benchmark_id, scale.id]:
+                try:
+                    prompt = render_prompt(template, item.fields, low=scale.min, high=scale.max)
+                except ValueError as exc:
+                    raise JudgeError(f"item {item.external_id!r}: {exc}") from None
+                for run in range(1, settings.runs + 1):
+                    label = run_label(settings.temperature, run, prompt.hash)
+                    missing = tuple(
+                        c
+                        for c in prompt.criteria
+                        if (item.id, scale.id, c, label, prompt.hash) not in stored
+                    )
+                    cached += len(prompt.criteria) - len(missing)
+                    if missing:
+                        tasks.append(
+                            JudgeTask(item.id, item.external_id, scale, label, prompt, missing)
+                        )
     return tasks, cached
+
+
+def _criteria_groups(
+    criteria: list[Criterion], benchmark: str, mode: str
+) -> list[tuple[tuple[str, str], ...]]:
+    """The criteria of each prompt of a benchmark's items: ``[()]`` without criteria."""
+    mine = [(c.name, c.definition) for c in criteria_for(criteria, benchmark)]
+    if not criteria:
+        return [()]
+    if mode == "together":
+        return [tuple(mine)] if mine else []
+    return [(pair,) for pair in mine]

@@ -1,7 +1,10 @@
 """Running an LLM judge on a study's items, against any OpenAI-compatible endpoint.
 
-One score is asked for per (item, scale, run) at one temperature, under the
-prompt version of the item's benchmark (:mod:`annotator.judge.prompts`).
+One score is asked for per (item, scale, criterion, run) at one temperature, under
+the prompt version of the item's benchmark (:mod:`annotator.judge.prompts`); a
+request of several criteria (``criteria="together"``) is checked criterion by
+criterion: a missing or refused score asks again for that criterion alone, and is
+at last a failure of that criterion only.
 Scores land in the table ``llm-scores import`` fills, through the same check
 (:func:`annotator.data.importers.store_llm_score`), each committed as it
 arrives, so an interrupted run resumes where it stopped: a score already
@@ -29,7 +32,7 @@ from tqdm import tqdm
 from ..collect.scores import ScoreError, scale_range
 from ..data.importers import store_llm_score
 from ..models import JudgeFailure, Scale, Study
-from .parsing import ReplyError, expected_score, parse_reply
+from .parsing import ReplyError, expected_score, parse_criteria_reply, parse_reply
 from .plan import JudgeError, JudgeSettings, JudgeTask, plan_judge, run_label
 
 if TYPE_CHECKING:
@@ -114,10 +117,11 @@ def run_judge(
         Makes the ``openai.AsyncOpenAI``-like client inside the run's event loop.
     on_progress : callable, optional
         Called as ``on_progress(report, done, total)`` before the first request
-        and after each score asked for (stored or failed), ``total`` being the
-        scores this run asks for (those already stored left out).
+        and after each score asked for (stored or failed; the criteria asked for
+        together count each), ``total`` being the scores this run asks for (those
+        already stored left out).
     should_stop : callable, optional
-        Asked before each score's first request; once it says True no further
+        Asked before each request's first attempt; once it says True no further
         score is asked for (those in flight finish and are stored), and the
         report says ``cancelled``. Scores stored before stay.
 
@@ -126,8 +130,10 @@ def run_judge(
     JudgeReport
     """
     tasks, cached = plan_judge(session, study, settings)
-    report = JudgeReport(scores=len(tasks) + cached, cached=cached)
-    hooks = _Hooks(on_progress, should_stop, total=len(tasks))
+    # A task of several criteria (asked together) asks for one score per criterion.
+    asked = sum(len(task.criteria) for task in tasks)
+    report = JudgeReport(scores=asked + cached, cached=cached)
+    hooks = _Hooks(on_progress, should_stop, total=asked)
     hooks.progressed(report)
     if tasks and not hooks.stopped(report):
         asyncio.run(
@@ -159,7 +165,10 @@ class _Hooks:
 async def _run_all(session, tasks, settings, report, progress, client_factory, hooks) -> None:
     client = client_factory(settings)
     bar = tqdm(
-        total=len(tasks), desc=f"judge {settings.model}", unit="score", disable=not progress or None
+        total=hooks.total,
+        desc=f"judge {settings.model}",
+        unit="score",
+        disable=not progress or None,
     )
     limit = asyncio.Semaphore(settings.concurrency)
 
@@ -169,9 +178,9 @@ async def _run_all(session, tasks, settings, report, progress, client_factory, h
             if hooks.stopped(report):
                 return
             await _judge_one(session, client, task, settings, report)
-        bar.update(1)
+        bar.update(len(task.criteria))
         bar.set_postfix(requests=report.requests, failures=report.failed, tokens=report.tokens)
-        hooks.done += 1
+        hooks.done += len(task.criteria)
         hooks.progressed(report)
 
     try:
@@ -207,6 +216,38 @@ def _reply_text(response) -> str | None:
         return None
 
 
+def _scores_in(reply: str | None, task: JudgeTask, pending: list[str]) -> dict:
+    """Each pending criterion's score text in ``reply``, or its :class:`ReplyError`."""
+    if len(task.prompt.criteria) == 1:
+        try:
+            return {pending[0]: parse_reply(reply)}
+        except ReplyError as exc:
+            return {pending[0]: exc}
+    found = parse_criteria_reply(reply, task.prompt.criteria)
+    return {criterion: found[criterion] for criterion in pending}
+
+
+def _store(session, task: JudgeTask, settings: JudgeSettings, criterion, number, response) -> None:
+    """Store one criterion's score (and its expected score); the caller commits."""
+    common = dict(
+        item_id=task.item_id,
+        scale=task.scale,
+        run=task.run,
+        temperature=settings.temperature,
+        prompt_hash=task.prompt.hash,
+    )
+    row = store_llm_score(session, model=settings.model, score=number, **common)
+    row.criterion = criterion
+    # The first number token is the score only in a reply of one criterion.
+    if settings.logprobs and len(task.prompt.criteria) == 1:
+        expected = _expected(response, task.scale)
+        if expected is not None:
+            row = store_llm_score(
+                session, model=settings.model + EXPECTED_SUFFIX, score=repr(expected), **common
+            )
+            row.criterion = criterion
+
+
 async def _judge_one(session, client, task: JudgeTask, settings: JudgeSettings, report) -> None:
     import openai
 
@@ -216,7 +257,8 @@ async def _judge_one(session, client, task: JudgeTask, settings: JudgeSettings, 
     if settings.logprobs:
         options.update(logprobs=True, top_logprobs=settings.top_logprobs)
     reply: str | None = None
-    error = ""
+    pending = list(task.criteria)
+    errors: dict[str, str] = {}
     for _ in range(settings.attempts):
         report.requests += 1
         try:
@@ -235,7 +277,7 @@ async def _judge_one(session, client, task: JudgeTask, settings: JudgeSettings, 
             ) from None
         except openai.APITimeoutError as exc:
             # Timed out again and again: this prompt may be too long to answer in time.
-            reply, error = None, f"{type(exc).__name__}: {exc}"
+            reply, errors = None, dict.fromkeys(pending, f"{type(exc).__name__}: {exc}")
             break
         except openai.APIConnectionError as exc:
             # Unreachable after the client's retries: no other request will fare better.
@@ -245,65 +287,53 @@ async def _judge_one(session, client, task: JudgeTask, settings: JudgeSettings, 
         except openai.APIError as exc:
             # Already retried by the client with backoff (429, 5xx), or
             # refused for this request alone (400, 422).
-            reply, error = None, f"{type(exc).__name__}: {exc}"
+            reply, errors = None, dict.fromkeys(pending, f"{type(exc).__name__}: {exc}")
             break
         usage = getattr(response, "usage", None)
         report.prompt_tokens += getattr(usage, "prompt_tokens", 0) or 0
         report.completion_tokens += getattr(usage, "completion_tokens", 0) or 0
         reply = _reply_text(response)
-        try:
-            number = parse_reply(reply)
-            store_llm_score(
-                session,
-                item_id=task.item_id,
-                scale=task.scale,
-                model=settings.model,
-                run=task.run,
-                temperature=settings.temperature,
-                score=number,
-                prompt_hash=task.prompt.hash,
-            )
-            expected = _expected(response, task.scale) if settings.logprobs else None
-            if expected is not None:
-                store_llm_score(
-                    session,
-                    item_id=task.item_id,
-                    scale=task.scale,
-                    model=settings.model + EXPECTED_SUFFIX,
-                    run=task.run,
-                    temperature=settings.temperature,
-                    score=repr(expected),
-                    prompt_hash=task.prompt.hash,
+        for criterion, number in _scores_in(reply, task, pending).items():
+            if isinstance(number, ReplyError):
+                errors[criterion] = str(number)
+                continue
+            try:
+                _store(session, task, settings, criterion, number, response)
+                session.commit()
+            except ScoreError as exc:
+                # Nothing of this score is kept (a refused score stores nothing).
+                session.rollback()
+                allowed = scale_range(task.scale, any_precision=True)
+                errors[criterion] = (
+                    f"{exc.problem}; the scale {task.scale.name} takes numbers {allowed}"
                 )
-            session.commit()
-        except ReplyError as exc:
-            error = str(exc)
-            continue
-        except ScoreError as exc:
-            # Nothing of this reply is kept (a refused score stores nothing).
-            session.rollback()
-            allowed = scale_range(task.scale, any_precision=True)
-            error = f"{exc.problem}; the scale {task.scale.name} takes numbers {allowed}"
-            continue
-        except IntegrityError:
-            # Stored meanwhile by another run of the same judge.
-            session.rollback()
-            report.cached += 1
+                continue
+            except IntegrityError:
+                # Stored meanwhile by another run of the same judge.
+                session.rollback()
+                report.cached += 1
+            else:
+                report.stored += 1
+            pending.remove(criterion)
+        if not pending:
             return
-        report.stored += 1
-        return
-    session.add(
-        JudgeFailure(
-            item_id=task.item_id,
-            scale_id=task.scale.id,
-            model=settings.model,
-            temperature=settings.temperature,
-            run=task.run,
-            prompt_hash=task.prompt.hash,
-            raw_reply=reply,
-            error=error,
+    for criterion in pending:
+        session.add(
+            JudgeFailure(
+                item_id=task.item_id,
+                scale_id=task.scale.id,
+                criterion=criterion,
+                model=settings.model,
+                temperature=settings.temperature,
+                run=task.run,
+                prompt_hash=task.prompt.hash,
+                raw_reply=reply,
+                error=errors.get(criterion, ""),
+            )
         )
-    )
+        where = f"item {task.item}, scale {task.scale.name}"
+        if criterion:
+            where += f", criterion {criterion}"
+        report.failures.append(f"{where}, run {task.run}: {errors.get(criterion, '')}")
     session.commit()
-    report.failed += 1
-    report.failures.append(f"item {task.item}, scale {task.scale.name}, run {task.run}: {error}")
+    report.failed += len(pending)

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from ...models import Study
 
-__all__ = ["Report", "build_report", "report_filename"]
+__all__ = ["Report", "build_report", "report_filename", "report_of"]
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,9 @@ class Report:
     #: The figures as files of the format asked for, by key (``build_report``'s
     #: ``figure_format``).
     figure_files: dict[str, bytes] = field(default_factory=dict)
+    #: The tables across criteria (:class:`~annotator.analysis.criteria.RubricTables`)
+    #: of a study with ``[[criteria]]``; None without.
+    rubric: Any = None
 
 
 def report_filename(study: Study) -> str:
@@ -55,16 +58,60 @@ def build_report(
     from ...data.frames import study_frames
     from ..settings import study_settings
     from ..study_analysis import REPORT_PARTS, analyse
-    from .figures import draw_figures
-    from .html import render_report
 
     frames = study_frames(session, study)
     if settings is None:
         settings = study_settings(study)
     title = f"Report: {study.name}"
-    tables = analyse(frames, settings, parts=REPORT_PARTS).tables
-    drawn, files = draw_figures(tables, fmt=figure_format)
-    html = render_report(
-        tables, title=title, study=study.slug, generated_at=generated_at, drawn=drawn
+    analysis = analyse(frames, settings, parts=REPORT_PARTS)
+    return report_of(
+        analysis,
+        title=title,
+        study=study.slug,
+        generated_at=generated_at,
+        figure_format=figure_format,
+        frames=frames,
     )
-    return Report(html=html, tables=tables, frames=frames, figure_files=files)
+
+
+def report_of(
+    analysis: Any,
+    *,
+    title: str,
+    study: str,
+    generated_at: datetime | None = None,
+    figure_format: str | None = None,
+    frames: Any = None,
+) -> Report:
+    """The report of a study's analysis (``analyse(..., parts=REPORT_PARTS)``).
+
+    A study with ``[[criteria]]`` gets the tables across criteria and then each
+    criterion's sections and figures; its figure files are named ``CRITERION-KEY``.
+    """
+    from .figures import draw_figures
+    from .html import render_report
+
+    tables = analysis.tables
+    frames = analysis.frames if frames is None else frames
+    if analysis.rubric is None:
+        drawn, files = draw_figures(tables, fmt=figure_format)
+        html = render_report(
+            tables, title=title, study=study, generated_at=generated_at, drawn=drawn
+        )
+        return Report(html=html, tables=tables, frames=frames, figure_files=files)
+    parts, files = [], {}
+    for name, one in analysis.by_criterion.items():
+        drawn, mine = draw_figures(one.tables, fmt=figure_format)
+        parts.append((name, one.tables, drawn))
+        files.update({f"{name}-{key}": data for key, data in mine.items()})
+    html = render_report(
+        tables,
+        title=title,
+        study=study,
+        generated_at=generated_at,
+        rubric=analysis.rubric,
+        criteria=parts,
+    )
+    return Report(
+        html=html, tables=tables, frames=frames, figure_files=files, rubric=analysis.rubric
+    )

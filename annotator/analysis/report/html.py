@@ -65,6 +65,8 @@ def render_report(
     study: str = "",
     generated_at: datetime | None = None,
     drawn: Mapping[str, Any] | None = None,
+    rubric: Any = None,
+    criteria: list | None = None,
 ) -> str:
     """Render the report of one study as a self-contained HTML page.
 
@@ -80,8 +82,25 @@ def render_report(
         Shown in the header; by default now (UTC).
     drawn : mapping, optional
         Figures already drawn (:class:`.figures.Drawn` by key); the others are drawn here.
+    rubric : annotator.analysis.criteria.RubricTables, optional
+        In a study with ``[[criteria]]``: the tables across criteria, shown first.
+    criteria : list, optional
+        With ``rubric``: each criterion's ``(name, tables, drawn)``
+        (:data:`.criteria_sections.CriterionPart`), laid out one after the other;
+        ``tables`` then holds them all with a ``criterion`` column (only its notes and
+        settings are shown).
     """
     stamp = (generated_at or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
+    notes = list(tables.notes or [])
+    if rubric is not None:
+        from .criteria_sections import criteria_figures, criteria_sections, rubric_sections
+
+        sections = rubric_sections(rubric, tables.settings or {}) + criteria_sections(criteria)
+        figures = criteria_figures(criteria)
+        notes += [note for note in rubric.notes if note not in notes]
+    else:
+        sections = report_sections(tables, drawn)
+        figures = report_figures(tables, drawn)
     return (
         _environment()
         .get_template("report.html")
@@ -90,8 +109,8 @@ def render_report(
             study=study,
             generated_at=stamp,
             settings=_settings(tables.settings),
-            notes=list(tables.notes or []),
-            sections=report_sections(tables, drawn),
-            figures=report_figures(tables, drawn),
+            notes=notes,
+            sections=sections,
+            figures=figures,
         )
     )

@@ -53,7 +53,9 @@ def _report_params(the_study: Study) -> dict | None:
     if analysis["error"]:
         flash(f"The report cannot be built so: {analysis['error']}", "error")
         return None
-    return dict(analysis["args"])
+    # The report has every criterion: the dashboard's pick is not one of its options
+    # (it would only keep the same report apart under another key).
+    return {k: v for k, v in analysis["args"].items() if k != "criterion"}
 
 
 def start_job_response(the_study: Study, kind: str, params: dict) -> Response:

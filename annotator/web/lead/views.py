@@ -95,13 +95,39 @@ def _analysis(the_study: Study) -> dict:
     where = request.args.get("where", "").strip()
     args = {k: v for k, v in (("runs", runs), ("where", where)) if v and v != RUNS[0]}
     out = {"settings": None, "args": args, "error": None, "runs_choices": RUNS}
+    out.update(_criterion_choice(the_study))
     if not args:
+        if out["criterion"]:
+            out["args"] = {"criterion": out["criterion"]}
         return out
     try:
         out["settings"] = study_settings_where(get_session(), the_study, where, runs=runs)
     except ValueError as exc:
         out["error"] = f"{str(exc)[:1].upper()}{str(exc)[1:]}; showing every rater, runs by mean."
         out["args"] = {}
+    if out["criterion"]:
+        out["args"]["criterion"] = out["criterion"]
+    return out
+
+
+def _criterion_choice(the_study: Study) -> dict:
+    """The criterion the dashboard shows (``criterion``: None, the first) and the
+    study's ``criteria``; an unknown one asked for is ``criterion_error``."""
+    from ...study.criteria import criterion_names
+
+    # [""] for a study without [[criteria]]: nothing to pick.
+    names = [name for name in criterion_names(get_session(), the_study) if name]
+    asked = request.args.get("criterion", "").strip()
+    out = {"criteria": names, "criterion": None, "criterion_error": None}
+    if asked and asked in names:
+        out["criterion"] = asked
+    elif asked:
+        out["criterion_error"] = (
+            f"The study has no criterion {asked!r} (its criteria: {', '.join(names)}); "
+            "showing the first."
+            if names
+            else f"The study has no criteria ([[criteria]]); {asked!r} is ignored."
+        )
     return out
 
 
@@ -149,7 +175,7 @@ def _study_page(
         export_error=error_message,
         export_notes=export_notes,
         export_error_field=export_error.field if export_error is not None else None,
-        live=_live(the_study, analysis["settings"]),
+        live=_live(the_study, analysis),
         analysis=analysis,
         runs_choices=analysis["runs_choices"],
         stop_settings=validation_settings(the_study.source_toml or ""),
@@ -157,10 +183,18 @@ def _study_page(
     )
 
 
-def _live(the_study: Study, settings=None):
+def _live(the_study: Study, analysis: dict):
     from ...analysis.live import live_dashboard
 
-    return live_dashboard(get_session(), the_study, settings=settings)
+    # The first criterion by name when none was picked: one stored dashboard for the
+    # page's default and the same criterion picked in the form.
+    criteria = analysis.get("criteria") or [None]
+    return live_dashboard(
+        get_session(),
+        the_study,
+        settings=analysis["settings"],
+        criterion=analysis.get("criterion") or criteria[0],
+    )
 
 
 @bp.route("/studies/<slug>")
@@ -173,7 +207,7 @@ def study(slug: str):
         partial = render_template(
             "lead/_dashboard.html",
             study=the_study,
-            live=_live(the_study, analysis["settings"]),
+            live=_live(the_study, analysis),
             analysis=analysis,
         )
         # Keeps a dashboard computed here and enqueues a stale one's job.
