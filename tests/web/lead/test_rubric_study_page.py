@@ -68,7 +68,9 @@ def test_the_study_page_of_a_rubric_study_with_ratings(
     rows = _ratings()
     _import(runner, tmp_path, rows)
     _import_scores(runner, tmp_path)
-    assert _title(lead_client.get("/lead/studies/rubric")) == "Validation dashboard: criterion fluency"
+    assert (
+        _title(lead_client.get("/lead/studies/rubric")) == "Validation dashboard: criterion fluency"
+    )
     for criterion in CRITERIA:
         shown = _title(lead_client.get(f"/lead/studies/rubric?criterion={criterion}"))
         assert shown == f"Validation dashboard: criterion {criterion}"
