@@ -165,3 +165,22 @@ def test_a_changed_definition_asks_again_for_that_criterion_alone(
     # coherence on 4 items x 2 scales, under its new prompt version; the rest cached.
     assert (again.requests, again.stored, again.cached) == (8, 8, 14)
     assert all("Criterion: coherence\nIs it one whole?" in p for p in endpoint.prompts()[22:])
+
+
+def test_progress_counts_each_criterion_asked_together(session, rubric_study, fake_endpoint):
+    # The web job's progress: 22 scores in 8 requests (one per item and scale).
+    endpoint = fake_endpoint(_together())
+    seen = []
+
+    def on_progress(report, done, total):
+        seen.append((done, total, report.stored))
+
+    settings = _settings(endpoint, criteria="together", concurrency=1)
+    report = run_judge(session, _study(session), settings, on_progress=on_progress)
+    assert report.requests == 8 and report.stored == 22
+    assert {total for _, total, _ in seen} == {22}
+    # Before the first request, then after each request: its item's 3 or 2 criteria.
+    done = [d for d, _, _ in seen]
+    assert done[0] == 0 and done[-1] == 22 and len(done) == 9
+    assert sorted(b - a for a, b in zip(done, done[1:], strict=False)) == [2, 2] + [3] * 6
+    assert all(stored == d for d, _, stored in seen)
