@@ -53,6 +53,7 @@ bench: install-test
 	$(BIN)/python benchmarks/rater_status.py
 	$(BIN)/python benchmarks/overlap_study.py --postgres-url postgresql://postgres@127.0.0.1:5432/test
 	$(BIN)/python benchmarks/jobs.py
+	$(BIN)/python benchmarks/scaleout.py --postgres-url postgresql://postgres@127.0.0.1:5432/postgres
 	$(BIN)/python benchmarks/report.py
 	$(BIN)/python benchmarks/criteria_analysis.py
 
