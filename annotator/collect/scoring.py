@@ -51,6 +51,7 @@ _RATING_COLUMNS = (
     "rater_id",
     "item_id",
     "scale_id",
+    "criterion",
     "block_id",
     "value",
     "position",
@@ -179,6 +180,10 @@ def new_rating_columns(session: Session, user: User, block: Block, position: int
         "rater_id": user.id,
         "item_id": entry["item"],
         "scale_id": block.scale_id,
+        # Named in every insert: PostgreSQL's one-statement insert (a CTE)
+        # would send NULL for a column left to its Python default. A rubric's
+        # criteria replace it.
+        "criterion": "",
         "block_id": block.id,
         "position": position,
         "is_repeat": bool(entry["repeat"]),
