@@ -29,6 +29,7 @@ __all__ = [
     "make_engine",
     "is_database_locked",
     "commit_retrying",
+    "make_durable",
 ]
 
 T = TypeVar("T")
@@ -47,13 +48,30 @@ def normalise_url(url: str) -> str:
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 
 
+def make_durable(dbapi_connection) -> None:
+    """Make every commit on this SQLite connection reach the disk before it returns.
+
+    A rating is acknowledged to the rater once its transaction commits, so the
+    commit must survive a power cut or an operating-system crash, not only a
+    crash of the process. In WAL mode only ``synchronous=FULL`` does that: SQLite
+    documents that with ``NORMAL`` "a transaction committed in WAL mode ... might
+    roll back following a power loss or system crash"
+    (https://www.sqlite.org/pragma.html#pragma_synchronous). Many builds default to
+    FULL, but not all (the default is a compile-time option), so it is set on every
+    connection the tool opens: the app's engine (server, job worker, CLI,
+    migrations), the job queue, the rate-limit file and backups. The cost, one
+    fsync of the WAL per commit, is measured in docs/performance.md.
+    """
+    dbapi_connection.execute("PRAGMA synchronous=FULL")
+
+
 def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor = dbapi_connection.cursor()
     # WAL lets the server read while an import writes; foreign keys are off by
     # default in SQLite and we rely on them.
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA synchronous=NORMAL")
+    make_durable(dbapi_connection)
     # Several server processes write one file: a writer waits up to this long
     # for another's lock before SQLite gives up with "database is locked"
     # (then commit_retrying starts the transaction again).

@@ -27,6 +27,8 @@ from urllib.parse import urlsplit
 
 from limits.storage import Storage
 
+from .db import make_durable
+
 __all__ = ["SQLiteStorage", "default_storage_uri"]
 
 _SCHEMA = (
@@ -73,6 +75,9 @@ class SQLiteStorage(Storage):
         # isolation_level=None: transactions are the explicit BEGIN IMMEDIATE
         # below, which takes the write lock first so the busy timeout applies.
         connection = sqlite3.connect(self.path, timeout=10, isolation_level=None)
+        # Durable like every SQLite connection of the tool (annotator.db.make_durable):
+        # only logins and crowd entries count here, so the fsync costs little.
+        make_durable(connection)
         return connection
 
     def incr(self, key: str, expiry: int, amount: int = 1) -> int:

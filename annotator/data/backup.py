@@ -27,6 +27,8 @@ from pathlib import Path
 from sqlalchemy import inspect, text
 from sqlalchemy.engine import Engine, make_url
 
+from ..db import make_durable
+
 __all__ = ["BackupError", "BackupInfo", "backup_database", "restore_database", "database_in_use"]
 
 # Tables whose rows make a database "in use": a restore over it needs --force.
@@ -127,6 +129,7 @@ def backup_database(engine: Engine, out: Path) -> BackupInfo:
         # Read-only: a missing file must not be created empty.
         source = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
         target = sqlite3.connect(partial)
+        make_durable(target)
         try:
             source.backup(target)
             # A file that stands alone: no WAL beside it.
@@ -200,6 +203,7 @@ def restore_database(engine: Engine, backup: Path, *, force: bool = False) -> Ba
         revision = _sqlite_backup_revision(backup)
         source = sqlite3.connect(f"file:{backup}?mode=ro", uri=True)
         target = sqlite3.connect(make_url(engine.url).database)
+        make_durable(target)
         try:
             source.backup(target)
         finally:
