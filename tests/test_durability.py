@@ -12,6 +12,7 @@ limit, backups and restores.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import sqlite3.dbapi2
 
@@ -36,10 +37,8 @@ class _Recorded(sqlite3.Connection):
         self.synchronous_at_close: int | None = None
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(sqlite3.ProgrammingError):  # closed already
             (self.synchronous_at_close,) = self.execute("PRAGMA synchronous").fetchone()
-        except sqlite3.ProgrammingError:  # closed already
-            pass
         super().close()
 
     def synchronous(self) -> int:
