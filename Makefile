@@ -30,6 +30,7 @@ serve: install
 lint: install-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache
 
 format: install-test
 	$(BIN)/ruff format .
