@@ -41,9 +41,7 @@ def _make_queue(app: Flask) -> Huey:
         path = Path(app.instance_path) / "jobs.sqlite"
         # fsync=True is huey's PRAGMA synchronous=FULL: a job queued for the lead
         # survives a power cut like the job row that records it (annotator.db.make_durable).
-        huey = SqliteHuey(
-            name, filename=str(path), results=False, immediate=immediate, fsync=True
-        )
+        huey = SqliteHuey(name, filename=str(path), results=False, immediate=immediate, fsync=True)
 
     def run_job_task(job_id: int, attempt: int) -> None:
         from .runner import run_job
