@@ -29,7 +29,7 @@ def upgrade(engine: Engine, target: str = "head") -> None:
 
 
 def revision(engine: Engine, message: str) -> None:
-    """Autogenerate a new migration from the difference to ``models.py``."""
+    """Autogenerate a new migration from the difference to ``annotator/models/``."""
     config = _config()
     with engine.begin() as connection:
         config.attributes["connection"] = connection

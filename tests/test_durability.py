@@ -18,6 +18,7 @@ import sqlite3.dbapi2
 
 import pytest
 from flask import Flask
+from limits.storage import storage_from_string
 from sqlalchemy import text
 
 from annotator import create_app
@@ -106,12 +107,17 @@ def test_server_cli_migrations_and_rate_limit_commit_durably(file_app, opened):
         args=["lead", "create", "lead@example.org", "--password", "a long password 1"]
     )
     assert result.exit_code == 0, result.output
-    # The server: a login writes the rate-limit file and reads the database.
+    # The server: a login reads and writes the database.
     client = file_app.test_client()
     response = client.post(
         "/login", data={"username": "lead@example.org", "password": "a long password 1"}
     )
     assert response.status_code == 302
+    # The rate-limit file of the app's instance (its storage, built from the app's
+    # URI as the limiter builds it: the limiter object is one per process, so in a
+    # test process it may still hold an earlier app's storage).
+    storage = storage_from_string(file_app.config["RATELIMIT_STORAGE_URI"])
+    assert storage.incr("durability", 60) == 1
     with session_scope(file_app) as session:
         session.execute(text("SELECT 1"))
     get_engine(file_app).dispose()

@@ -1,4 +1,4 @@
-"""The Alembic migrations build exactly the schema that models.py describes."""
+"""The Alembic migrations build exactly the schema that annotator/models/ describes."""
 
 import pytest
 from alembic.autogenerate import compare_metadata

@@ -50,7 +50,7 @@ def db_upgrade(revision: str) -> None:
 @db_group.command("revision")
 @click.option("-m", "--message", required=True)
 def db_revision(message: str) -> None:
-    """(Developers) write a migration for the changes in models.py."""
+    """(Developers) write a migration for the changes in annotator/models/."""
     from .. import migrate
     from ..db import get_engine
 

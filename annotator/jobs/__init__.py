@@ -1,6 +1,6 @@
 """Long work off the request path: reports, large exports, judge runs as jobs of a task queue.
 
-A :class:`~annotator.jobs.models.Job` row holds what was asked (study, kind,
+A :class:`~annotator.models.Job` row holds what was asked (study, kind,
 params), for which data (the study's data version), its state (queued, running,
 done, failed, cancelled), progress, error and result; the queue carries only job
 ids to the workers. The web asks with :func:`request_job`, which joins a queued,
@@ -23,9 +23,9 @@ the file it made.
 
 from __future__ import annotations
 
+from ..models import Job, JobResult, JobStatus
 from .context import JobCancelled, JobContext, JobOutput
 from .kinds import register_kind
-from .models import Job, JobResult, JobStatus
 from .queue import enqueue, get_queue
 from .service import (
     cancel_job,

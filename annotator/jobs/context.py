@@ -12,8 +12,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from ..db import commit_retrying
-from ..models import Study
-from .models import Job, JobStatus
+from ..models import Job, JobStatus, Study
 
 __all__ = ["JobCancelled", "JobContext", "JobOutput"]
 

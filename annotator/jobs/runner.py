@@ -21,10 +21,9 @@ from sqlmodel import Session, select
 
 from ..clock import now, utcnow
 from ..db import commit_retrying, get_engine
-from ..models import Study
+from ..models import Job, JobResult, JobStatus, Study
 from .context import JobCancelled, JobContext, JobOutput
 from .kinds import kind_body
-from .models import Job, JobResult, JobStatus
 
 __all__ = ["run_job", "requeue_stale", "heartbeat_seconds", "stale_seconds"]
 

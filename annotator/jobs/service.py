@@ -16,9 +16,8 @@ from sqlalchemy import event
 from sqlmodel import Session, select
 
 from ..clock import now
-from ..models import Study
+from ..models import Job, JobResult, JobStatus, Study
 from .kinds import is_kind
-from .models import Job, JobResult, JobStatus
 from .queue import enqueue
 from .runner import requeue_stale
 
@@ -49,8 +48,8 @@ def params_key(params: dict[str, Any]) -> str:
 def version_key(session: Session, study: Study) -> str:
     """SHA-256 of the study's :func:`~annotator.data.frames.data_version`: it changes
     with any rating, score, item, block, answer, rater status or study-file change."""
-    # Imported here: annotator.models imports this package, and the frames module
-    # brings pandas, which commands that need no statistics must not load.
+    # Imported here: the frames module brings pandas, which commands that need no
+    # statistics must not load.
     from ..data.frames import data_version
 
     return hashlib.sha256(repr(data_version(session, study)).encode("utf-8")).hexdigest()

@@ -1,7 +1,7 @@
 """The job tables: one row per job (:class:`Job`) and its stored result (:class:`JobResult`).
 
-They live beside the job logic; :mod:`annotator.models` imports them at its end so
-that every table is registered with the same metadata (Alembic, ``create_all``).
+The job logic is in :mod:`annotator.jobs`; the tables are here with the others, so
+that the models import nothing of the jobs.
 """
 
 from __future__ import annotations
