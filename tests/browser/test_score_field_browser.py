@@ -194,3 +194,28 @@ def test_a_refused_last_criterion_is_brought_into_view_and_selected(
     expect(progress).to_have_text("2 / 4")
     assert _n_ratings(app) == 3
     assert errors == []
+
+
+@pytest.mark.browser
+def test_without_javascript_a_refused_last_criterion_opens_in_view(rubric_app, browser):
+    from playwright.sync_api import expect
+
+    app, base = rubric_app
+    context = browser.new_context(viewport={"width": 360, "height": 560}, java_script_enabled=False)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    _join(base, page, _token(app, "rubric"))
+    last = page.get_by_label("relevance", exact=True)
+    last_id = last.get_attribute("id")
+    # A browser that does not check min and max: the server refuses the value.
+    page.evaluate("document.querySelector('.rubric-form').noValidate = true")
+    for name, value in (("fluency", "1"), ("coherence", "2"), ("relevance", "9")):
+        page.get_by_label(name, exact=True).fill(value)
+    page.get_by_role("button", name="Next").click()
+    expect(page.locator(f"#{last_id}-error")).to_contain_text("relevance")
+    # The page opens at the refused field (its autofocus) and its message, not at the top.
+    expect(last).to_be_focused()
+    assert page.evaluate(IN_VIEW, last_id)
+    assert page.evaluate(IN_VIEW, f"{last_id}-error")
+    assert _n_ratings(app) == 0
+    context.close()
