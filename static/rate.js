@@ -1,4 +1,6 @@
 // Progressive enhancement for the rater's pages; every page works without it.
+// - a refused score is selected when its field takes the focus (typing replaces
+//   it), and its field and message are scrolled into view;
 // - the Score field gets a slider kept in sync with it (the field stays the
 //   one that is submitted, and stays empty until the rater sets a value; the
 //   slider shows no thumb until then, see style.css);
@@ -127,9 +129,58 @@
     }
   }
 
+  function refused(field) {
+    return field && field.getAttribute("aria-invalid") === "true";
+  }
+
+  function isScoreField(field) {
+    return field && (field.id === "score" ||
+      (field.classList && field.classList.contains("criterion-score")));
+  }
+
+  // A refused value is selected when its field takes the focus: typing replaces it
+  // (a refused "9" and a typed "2" make "2", not "92").
+  function selectRefused(field) {
+    if (refused(field) && document.activeElement === field) { field.select(); }
+  }
+
+  document.addEventListener("focusin", function (event) { selectRefused(event.target); });
+
+  // The browser refused the value itself (min, max, step): it focuses the field
+  // with the caret at the end; select the value instead.
+  document.addEventListener("invalid", function (event) {
+    var field = event.target;
+    if (!isScoreField(field)) { return; }
+    window.setTimeout(function () {
+      if (document.activeElement === field) { field.select(); }
+    }, 0);
+  }, true);
+
+  // A refused score: its message and its field in view, scrolling as little as
+  // needed (a rubric's last criterion is often below the fold), past the item's
+  // text if it must.
+  function placeRefused(field) {
+    var message = document.getElementById(field.id + "-error") ||
+      document.getElementById("score-error");
+    var first = message && top(message) < top(field) ? message : field;
+    var margin = 8;
+    var lowest = bottom(field) + margin - window.innerHeight;
+    var highest = top(first) - margin;
+    var target = Math.min(Math.max(window.scrollY, lowest), highest);
+    window.scrollTo(0, Math.max(0, target));
+  }
+
   function focusField() {
     var field = scoreField();
-    if (field) { field.focus({preventScroll: true}); }
+    if (field) {
+      field.focus({preventScroll: true});
+      selectRefused(field);
+    }
+  }
+
+  function place() {
+    var field = scoreField();
+    if (refused(field)) { placeRefused(field); } else { placeItem(); }
   }
 
   document.addEventListener("DOMContentLoaded", function () {
@@ -140,7 +191,7 @@
     // Focused here, before the browser's autofocus would scroll the field to
     // the middle of the screen and the item out of it.
     focusField();
-    placeItem();
+    place();
   });
   document.addEventListener("htmx:afterSwap", function (event) { setup(event.detail.target); });
   // htmx has focused the [autofocus] field by now (scrolling it into view as
@@ -148,7 +199,7 @@
   document.addEventListener("htmx:afterSettle", function (event) {
     if (!event.detail.target.querySelector(".rating-head")) { return; }
     focusField();
-    placeItem();
+    place();
     announce(event.detail.target);
   });
 })();

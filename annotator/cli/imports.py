@@ -13,6 +13,9 @@ __all__ = ["items_group", "ratings_group", "llm_group"]
 
 
 def _import(kind: str, importer, study_slug: str, file: Path) -> None:
+    from flask import current_app
+
+    from ..analysis.fresh import queue_dashboards_after
     from ..data.readers import InputError
     from ..db import session_scope
 
@@ -20,9 +23,12 @@ def _import(kind: str, importer, study_slug: str, file: Path) -> None:
         with session_scope() as session:
             study = study_or_fail(session, study_slug)
             report = importer(session, study, file, progress=progress())
+            study_id = study.id
     except InputError as exc:
         fail(str(exc))
     click.echo(f"{file}: {report.summary(kind)}.")
+    # The lead's next view of the study shows the imported data's numbers.
+    queue_dashboards_after(current_app._get_current_object(), study_id, f"an import of {kind}")
 
 
 def _import_group(name: str, group_help: str, importer: str, kind: str, usage: str) -> AppGroup:

@@ -146,6 +146,7 @@ def judge_command(
         logprobs=logprobs,
         criteria=criteria,
     )
+    study_id = None
     try:
         with session_scope() as session:
             the_study = study_or_fail(session, study)
@@ -157,9 +158,12 @@ def judge_command(
                 )
             except ValueError as exc:
                 fail(str(exc))
+            study_id = the_study.id
             report = run_judge(session, the_study, settings, progress=progress())
     except JudgeError as exc:
+        _fresh_numbers(study_id)
         fail(f"{exc} (the scores stored so far are kept; run the command again to resume)")
+    _fresh_numbers(study_id)
     for line in report.failures[:10]:
         click.echo(f"failed: {line}", err=True)
     if len(report.failures) > 10:
@@ -167,6 +171,18 @@ def judge_command(
     click.echo(f"{model} on {study} at temperature {settings.temperature:g}: {report.summary()}.")
     if report.failed:
         click.echo("Failed scores are kept with their replies; run again to ask for them anew.")
+
+
+def _fresh_numbers(study_id: int | None) -> None:
+    # The lead's next view of the study shows the new scores' numbers.
+    from flask import current_app
+
+    if study_id is None:
+        return
+
+    from ..analysis.fresh import queue_dashboards_after
+
+    queue_dashboards_after(current_app._get_current_object(), study_id, "a judge run")
 
 
 def _clip(text: str | None, width: int) -> str:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
+import time
 
 import click
 from flask import Flask, current_app
@@ -33,6 +35,32 @@ def _bind(host: str, port: int) -> str:
 
 def _worker_ready(worker) -> None:
     worker.log.info("Worker ready (pid: %s)", worker.pid)
+
+
+# How long a worker stopped by Ctrl+C waits for the requests under way.
+REQUESTS_GRACE_SECONDS = 2.0
+
+
+def _worker_int(worker) -> None:
+    """Ctrl+C (SIGINT, or the master's SIGQUIT): let the requests under way finish,
+    then end the process at once.
+
+    Python's own teardown of a worker's modules (pandas, scipy, matplotlib) takes
+    about a second, several when every worker and the job worker tear down together
+    on a busy machine; gunicorn's master waits its graceful timeout for them and then
+    SIGKILLs the rest, logging "Perhaps out of memory?". Nothing is left to save here:
+    ratings are committed by their requests, and database connections close with the
+    process.
+    """
+    deadline = time.monotonic() + REQUESTS_GRACE_SECONDS
+    # gthread has shut its pool down (wait=False): its threads end once their request
+    # is answered.
+    for thread in threading.enumerate():
+        if thread is not threading.main_thread() and not thread.daemon:
+            thread.join(max(0.0, deadline - time.monotonic()))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def run_server(app: Flask, host: str, port: int, *, workers: int, threads: int, dev: bool):
@@ -73,6 +101,7 @@ def run_server(app: Flask, host: str, port: int, *, workers: int, threads: int, 
             # gunicorn logs "Booting worker" before the app is loaded (seconds
             # on a busy machine): say when a worker can take requests.
             self.cfg.set("post_worker_init", _worker_ready)
+            self.cfg.set("worker_int", _worker_int)
 
         def load(self) -> Flask:
             from .. import create_app

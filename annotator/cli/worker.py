@@ -71,8 +71,16 @@ def worker_command(workers: int, parent_pid: int | None) -> None:
         target=_watch, args=(app, parent_pid, stop), name="jobs-watch", daemon=True
     )
     watcher.start()
+    # The server's own worker (--parent-pid) is in the terminal's process group: Ctrl+C
+    # there stops it at once, beside the web server, and the job under way is taken
+    # back by the stale-job rule (huey: SIGINT interrupts once SIGTERM is the graceful
+    # signal). A worker of its own finishes its jobs on Ctrl+C, as documented above.
     consumer = huey.create_consumer(
-        workers=workers, worker_type="thread", periodic=False, max_delay=1.0
+        workers=workers,
+        worker_type="thread",
+        periodic=False,
+        max_delay=1.0,
+        graceful_signal="TERM" if parent_pid is not None else "INT",
     )
     try:
         consumer.run()
@@ -88,7 +96,11 @@ def start_embedded_worker(app: Flask) -> subprocess.Popen | None:
     command = [
         sys.executable,
         "-c",
-        "import sys; from annotator.cli import main; main(sys.argv[1:], prog_name='annotator')",
+        # Ctrl+C while the worker is still starting ends it quietly (nothing is under
+        # way yet) instead of a KeyboardInterrupt in an import and click's "Aborted!";
+        # the consumer puts its own handler in place once it runs.
+        "import os, signal, sys; signal.signal(signal.SIGINT, lambda *_: os._exit(0)); "
+        "from annotator.cli import main; main(sys.argv[1:], prog_name='annotator')",
         "worker",
         "--workers",
         "1",
@@ -101,10 +113,10 @@ def start_embedded_worker(app: Flask) -> subprocess.Popen | None:
 
 
 def stop_embedded_worker(process: subprocess.Popen | None) -> None:
-    """Stop the server's worker: SIGTERM (the job under way is taken back later)."""
+    """Stop the server's worker at once: SIGINT (the job under way is taken back later)."""
     if process is None or process.poll() is not None:
         return
-    process.terminate()
+    process.send_signal(signal.SIGINT)
     try:
         process.wait(timeout=10)
     except subprocess.TimeoutExpired:

@@ -8,7 +8,8 @@ that place of the block: its entry of ``Block.item_order`` gets
 ``item-passed-over`` audit event records which item, where and why, and the
 block goes on to its next place, or completes, with no rating there. The
 exports and the analysis then see a missing cell, as for any item a rater
-did not rate; nothing is filled in.
+did not rate; nothing is filled in. In an overlap study the rater's place of
+the item is handed on to another rater (:mod:`annotator.collect.refill`).
 
 A place may be passed over only while its template fails: the caller
 renders the item again on the server and passes the error in. A lead who
@@ -31,6 +32,7 @@ from ..models import AuditAction, AuditEvent, Rating, Study
 from .block_states import BlockUnavailable
 from .item_pages import ItemPage, serve, update_block
 from .rated_places import PASSED_OVER, next_position
+from .refill import give_back_place
 
 __all__ = ["PassedOver", "UnshownItem", "pass_over", "unshown_items"]
 
@@ -61,6 +63,8 @@ def pass_over(
     current = now()
     order = [dict(entry) for entry in block.item_order]
     order[page.position - 1][PASSED_OVER] = current.isoformat()
+    # An overlap study's place is handed on, so the item still gets its k ratings.
+    place = give_back_place(session, block, page.item.id)
     # A new list: the JSON column does not track changes inside the old one.
     update_block(session, block, item_order=order)
     session.add(
@@ -75,6 +79,7 @@ def pass_over(
                 "block": block.id,
                 "position": page.position,
                 "error": f"{type(error).__name__}: {error}"[:500],
+                **({"place": place} if place is not None else {}),
             },
         )
     )

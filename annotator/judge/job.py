@@ -243,6 +243,8 @@ def judge_job_body(ctx):
                 ctx.stopped.set()
         return ctx.stopped.is_set()
 
+    from ..analysis.fresh import queue_dashboards_after
+
     try:
         run_judge_job(
             ctx.session,
@@ -253,10 +255,14 @@ def judge_job_body(ctx):
             should_stop=should_stop,
         )
     except JudgeError as exc:
+        # The scores stored so far are new data too.
+        queue_dashboards_after(current_app._get_current_object(), ctx.study.id, "a judge run")
         # Bad input rather than a bug (a key refused, an unknown model): a
         # ValueError, so the job page shows the message without a traceback.
         raise ValueError(
             f"{exc} (the scores stored so far are kept; run again to resume)"
         ) from None
+    # The lead's next view of the study shows the new scores' numbers.
+    queue_dashboards_after(current_app._get_current_object(), ctx.study.id, "a judge run")
     ctx.check_cancelled()
     return None

@@ -41,6 +41,10 @@ def study_overviews(session: Session, *, lead: User | None = None) -> list[dict]
     every study (the command line).
     """
     items = _per_study(session, select(Item.study_id, func.count(Item.id)))
+    # Items with a gold score are attention checks: the dashboard counts them apart.
+    checks = _per_study(
+        session, select(Item.study_id, func.count(Item.id)).where(Item.gold_score.is_not(None))
+    )
     ratings = _per_study(
         session,
         select(Item.study_id, func.count(Rating.id))
@@ -62,6 +66,7 @@ def study_overviews(session: Session, *, lead: User | None = None) -> list[dict]
         {
             "study": study,
             "n_items": items.get(study.id, 0),
+            "n_checks": checks.get(study.id, 0),
             "raters": raters.get(study.id, 0),
             "ratings": ratings.get(study.id, 0),
             "llm_scores": llm.get(study.id, 0),

@@ -87,12 +87,22 @@ def test_a_rater_scores_two_items_on_three_criteria_by_keyboard(rubric_app, brow
         expect(field).to_have_value("")
     assert _ratings(app) == [(1, "fluency", 3.0), (1, "coherence", 4.5), (1, "relevance", 2.0)]
 
-    # Item 2: the second score is out of range. Nothing is stored, the alert
-    # names the criterion, the others keep their values, the refused one has
-    # the focus.
+    # Item 2: the second score is out of range. The browser refuses it (the
+    # field's max): nothing is posted, the refused field has the focus.
     for score in ["1", "9", "5"]:
         page.keyboard.type(score)
         page.keyboard.press("Enter")
+    expect(fields[1]).to_be_focused()
+    assert page.evaluate(
+        f"document.getElementById('{fields[1].get_attribute('id')}').validity.rangeOverflow"
+    )
+    assert len(_ratings(app)) == 3
+    # Where the browser does not check, the server refuses it: nothing is stored,
+    # the alert names the criterion, the others keep their values, the refused one
+    # has the focus.
+    page.evaluate("document.querySelector('.rubric-form').noValidate = true")
+    fields[2].focus()
+    page.keyboard.press("Enter")
     alert = page.get_by_role("alert")
     expect(alert).to_contain_text("(coherence)")
     settled()

@@ -97,3 +97,24 @@ def test_a_cancel_stops_the_worker_between_requests(judge_queue):
     time.sleep(1.0)
     assert len(endpoint.requests) == sent == _n_scores(app)
     assert _job(app, job_id).status == "cancelled"
+
+
+def test_a_finished_judge_run_queues_the_viewed_dashboard(judge_queue):
+    from annotator.analysis.live import cached_dashboard
+    from annotator.jobs import version_key
+
+    app, _ = judge_queue()
+    with app.app_context(), Session(get_engine(app)) as session:
+        # The lead viewed the study before the run: its dashboard is stored.
+        cached_dashboard(session, get_study(session, "small"))
+    job_id = _ask(app)
+    wait_for(lambda: _job(app, job_id).status == "done", what="the judge run")
+
+    def refreshed():
+        with Session(get_engine(app)) as session:
+            current = version_key(session, get_study(session, "small"))
+            jobs = session.exec(select(Job).where(Job.kind == "dashboard")).all()
+            return any(j.data_version == current and j.status == "done" for j in jobs)
+
+    # The run's scores are in the dashboard without the lead asking again.
+    wait_for(refreshed, what="the dashboard of the judged data")

@@ -51,7 +51,8 @@ def _report_params(the_study: Study) -> dict | None:
     message flashed) when they do not fit the study."""
     analysis = _analysis(the_study)
     if analysis["error"]:
-        flash(f"The report cannot be built so: {analysis['error']}", "error")
+        # Shown beside the settings form (see _refused_report), with the problem.
+        flash("The report was not started.", "error:analysis-settings")
         return None
     # The report has every criterion: the dashboard's pick is not one of its options
     # (it would only keep the same report apart under another key).
@@ -74,7 +75,7 @@ def report(slug: str):
     the_study = get_study_or_404(slug)
     params = _report_params(the_study)
     if params is None:
-        return redirect(url_for("lead.study", slug=slug))
+        return _refused_report(slug)
     return _current_job_or_offer(
         the_study, "report", params, url_for("lead.report_start", slug=slug, **params)
     )
@@ -98,8 +99,14 @@ def report_start(slug: str):
     # The options come in the query string of the form's action, as for the GET.
     params = _report_params(the_study)
     if params is None:
-        return redirect(url_for("lead.study", slug=slug))
+        return _refused_report(slug)
     return start_job_response(the_study, "report", params)
+
+
+def _refused_report(slug: str) -> Response:
+    # The study page at its settings form, which shows the problem beside the field
+    # (the choices are carried along), rather than at its top.
+    return redirect(url_for("lead.study", slug=slug, _anchor="analysis-settings", **request.args))
 
 
 def _ratings(the_study: Study) -> int:
@@ -130,7 +137,7 @@ def large_export_response(the_study: Study, chosen: dict, temperature: float | N
     if _ratings(the_study) < int(current_app.config.get("EXPORT_JOB_MIN_RATINGS", 20_000)):
         return None
     params = _export_params(chosen, temperature)
-    action = url_for("lead.export_start", slug=the_study.slug, **request.args)
+    action = url_for("lead.export_start", slug=the_study.slug, _anchor="export", **request.args)
     return _current_job_or_offer(the_study, "export", params, action)
 
 
@@ -139,15 +146,16 @@ def large_export_response(the_study: Study, chosen: dict, temperature: float | N
 def export_start(slug: str):
     """Start (or join) the export of the query's choices as a job."""
     from ...data.exporters import ExportError
-    from .views import _temperature, export_choices
+    from .views import _study_page, _temperature, export_choices
 
     the_study = get_study_or_404(slug)
     chosen = export_choices()
     try:
         temperature = _temperature(chosen["temperature"])
     except ExportError as exc:
-        flash(f"The export cannot be built so: {exc}", "error")
-        return redirect(url_for("lead.study", slug=slug))
+        # The form again, with the choices and the problem beside it (the action's
+        # fragment opens the page there).
+        return _study_page(the_study, chosen=chosen, export_error=exc), 422
     return start_job_response(the_study, "export", _export_params(chosen, temperature))
 
 

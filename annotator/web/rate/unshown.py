@@ -8,15 +8,16 @@ the form says.
 
 from __future__ import annotations
 
-from flask import abort, flash, redirect, url_for
+from flask import abort, current_app, flash, redirect, url_for
 
+from ...analysis.fresh import queue_dashboards_after
 from ...collect.blocks import BlockStatus, BlockUnavailable, item_page, ratings_by_position
 from ...collect.unshown_items import pass_over
 from ...db import get_session
 from ..auth.access import rater_required
 from ..display import render_item_text
 from . import bp
-from .views import _own_block, questionnaire_first
+from .views import _own_block, _study, questionnaire_first
 
 
 @bp.route("/rate/blocks/<id:block_id>/items/<id:position>/pass-over", methods=["POST"])
@@ -51,5 +52,6 @@ def pass_over_item(block_id: int, position: int):
         return redirect(url_for("rate.block", block_id=block_id))
     session.commit()
     if passed.block_completed:
+        queue_dashboards_after(current_app._get_current_object(), _study().id, "a block")
         return redirect(url_for("rate.block_done", block_id=block_id))
     return redirect(url_for("rate.item", block_id=block_id, position=passed.following))

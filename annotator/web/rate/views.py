@@ -24,6 +24,7 @@ from flask_login import current_user, login_user
 from sqlalchemy.exc import IntegrityError
 from werkzeug.security import generate_password_hash
 
+from ...analysis.fresh import queue_dashboards_after
 from ...clock import now
 from ...collect.blocks import (
     BlockState,
@@ -338,6 +339,8 @@ def item(block_id: int, position: int):
         session.commit()
         return _go(url_for("rate.crowd_end", slug=_study().slug, why="screened-out"))
     if scored.submitted.block_completed:
+        # The lead's next view shows the numbers with this block (not per score).
+        queue_dashboards_after(current_app._get_current_object(), _study().id, "a block")
         return _go(url_for("rate.block_done", block_id=block_id))
     following = position + 1
     if following > len(block.item_order):
