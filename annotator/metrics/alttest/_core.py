@@ -350,10 +350,17 @@ def _decide(batches: list[_Batch]) -> list[tuple[np.ndarray, np.ndarray]]:
     """Rejections and secured flags (E, R, k) of each batch: one family per option set
     and resample, spanning the batches (the domains of :func:`alt_test_domains`).
 
-    The t-test: Benjamini-Yekutieli on the p-values, every family in one scipy call. The test by betting: each capital stopped at ``m / q``, then e-BH; the
-    statistic becomes the e-value and the p-value the anytime-valid one. ``m`` counts
-    every annotator, tested or not (an annotator not tested has p = NaN, or e = 1), as
-    the reference implementation does for NaN p-values.
+    The t-test: Benjamini-Yekutieli on the p-values of the tested annotators. ``m``
+    counts the tested annotators only, as the authors' reference code does (it skips an
+    annotator below ``min_items_per_human`` before collecting the p-values); a tested
+    annotator whose p-value is NaN (no variance) counts in ``m`` and is never rejected,
+    as there.
+
+    The test by betting: each capital stopped at ``m / q``, then e-BH; the statistic
+    becomes the e-value and the p-value the anytime-valid one. Here ``m`` counts every
+    annotator given, tested or not (e = 1 when not tested): a sequential family must be
+    fixed before the data, and an annotator below the minimum now may be tested after
+    more items, which would raise a threshold that had already been reached.
     """
     opts = batches[0].opts
     bounds = np.cumsum([0, *[b.chosen.shape[1] for b in batches]])
@@ -379,14 +386,38 @@ def _decide(batches: list[_Batch]) -> list[tuple[np.ndarray, np.ndarray]]:
         sets = slice(None) if len(sets) == len(opts) else sets  # all: no copy
         parts = [b.p_value[sets] for b in batches]
         p_value = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=2)  # (E', R, K)
-        rows = p_value.reshape(-1, size)
-        # One family goes 1-D: scipy's 2-D path costs more than the family itself.
-        rows = rows[0] if rows.shape[0] == 1 else rows
-        rejected[sets] = _by_rejections(rows, q).reshape(p_value.shape)
+        tests = [b.tested[sets] for b in batches]
+        tested = tests[0] if len(tests) == 1 else np.concatenate(tests, axis=2)
+        rejected[sets] = _tested_rejections(
+            p_value.reshape(-1, size), tested.reshape(-1, size), q
+        ).reshape(p_value.shape)
     return [
         (rejected[..., lo:hi], secured[..., lo:hi])
         for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
     ]
+
+
+def _tested_rejections(p_value: np.ndarray, tested: np.ndarray, q: float) -> np.ndarray:
+    """Benjamini-Yekutieli per row (family) over its tested annotators alone.
+
+    Rows with as many tested annotators go to scipy together (one call per count).
+    """
+    counts = tested.sum(axis=1)
+    if np.all(counts == p_value.shape[1]):
+        # Everyone tested. One family goes 1-D: scipy's 2-D path costs more than it.
+        rows = p_value[0] if p_value.shape[0] == 1 else p_value
+        return _by_rejections(rows, q).reshape(p_value.shape)
+    out = np.zeros(p_value.shape, dtype=bool)
+    for count in np.unique(counts[counts > 0]).tolist():
+        same = counts == count
+        mask = tested[same]
+        # Boolean indexing reads row by row: each row gives its ``count`` tested ones.
+        family = p_value[same][mask].reshape(-1, count)
+        family = family[0] if family.shape[0] == 1 else family
+        part = np.zeros(mask.shape, dtype=bool)
+        part[mask] = _by_rejections(family, q).ravel()
+        out[same] = part
+    return out
 
 
 def _rates(batch: _Batch, rejected: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
