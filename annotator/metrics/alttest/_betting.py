@@ -86,15 +86,19 @@ def anytime_p_values(log_capitals: list[np.ndarray | None]) -> np.ndarray:
     return out
 
 
-def e_bh(e_values: np.ndarray, q: float) -> np.ndarray:
-    """Rejections of the e-BH procedure (Wang and Ramdas 2022) at FDR level ``q``."""
-    m = e_values.size
-    if m == 0:
+def e_bh(e_values: np.ndarray, q: float, *, m: int | None = None) -> np.ndarray:
+    """Rejections of the e-BH procedure (Wang and Ramdas 2022) at FDR level ``q``.
+
+    ``m``: the family's size when it holds hypotheses beyond ``e_values`` (annotators
+    who may still come, each with e = 1); at least ``e_values.size``.
+    """
+    m = max(e_values.size, m or 0)
+    if e_values.size == 0:
         return np.zeros(0, dtype=bool)
     order = np.argsort(-e_values, kind="stable")
-    k = np.arange(1, m + 1)
+    k = np.arange(1, e_values.size + 1)  # the absent ones (e = 1) are never among them
     ok = np.flatnonzero(e_values[order] >= m / (q * k))
-    rejected = np.zeros(m, dtype=bool)
+    rejected = np.zeros(e_values.size, dtype=bool)
     if ok.size:
         rejected[order[: ok[-1] + 1]] = True
     return rejected

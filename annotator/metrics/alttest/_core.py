@@ -346,7 +346,9 @@ def _per_resample(
     )
 
 
-def _decide(batches: list[_Batch]) -> list[tuple[np.ndarray, np.ndarray]]:
+def _decide(
+    batches: list[_Batch], *, family_size: int | None = None
+) -> list[tuple[np.ndarray, np.ndarray]]:
     """Rejections and secured flags (E, R, k) of each batch: one family per option set
     and resample, spanning the batches (the domains of :func:`alt_test_domains`).
 
@@ -361,6 +363,8 @@ def _decide(batches: list[_Batch]) -> list[tuple[np.ndarray, np.ndarray]]:
     annotator given, tested or not (e = 1 when not tested): a sequential family must be
     fixed before the data, and an annotator below the minimum now may be tested after
     more items, which would raise a threshold that had already been reached.
+    ``family_size`` raises that ``m`` to annotators not given yet (raters who may still
+    join a study, :func:`alt_test_sequential`).
     """
     opts = batches[0].opts
     bounds = np.cumsum([0, *[b.chosen.shape[1] for b in batches]])
@@ -371,10 +375,11 @@ def _decide(batches: list[_Batch]) -> list[tuple[np.ndarray, np.ndarray]]:
         if o.test == "betting":  # one e-BH per family: nothing to gain from batching
             for r in range(n):
                 paths = [p for b in batches for p in b.log_capital[e][r]]
-                threshold = len(paths) / o.q
+                m = max(len(paths), family_size or 0)
+                threshold = m / o.q
                 e_values = stopped_e_values(paths, threshold)
                 p_values = anytime_p_values(paths)
-                rejected[e, r] = e_bh(e_values, o.q)
+                rejected[e, r] = e_bh(e_values, o.q, m=m)
                 secured[e, r] = e_values >= threshold
                 for b, lo, hi in zip(batches, bounds[:-1], bounds[1:], strict=True):
                     b.statistic[e, r] = np.where(b.tested[e, r], e_values[lo:hi], np.nan)

@@ -6,7 +6,7 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ._api import _options, _result, alt_test
+from ._api import _options, _result
 from ._core import _decide, _statistics
 from ._results import AltTestResult
 
@@ -73,6 +73,7 @@ def alt_test_sequential(
     annotator_weights: Mapping[Hashable, float] | None = None,
     expert: Hashable | Mapping[Hashable, Any] | None = None,
     nan_scores: str = "raise",
+    n_annotators: int | None = None,
 ) -> SequentialVerdict:
     r"""Monitor the alt-test as ratings arrive: passed for good, or not decided yet.
 
@@ -92,10 +93,13 @@ def alt_test_sequential(
     future winning rate is at least 0.5.
 
     The guarantee assumes that new ratings come as new items appended to ``llm`` with
-    their human annotations complete (for instance ``min_humans_per_item`` set to the
-    number of raters per item): an annotator's items are taken in the order of
-    ``llm``, and a later annotation of an earlier item changes that item's reference
-    set and so the past of the betting game. The set of annotators is fixed.
+    their human annotations complete and fixed: an annotator's items are taken in the
+    order of ``llm``, and a later annotation of an earlier item would change that item's
+    reference set and so the past of the betting game. An application feeds each item
+    once it has its planned number of raters, with those raters only, in the order the
+    items became complete (:func:`annotator.analysis.stop_rule.complete_items`). The
+    family is fixed too: ``m`` counts every annotator in ``humans`` (tested or not) and,
+    with ``n_annotators``, those who may still come.
 
     Parameters
     ----------
@@ -108,6 +112,12 @@ def alt_test_sequential(
     min_items_per_human : int, keyword-only
         Annotators with fewer kept items are not tested yet (default 1: the test by
         betting is valid from the first item, so there is no normality minimum).
+    n_annotators : int or None, keyword-only
+        The family's size ``m`` in the threshold ``m / q`` and in e-BH: every annotator
+        who may ever be tested, at least those in ``humans`` (None: those). Raters who
+        may still join a study count here, so that their coming cannot raise the
+        threshold an annotator has reached. The winning rates count the annotators in
+        ``humans``.
 
     Returns
     -------
@@ -136,19 +146,32 @@ def alt_test_sequential(
     >>> alt_test_sequential(humans=humans, llm=dict(enumerate(scores)), epsilon=0.2).message
     'the LLM passes (WR 1.00) and this cannot be reversed by more items'
     """
-    result = alt_test(
-        humans=humans,
-        llm=llm,
-        scoring=scoring,
-        epsilon=epsilon,
-        q=q,
-        min_humans_per_item=min_humans_per_item,
-        min_items_per_human=min_items_per_human,
-        test="betting",
-        annotator_weights=annotator_weights,
-        expert=expert,
-        nan_scores=nan_scores,
+    opts = _options(
+        {
+            "scoring": scoring,
+            "epsilon": epsilon,
+            "q": q,
+            "min_humans_per_item": min_humans_per_item,
+            "min_items_per_human": min_items_per_human,
+            "test": "betting",
+            "annotator_weights": annotator_weights,
+            "inverse_probability_weighting": False,
+            "expert": expert,
+            "ranks": False,
+            "nan_scores": nan_scores,
+        }
     )
+    batch = _statistics(humans, llm, [None], [opts])
+    listed = batch.chosen.shape[1]
+    if n_annotators is not None:
+        if isinstance(n_annotators, bool) or not isinstance(n_annotators, int):
+            raise ValueError(f"n_annotators must be an integer or None, got {n_annotators!r}")
+        if n_annotators < listed:
+            raise ValueError(
+                f"n_annotators must be at least the {listed} annotators in humans, "
+                f"got {n_annotators}"
+            )
+    result = _result(batch, 0, _decide([batch], family_size=n_annotators)[0], 0.5)
     return _verdict(result)
 
 
