@@ -30,8 +30,9 @@ Scores in tenths of 0-5: an item's truth uniform on [0.5, 4.5], a rater adds N(0
 the judge N(0, sd). The check looks after every rating (every look the study could
 make). At the boundary of H0 the judge's sd is set (bisection, as in
 stop_when_decided.py, with ``k`` raters per item) so that every rater's E[W_h - W_f] is
-epsilon: a pass is a false pass, and a secured rater is a false rejection, whose chance
-must stay at or below q/m (Ville's inequality; e-BH at level q).
+epsilon: a pass is a false pass (at most q: e-BH's false discovery rate, all nulls
+true), and a secured rater is a false rejection, whose chance must stay at or below
+1 / threshold = q ceil(m/2) / m (Ville's inequality for each rater's capital).
 
 Between two departures the data only grow, so the verdict at every look of that
 stretch is read off the paths at its end; a departure rewrites the past, and the next
@@ -53,7 +54,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from annotator.metrics.alttest._betting import betting_log_capital  # noqa: E402
+from annotator.metrics.alttest._betting import sequential_log_capital  # noqa: E402
+from annotator.metrics.alttest._sequential import (  # noqa: E402
+    SEQUENTIAL_STRATEGY,
+    secure_threshold,
+)
 
 Q = 0.05
 EPSILON = 0.2
@@ -168,7 +173,8 @@ def verdicts(a: Arrivals, d: Design, humans: np.ndarray, judge: np.ndarray):
     A look is each rating (the check may run after any of them). The family m is the
     study's seats: raters who rated plus those still to come.
     """
-    log_threshold = math.log(d.seats / Q)
+    log_threshold = math.log(secure_threshold(d.seats, Q))
+    needed = math.ceil(d.seats / 2)
     m0 = (1 + EPSILON) / 2
     cuts = sorted(set(a.left_at.values()))
     bounds = [*cuts, math.inf]
@@ -203,7 +209,7 @@ def verdicts(a: Arrivals, d: Design, humans: np.ndarray, judge: np.ndarray):
                 at.setdefault(r, []).append(t)
         secured_at = {}
         for r, x in xs.items():
-            path = betting_log_capital(np.array(x), m0)
+            path = sequential_log_capital(np.array(x), m0, strategy=SEQUENTIAL_STRATEGY)
             hit = np.flatnonzero(path >= log_threshold)
             if hit.size:
                 secured_at[r] = at[r][hit[0]]
@@ -220,7 +226,7 @@ def verdicts(a: Arrivals, d: Design, humans: np.ndarray, judge: np.ndarray):
             for t in looks:
                 n_secured = np.searchsorted(secured_times, t, side="right")
                 present = np.searchsorted(joined, t, side="right")
-                if n_secured * 2 >= present and n_secured > 0:
+                if n_secured >= needed and n_secured * 2 >= present:
                     first_pass = int(np.searchsorted(a.time, t, side="right"))
                     break
         start = end
@@ -323,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
         if differ:
             return 1
     print(
-        "| design | judge | passes | raters secured (share) | bound q/m | "
+        "| design | judge | passes | raters secured (share) | bound q h/m | "
         "median ratings spent / full design |"
     )
     print("|---|---|---|---|---|---|")
@@ -334,7 +340,7 @@ def main(argv: list[str] | None = None) -> int:
             row = simulate(rng, d, sd, reps)
             print(
                 f"| {d.name} | {label} | {row['pass']:.3f} | {row['secured_per_rater']:.4f} | "
-                f"{Q / d.seats:.4f} | {row['median_share']:.2f} |"
+                f"{1 / secure_threshold(d.seats, Q):.4f} | {row['median_share']:.2f} |"
             )
     print(
         f"\nMonte Carlo standard error of a pass rate at 0.05: {math.sqrt(0.05 * 0.95 / reps):.4f}"

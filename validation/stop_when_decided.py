@@ -10,8 +10,9 @@ rater gives it plus N(0, 0.8) and the judge plus N(0, sigma_f), both rounded to 
 step and kept in [0, 5]. Items arrive one at a time with all m ratings, and the
 study looks after every item (every m ratings), and separately after every block of
 10 items, stopping as ``[validation] stop_when_decided`` does
-(:mod:`annotator.analysis.stop_rule`): the judge *passes* once the raters whose
-betting capital reached m/q hold half the weight, and *cannot pass* once too few
+(:mod:`annotator.analysis.stop_rule`): the judge *passes* once ceil(m/2) raters'
+betting capitals (the library's default strategy) reached m / (q ceil(m/2)), and
+*cannot pass* once too few
 raters can still get there within the N items.
 
 The winning indicators of an item depend only on that item's ratings, so one pass
@@ -47,7 +48,11 @@ from scipy import special, stats
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from annotator.analysis.stop_rule import most_log_gain_per_item  # noqa: E402
-from annotator.metrics.alttest._betting import betting_log_capital  # noqa: E402
+from annotator.metrics.alttest._betting import sequential_log_capital  # noqa: E402
+from annotator.metrics.alttest._sequential import (  # noqa: E402
+    SEQUENTIAL_STRATEGY,
+    secure_threshold,
+)
 
 Q = 0.05
 EPSILON = 0.2
@@ -90,16 +95,16 @@ def verdict_paths(w_f: np.ndarray, w_h: np.ndarray, n_budget: int):
     reps, n, m = w_f.shape
     m0 = (1.0 + EPSILON) / 2.0
     x = np.moveaxis((w_h - w_f + 1.0) / 2.0, -1, 1)  # (reps, m, n)
-    log_k = betting_log_capital(x, m0)
-    log_threshold = math.log(m / Q)
+    log_k = sequential_log_capital(x, m0, strategy=SEQUENTIAL_STRATEGY)
+    log_threshold = math.log(secure_threshold(m, Q))
     reached = np.maximum.accumulate(log_k, axis=-1) >= log_threshold
-    passed = reached.sum(axis=1) * 2 >= m
-    # The capital is stopped at the threshold: a secured rater's e-value is m/q.
+    passed = reached.sum(axis=1) >= math.ceil(m / 2)
+    # The capital is stopped at the threshold: a secured rater's e-value is its level.
     first = np.where(reached, np.arange(n), n).min(axis=-1, keepdims=True)
     stopped = np.where(np.arange(n) >= first, log_threshold, log_k)
     left = n_budget - np.arange(1, n + 1)
     reachable = reached | (stopped + left * most_log_gain_per_item(EPSILON) >= log_threshold)
-    futile = reachable.sum(axis=1) * 2 < m
+    futile = reachable.sum(axis=1) < math.ceil(m / 2)
     return passed, futile
 
 

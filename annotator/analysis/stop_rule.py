@@ -1,14 +1,16 @@
 r"""Stop when decided: has the anytime-valid alt-test settled a judge, either way?
 
 A judge *passes* when :func:`annotator.metrics.alt_test_sequential` is decided: the
-annotators whose betting capital reached :math:`m/q` hold half of the weight, so no
+annotators whose betting capital reached :math:`m / (q \lceil m/2 \rceil)` are half
+of the family, so no
 later item can lower the winning rate below 0.5. Ville's inequality makes that verdict
 valid however often it is looked at, so stopping the collection at that moment keeps
 the false discovery rate at ``q`` (``validation/stop_when_decided.py`` checks it by
 simulation).
 
 A judge *cannot pass within the budget* when, even if the judge won every remaining
-comparison, too few annotators could still reach :math:`m/q`. Each future factor of
+comparison, too few annotators could still reach the threshold :math:`m / (q
+\lceil m/2 \rceil)` (:func:`annotator.metrics.alttest._sequential.secure_threshold`). Each future factor of
 the capital :math:`K_t = \prod_i (1 + \lambda_i (m_0 - x_i))` is at most
 
 .. math::
@@ -19,7 +21,9 @@ the capital :math:`K_t = \prod_i (1 + \lambda_i (m_0 - x_i))` is at most
 (the stake is capped at :math:`\lambda_{\max}` and :math:`x_i \ge 0`), so annotator
 :math:`j`, with capital :math:`K_j` and :math:`r` items not complete yet (items enter
 the test complete and fixed, :func:`complete_items`), can reach the threshold only if
-:math:`\log K_j + r \log F \ge \log(m/q)`. The judge cannot pass when the
+:math:`\log K_j + r \log F` reaches the threshold's log (the factor bound holds
+for every betting strategy of the library: each stake is capped at
+:math:`\lambda_{\max}`). The judge cannot pass when the
 annotators secured or still able to reach it, together with the raters still to come
 (each could rate every item left), hold less than half of the weight. ``m`` is the
 family fixed by the design: the raters who rated and those still to come. The bound
@@ -38,6 +42,7 @@ from typing import Any
 
 from ..metrics.alttest import alt_test_sequential
 from ..metrics.alttest._betting import BET_CAP
+from ..metrics.alttest._sequential import secure_threshold
 
 __all__ = [
     "JudgeVerdict",
@@ -190,7 +195,7 @@ def judge_verdict(
             f"{verdict.secured_winning_rate:.2f} whatever comes), epsilon {epsilon:g}, "
             f"q {q:g}, {result.n_items} items",
         )
-    log_threshold = math.log(max(len(result.annotators), family or 0) / q)
+    log_threshold = math.log(secure_threshold(max(len(result.annotators), family or 0), q))
     gain = most_log_gain_per_item(epsilon)
     total = sum(row.weight for row in result.annotators)
     reachable = 0.0

@@ -92,14 +92,23 @@ def test_golden_data_with_raters_below_the_minimum(alttest_data, dataset, minimu
 
 
 def test_sequential_family_counts_every_rater_given():
-    # The sequential test's threshold m/q counts every rater listed, tested or not: a
-    # family fixed before the data keeps a reached threshold reached.
+    # The sequential test's threshold m / (q ceil(m/2)) counts every rater listed,
+    # tested or not: a family fixed before the data keeps a reached threshold reached.
     humans, llm = _late_raters_study(judge_sd=0.2)
     humans["not yet"] = {}
     verdict = alt_test_sequential(humans=humans, llm=llm, epsilon=0.15, min_items_per_human=30)
     m = len(humans)
     for row in verdict.result.annotators:
-        assert row.secured == (row.tested and row.statistic >= m / 0.05)
+        assert row.secured == (row.tested and row.statistic >= m / (0.05 * 4))
+    # Seven raters in the family: four secured decide it, whatever the others do.
+    assert verdict.decided == (sum(r.secured for r in verdict.result.annotators) >= 4)
+    more = alt_test_sequential(
+        humans=humans, llm=llm, epsilon=0.15, min_items_per_human=30, n_annotators=9
+    )
+    for row in more.result.annotators:
+        assert row.secured == (row.tested and row.statistic >= 9 / (0.05 * 5))
+    with pytest.raises(ValueError, match="n_annotators must be at least the 7"):
+        alt_test_sequential(humans=humans, llm=llm, n_annotators=6)
 
 
 @pytest.mark.parametrize(

@@ -2,15 +2,41 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from ._api import _options, _result
-from ._core import _decide, _statistics
+from ._betting import STRATEGIES, sequential_log_capital
+from ._core import _Batch, _decide, _statistics
 from ._results import AltTestResult
 
-__all__ = ["AltTestPair", "SequentialVerdict", "alt_test_pair", "alt_test_sequential"]
+__all__ = [
+    "AltTestPair",
+    "SequentialVerdict",
+    "alt_test_pair",
+    "alt_test_sequential",
+    "secure_threshold",
+]
+
+
+# The default betting strategy of the sequential test (benchmarks/alttest_replay.py).
+SEQUENTIAL_STRATEGY = "mixture"
+
+
+def secure_threshold(m: int, q: float) -> float:
+    r"""The e-value at which a rater is secured: :math:`m / (q \lceil m/2 \rceil)`.
+
+    Once :math:`h = \lceil m/2 \rceil` raters' capitals, each stopped when it first
+    reaches :math:`m / (q h)`, hold that much, the :math:`h` largest e-values satisfy
+    e-BH's condition :math:`e_{(h)} \ge m / (q h)` (Wang and Ramdas 2022), so e-BH
+    rejects at least those :math:`h` at level ``q``, now and after any further items
+    (stopped e-values do not move): the winning rate stays at least 0.5. Before issue
+    39 each capital had to reach :math:`m / q`, the threshold for one rejection:
+    :math:`h` times higher.
+    """
+    return m / (q * math.ceil(m / 2))
 
 
 @dataclass(frozen=True)
@@ -74,6 +100,7 @@ def alt_test_sequential(
     expert: Hashable | Mapping[Hashable, Any] | None = None,
     nan_scores: str = "raise",
     n_annotators: int | None = None,
+    strategy: str = "mixture",  # SEQUENTIAL_STRATEGY
 ) -> SequentialVerdict:
     r"""Monitor the alt-test as ratings arrive: passed for good, or not decided yet.
 
@@ -82,15 +109,17 @@ def alt_test_sequential(
     (Waudby-Smith and Ramdas 2023), valid at every sample size and under continuous
     monitoring, and the e-BH procedure across annotators (Wang and Ramdas 2022), which
     controls the false discovery rate at ``q`` under any dependence. Each annotator's
-    capital is stopped when it reaches :math:`m/q`; such an annotator is *secured*:
-    rejected now and after any number of further items. The verdict is decided when
+    capital is stopped when it reaches :math:`m / (q h)`, :math:`h = \lceil m/2
+    \rceil` (:func:`secure_threshold`; with ``annotator_weights``, :math:`m/q`); such an
+    annotator is *secured*. The verdict is decided when :math:`h` annotators are
+    secured (with weights: when
 
     .. math::
 
         \frac{\sum_{j\ \mathrm{secured}} Q_j}{\sum_{j} Q_j} \ge 0.5
 
-    over all ``m`` annotators (weights :math:`Q_j`, 1 by default), since then every
-    future winning rate is at least 0.5.
+    over the annotators in ``humans``): then e-BH rejects at least those, now and after
+    any number of further items, and every future winning rate is at least 0.5.
 
     The guarantee assumes that new ratings come as new items appended to ``llm`` with
     their human annotations complete and fixed: an annotator's items are taken in the
@@ -112,6 +141,11 @@ def alt_test_sequential(
     min_items_per_human : int, keyword-only
         Annotators with fewer kept items are not tested yet (default 1: the test by
         betting is valid from the first item, so there is no normality minimum).
+    strategy : {"mixture", "agrapa", "ons"}, keyword-only
+        The betting strategy of each annotator's capital
+        (:func:`~annotator.metrics.alttest._betting.sequential_log_capital`; Waudby-Smith
+        and Ramdas 2023). ``"mixture"`` (default) decided the most replays of the
+        public data soonest (``benchmarks/alttest_replay.py``); all keep the level.
     n_annotators : int or None, keyword-only
         The family's size ``m`` in the threshold ``m / q`` and in e-BH: every annotator
         who may ever be tested, at least those in ``humans`` (None: those). Raters who
@@ -161,7 +195,10 @@ def alt_test_sequential(
             "nan_scores": nan_scores,
         }
     )
-    batch = _statistics(humans, llm, [None], [opts])
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
+    weighted = annotator_weights is not None
+    batch = _restake(_statistics(humans, llm, [None], [opts]), 0, strategy)
     listed = batch.chosen.shape[1]
     if n_annotators is not None:
         if isinstance(n_annotators, bool) or not isinstance(n_annotators, int):
@@ -171,15 +208,36 @@ def alt_test_sequential(
                 f"n_annotators must be at least the {listed} annotators in humans, "
                 f"got {n_annotators}"
             )
-    result = _result(batch, 0, _decide([batch], family_size=n_annotators)[0], 0.5)
-    return _verdict(result)
+    # Unweighted, half of the family secured at m / (q ceil(m/2)) fixes e-BH's verdict;
+    # with weights the needed count is not known in advance: one rejection's m / q.
+    secure_at = None if weighted else secure_threshold
+    decided = _decide([batch], family_size=n_annotators, secure_at=secure_at)[0]
+    result = _result(batch, 0, decided, 0.5)
+    return _verdict(result, family=None if weighted else max(n_annotators or 0, listed))
 
 
-def _verdict(result: AltTestResult) -> SequentialVerdict:
+def _restake(batch: _Batch, e: int, strategy: str) -> _Batch:
+    """The batch with option set ``e``'s capitals bet by ``strategy`` (in place)."""
+    if strategy != "agrapa":
+        m0 = (1.0 + batch.opts[e].epsilon) / 2.0
+        batch.log_capital[e] = [
+            [
+                sequential_log_capital(x, m0, strategy=strategy) if path is not None else None
+                for x, path in zip(batch.runs, batch.log_capital[e][0], strict=True)
+            ]
+        ]
+    return batch
+
+
+def _verdict(result: AltTestResult, *, family: int | None = None) -> SequentialVerdict:
     total = sum(row.weight for row in result.annotators)
     secured = sum(row.weight for row in result.annotators if row.secured)
     rate = secured / total
-    return SequentialVerdict(decided=rate >= 0.5, secured_winning_rate=rate, result=result)
+    decided = rate >= 0.5
+    if family is not None:
+        # The secured capitals stand at m / (q h): e-BH is settled only with h of them.
+        decided = decided and secured >= math.ceil(family / 2)
+    return SequentialVerdict(decided=decided, secured_winning_rate=rate, result=result)
 
 
 @dataclass(frozen=True)
@@ -264,7 +322,8 @@ def alt_test_pair(
         batch = _statistics(humans, llm, [None], [opts, betting])
     except ValueError as exc:
         return AltTestPair(None, exc, None, exc)
-    decided = _decide([batch])[0]
+    _restake(batch, 1, SEQUENTIAL_STRATEGY)
+    decided = _decide([batch], secure_at=secure_threshold)[0]
     out: list[Any] = []
     for e in range(2):
         try:
@@ -272,5 +331,5 @@ def alt_test_pair(
         except ValueError as exc:
             out += [None, exc]
     result, error, betting, sequential_error = out
-    sequential = _verdict(betting) if betting is not None else None
+    sequential = _verdict(betting, family=len(betting.annotators)) if betting is not None else None
     return AltTestPair(result, error, sequential, sequential_error)
