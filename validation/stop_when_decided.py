@@ -13,7 +13,9 @@ study looks after every item (every m ratings), and separately after every block
 (:mod:`annotator.analysis.stop_rule`): the judge *passes* once ceil(m/2) raters'
 betting capitals (the library's default strategy) reached m / (q ceil(m/2)), and
 *cannot pass* once too few
-raters can still get there within the N items.
+raters can still get there within the N items: those given up by the futility bet
+(margin 0.1 on d, level 0.025 per rater) or unable to reach it even winning every
+item left.
 
 The winning indicators of an item depend only on that item's ratings, so one pass
 computes them and each rater's capital path (the library's ``betting_log_capital``);
@@ -47,9 +49,10 @@ from scipy import special, stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from annotator.analysis.stop_rule import most_log_gain_per_item  # noqa: E402
+from annotator.analysis.stop_rule import FUTILITY_MARGIN, most_log_gain_per_item  # noqa: E402
 from annotator.metrics.alttest._betting import sequential_log_capital  # noqa: E402
 from annotator.metrics.alttest._sequential import (  # noqa: E402
+    FUTILITY_BETA,
     SEQUENTIAL_STRATEGY,
     secure_threshold,
 )
@@ -103,7 +106,12 @@ def verdict_paths(w_f: np.ndarray, w_h: np.ndarray, n_budget: int):
     first = np.where(reached, np.arange(n), n).min(axis=-1, keepdims=True)
     stopped = np.where(np.arange(n) >= first, log_threshold, log_k)
     left = n_budget - np.arange(1, n + 1)
-    reachable = reached | (stopped + left * most_log_gain_per_item(EPSILON) >= log_threshold)
+    # The futility bet (judge_verdict's default): a rater given up cannot count.
+    other = 1.0 - (m0 - FUTILITY_MARGIN / 2.0)
+    back = sequential_log_capital(1.0 - x, other, strategy=SEQUENTIAL_STRATEGY)
+    given_up = np.maximum.accumulate(back, axis=-1) >= math.log(1.0 / FUTILITY_BETA)
+    possible = ~given_up & (stopped + left * most_log_gain_per_item(EPSILON) >= log_threshold)
+    reachable = reached | possible
     futile = reachable.sum(axis=1) < math.ceil(m / 2)
     return passed, futile
 

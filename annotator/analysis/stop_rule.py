@@ -44,7 +44,12 @@ from ..metrics.alttest import alt_test_sequential
 from ..metrics.alttest._betting import BET_CAP
 from ..metrics.alttest._sequential import secure_threshold
 
+# The futility bet's margin on d: a judge that beats every rater by this much is
+# stopped for futility with probability at most 0.05 (alt_test_sequential).
+FUTILITY_MARGIN = 0.1
+
 __all__ = [
+    "FUTILITY_MARGIN",
     "JudgeVerdict",
     "Outcome",
     "complete_items",
@@ -147,6 +152,7 @@ def judge_verdict(
     epsilon: float = 0.2,
     q: float = 0.05,
     scoring: str = "neg_rmse",
+    futility_margin: float | None = FUTILITY_MARGIN,
 ) -> JudgeVerdict:
     """Whether the judge passes, cannot pass within the budget, or is undecided.
 
@@ -169,6 +175,11 @@ def judge_verdict(
         coming cannot raise a threshold already reached.
     epsilon, q, scoring
         As in :func:`annotator.metrics.alt_test`, keyword-only.
+    futility_margin : float or None, keyword-only
+        The futility bet's margin on ``d`` (:func:`alt_test_sequential`; default 0.1):
+        a rater it gives up counts as one who cannot be secured. A judge that beats
+        every rater by the margin is stopped for futility with probability at most
+        0.05. None: only the impossibility bound.
 
     Returns
     -------
@@ -179,7 +190,13 @@ def judge_verdict(
     family = None if math.isinf(raters_to_come) else len(humans) + math.ceil(raters_to_come)
     try:
         verdict = alt_test_sequential(
-            humans=humans, llm=llm, scoring=scoring, epsilon=epsilon, q=q, n_annotators=family
+            humans=humans,
+            llm=llm,
+            scoring=scoring,
+            epsilon=epsilon,
+            q=q,
+            n_annotators=family,
+            futility_margin=futility_margin,
         )
     except ValueError as exc:
         # Too few ratings to test anyone yet: nothing is decided.
@@ -202,9 +219,10 @@ def judge_verdict(
     # Items enter complete and are never changed after (complete_items): a rater can
     # only still enter the items that have not entered yet.
     left = max(budget_items - len(llm), 0)
+    given_up = set(verdict.given_up)
     for row in result.annotators:
         log_e = math.log(row.statistic) if row.tested and row.statistic > 0 else 0.0
-        if row.secured or log_e + left * gain >= log_threshold:
+        if row.secured or (row.annotator not in given_up and log_e + left * gain >= log_threshold):
             reachable += row.weight
     # The best case for the judge: raters to come who could be secured do come,
     # those who could not (too few items in the budget) stay away.
@@ -220,7 +238,8 @@ def judge_verdict(
             scale,
             judge,
             Outcome.CANNOT_PASS,
-            f"at most {reachable:g} of {total:g} raters can still be secured within "
+            f"at most {reachable:g} of {total:g} raters can still be secured "
+            f"({len(given_up)} given up by the futility bet) within "
             f"the {left} items left (half are needed; winning rate now "
             f"{result.winning_rate:.2f}), epsilon {epsilon:g}, q {q:g}",
         )

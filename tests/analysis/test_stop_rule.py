@@ -50,8 +50,9 @@ def test_an_exact_judge_passes():
 
 
 def test_futility_needs_the_budget_spent():
+    # The impossibility bound alone (no futility bet).
     humans, llm = _data(40, 3.0)
-    common = {"scale": "s", "judge": "j", "humans": humans, "llm": llm}
+    common = {"scale": "s", "judge": "j", "humans": humans, "llm": llm, "futility_margin": None}
     # No items left for anyone, nobody to come: no rater can still be secured.
     spent = judge_verdict(**common, budget_items=40, raters_to_come=0)
     assert spent.outcome == Outcome.CANNOT_PASS
@@ -155,3 +156,34 @@ def test_a_pass_is_never_reversed_by_later_ratings():
     assert Outcome.PASSES in outcomes
     first = outcomes.index(Outcome.PASSES)
     assert all(o == Outcome.PASSES for o in outcomes[first:])
+
+
+def test_the_futility_bet_stops_a_poor_judge_before_the_budget_is_spent():
+    humans, llm = _data(150, 3.0)
+    common = {"scale": "s", "judge": "j", "humans": humans, "llm": llm}
+    verdict = judge_verdict(**common, budget_items=1000, raters_to_come=0)
+    assert verdict.outcome == Outcome.CANNOT_PASS
+    assert "given up by the futility bet" in verdict.why
+    # A judge that beats the raters is given up on nobody.
+    good_humans, good_llm = _data(60, 0.2)
+    good = judge_verdict(
+        scale="s", judge="j", humans=good_humans, llm=good_llm, budget_items=1000, raters_to_come=0
+    )
+    assert good.outcome == Outcome.PASSES
+
+
+@pytest.mark.parametrize("p_minus", [0.0, 0.2])
+def test_the_futility_bet_rarely_gives_up_a_rater_the_judge_beats_by_the_margin(p_minus):
+    # d = W_h - W_f with E[d] = epsilon - margin exactly: each rater is given up with
+    # probability at most FUTILITY_BETA (Ville), looked at after every item.
+    from annotator.metrics.alttest._betting import sequential_log_capital
+    from annotator.metrics.alttest._sequential import FUTILITY_BETA
+
+    reps, epsilon, margin = 2000, 0.2, 0.1
+    rng = np.random.default_rng(int(p_minus * 10))
+    u = rng.random((reps, 200))
+    d = (u < epsilon - margin + p_minus).astype(float) - (u > 1 - p_minus).astype(float)
+    other = 1 - ((1 + epsilon) / 2 - margin / 2)
+    back = sequential_log_capital(1 - (d + 1) / 2, other, strategy="mixture")
+    rate = np.mean(back.max(axis=1) >= math.log(1 / FUTILITY_BETA))
+    assert rate <= FUTILITY_BETA + 3 * math.sqrt(FUTILITY_BETA / reps)

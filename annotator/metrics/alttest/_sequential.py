@@ -23,6 +23,9 @@ __all__ = [
 
 # The default betting strategy of the sequential test (benchmarks/alttest_replay.py).
 SEQUENTIAL_STRATEGY = "mixture"
+# Level of the futility bet: each annotator the LLM truly beats by the margin is given
+# up with probability at most this (Ville's inequality).
+FUTILITY_BETA = 0.025
 
 
 def secure_threshold(m: int, q: float) -> float:
@@ -46,9 +49,9 @@ class SequentialVerdict:
     Attributes
     ----------
     decided : bool
-        The LLM passes and no further items can reverse it: the annotators whose
-        e-value has reached ``m / q`` (``secured``) already hold half of the total
-        weight, and a secured rejection stays rejected by e-BH whatever comes next.
+        The LLM passes and no further items can reverse it: half of the family is
+        ``secured`` (e-value at :func:`secure_threshold`), and e-BH keeps rejecting
+        them whatever comes next.
     secured_winning_rate : float
         Weight of the secured annotators over the weight of all annotators (tested or
         not, since more items may bring more of them into the test): a lower bound on
@@ -60,6 +63,9 @@ class SequentialVerdict:
     decided: bool
     secured_winning_rate: float
     result: AltTestResult
+    # Annotators given up by the futility bet (``futility_margin``): the data say the
+    # LLM is not clearly better than them. Empty without the bet.
+    given_up: tuple[Hashable, ...] = ()
 
     @property
     def message(self) -> str:
@@ -101,6 +107,7 @@ def alt_test_sequential(
     nan_scores: str = "raise",
     n_annotators: int | None = None,
     strategy: str = "mixture",  # SEQUENTIAL_STRATEGY
+    futility_margin: float | None = None,
 ) -> SequentialVerdict:
     r"""Monitor the alt-test as ratings arrive: passed for good, or not decided yet.
 
@@ -146,6 +153,15 @@ def alt_test_sequential(
         (:func:`~annotator.metrics.alttest._betting.sequential_log_capital`; Waudby-Smith
         and Ramdas 2023). ``"mixture"`` (default) decided the most replays of the
         public data soonest (``benchmarks/alttest_replay.py``); all keep the level.
+    futility_margin : float or None, keyword-only
+        With a margin ``delta``, a second bet per annotator, on the other side: against
+        :math:`H'_j: E[d] \le \varepsilon - \delta` (the LLM clearly good enough
+        against annotator ``j``), same strategy. An annotator whose capital on that side
+        reaches ``1 / FUTILITY_BETA`` (40) is *given up* (``given_up``). If the LLM
+        beats every annotator by the margin, each is given up with probability at most
+        ``FUTILITY_BETA`` = 0.025 (Ville), so more than half of them (what stopping
+        for futility needs) with probability at most 0.05 (Markov). Giving up rejects
+        nothing, so it cannot raise the false-pass rate.
     n_annotators : int or None, keyword-only
         The family's size ``m`` in the threshold ``m / q`` and in e-BH: every annotator
         who may ever be tested, at least those in ``humans`` (None: those). Raters who
@@ -213,7 +229,24 @@ def alt_test_sequential(
     secure_at = None if weighted else secure_threshold
     decided = _decide([batch], family_size=n_annotators, secure_at=secure_at)[0]
     result = _result(batch, 0, decided, 0.5)
-    return _verdict(result, family=None if weighted else max(n_annotators or 0, listed))
+    verdict = _verdict(result, family=None if weighted else max(n_annotators or 0, listed))
+    if futility_margin is None:
+        return verdict
+    margin = float(futility_margin)
+    if not 0.0 < margin <= 1.0 + opts.epsilon:
+        raise ValueError(f"futility_margin must be in (0, 1 + epsilon], got {futility_margin!r}")
+    # The bet on the other side: x = (d + 1)/2 above m0 - margin/2, i.e. 1 - x below.
+    other = 1.0 - ((1.0 + opts.epsilon) / 2.0 - margin / 2.0)
+    give_up = math.log(1.0 / FUTILITY_BETA)
+    names = [batch.names[j] for j in batch.chosen[0]]
+    given_up = tuple(
+        name
+        for name, x, tested in zip(names, batch.runs, batch.tested[0, 0], strict=True)
+        if tested
+        and x.size
+        and sequential_log_capital(1.0 - x, other, strategy=strategy).max() >= give_up
+    )
+    return replace(verdict, given_up=given_up)
 
 
 def _restake(batch: _Batch, e: int, strategy: str) -> _Batch:
