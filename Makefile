@@ -57,6 +57,7 @@ bench: install-test
 	$(BIN)/python benchmarks/scaleout.py --postgres-url postgresql://postgres@127.0.0.1:5432/postgres
 	$(BIN)/python benchmarks/report.py
 	$(BIN)/python benchmarks/criteria_analysis.py
+	$(BIN)/python benchmarks/alttest_replay.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache

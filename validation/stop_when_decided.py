@@ -10,9 +10,12 @@ rater gives it plus N(0, 0.8) and the judge plus N(0, sigma_f), both rounded to 
 step and kept in [0, 5]. Items arrive one at a time with all m ratings, and the
 study looks after every item (every m ratings), and separately after every block of
 10 items, stopping as ``[validation] stop_when_decided`` does
-(:mod:`annotator.analysis.stop_rule`): the judge *passes* once the raters whose
-betting capital reached m/q hold half the weight, and *cannot pass* once too few
-raters can still get there within the N items.
+(:mod:`annotator.analysis.stop_rule`): the judge *passes* once ceil(m/2) raters'
+betting capitals (the library's default strategy) reached m / (q ceil(m/2)), and
+*cannot pass* once too few
+raters can still get there within the N items: those given up by the futility bet
+(margin 0.1 on d, level 0.025 per rater) or unable to reach it even winning every
+item left.
 
 The winning indicators of an item depend only on that item's ratings, so one pass
 computes them and each rater's capital path (the library's ``betting_log_capital``);
@@ -46,8 +49,13 @@ from scipy import special, stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from annotator.analysis.stop_rule import most_log_gain_per_item  # noqa: E402
-from annotator.metrics.alttest._betting import betting_log_capital  # noqa: E402
+from annotator.analysis.stop_rule import FUTILITY_MARGIN, most_log_gain_per_item  # noqa: E402
+from annotator.metrics.alttest._betting import sequential_log_capital  # noqa: E402
+from annotator.metrics.alttest._sequential import (  # noqa: E402
+    FUTILITY_BETA,
+    SEQUENTIAL_STRATEGY,
+    secure_threshold,
+)
 
 Q = 0.05
 EPSILON = 0.2
@@ -90,16 +98,21 @@ def verdict_paths(w_f: np.ndarray, w_h: np.ndarray, n_budget: int):
     reps, n, m = w_f.shape
     m0 = (1.0 + EPSILON) / 2.0
     x = np.moveaxis((w_h - w_f + 1.0) / 2.0, -1, 1)  # (reps, m, n)
-    log_k = betting_log_capital(x, m0)
-    log_threshold = math.log(m / Q)
+    log_k = sequential_log_capital(x, m0, strategy=SEQUENTIAL_STRATEGY)
+    log_threshold = math.log(secure_threshold(m, Q))
     reached = np.maximum.accumulate(log_k, axis=-1) >= log_threshold
-    passed = reached.sum(axis=1) * 2 >= m
-    # The capital is stopped at the threshold: a secured rater's e-value is m/q.
+    passed = reached.sum(axis=1) >= math.ceil(m / 2)
+    # The capital is stopped at the threshold: a secured rater's e-value is its level.
     first = np.where(reached, np.arange(n), n).min(axis=-1, keepdims=True)
     stopped = np.where(np.arange(n) >= first, log_threshold, log_k)
     left = n_budget - np.arange(1, n + 1)
-    reachable = reached | (stopped + left * most_log_gain_per_item(EPSILON) >= log_threshold)
-    futile = reachable.sum(axis=1) * 2 < m
+    # The futility bet (judge_verdict's default): a rater given up cannot count.
+    other = 1.0 - (m0 - FUTILITY_MARGIN / 2.0)
+    back = sequential_log_capital(1.0 - x, other, strategy=SEQUENTIAL_STRATEGY)
+    given_up = np.maximum.accumulate(back, axis=-1) >= math.log(1.0 / FUTILITY_BETA)
+    possible = ~given_up & (stopped + left * most_log_gain_per_item(EPSILON) >= log_threshold)
+    reachable = reached | possible
+    futile = reachable.sum(axis=1) < math.ceil(m / 2)
     return passed, futile
 
 

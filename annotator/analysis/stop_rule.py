@@ -1,14 +1,16 @@
 r"""Stop when decided: has the anytime-valid alt-test settled a judge, either way?
 
 A judge *passes* when :func:`annotator.metrics.alt_test_sequential` is decided: the
-annotators whose betting capital reached :math:`m/q` hold half of the weight, so no
+annotators whose betting capital reached :math:`m / (q \lceil m/2 \rceil)` are half
+of the family, so no
 later item can lower the winning rate below 0.5. Ville's inequality makes that verdict
 valid however often it is looked at, so stopping the collection at that moment keeps
 the false discovery rate at ``q`` (``validation/stop_when_decided.py`` checks it by
 simulation).
 
 A judge *cannot pass within the budget* when, even if the judge won every remaining
-comparison, too few annotators could still reach :math:`m/q`. Each future factor of
+comparison, too few annotators could still reach the threshold :math:`m / (q
+\lceil m/2 \rceil)` (:func:`annotator.metrics.alttest._sequential.secure_threshold`). Each future factor of
 the capital :math:`K_t = \prod_i (1 + \lambda_i (m_0 - x_i))` is at most
 
 .. math::
@@ -17,12 +19,15 @@ the capital :math:`K_t = \prod_i (1 + \lambda_i (m_0 - x_i))` is at most
     \quad m_0 = \frac{1 + \varepsilon}{2},
 
 (the stake is capped at :math:`\lambda_{\max}` and :math:`x_i \ge 0`), so annotator
-:math:`j`, with capital :math:`K_j` and :math:`r_j` items of the budget left, can reach
-the threshold only if :math:`\log K_j + r_j \log F \ge \log(m/q)`. The judge cannot
-pass when the annotators secured or still able to reach it, together with the raters
-still to come (each could rate every item), hold less than half of the weight. The
-bound uses the current :math:`m` (the threshold only rises with more annotators) and
-the cap, not the stake the test would really use, so it declares futility only when
+:math:`j`, with capital :math:`K_j` and :math:`r` items not complete yet (items enter
+the test complete and fixed, :func:`complete_items`), can reach the threshold only if
+:math:`\log K_j + r \log F` reaches the threshold's log (the factor bound holds
+for every betting strategy of the library: each stake is capped at
+:math:`\lambda_{\max}`). The judge cannot pass when the
+annotators secured or still able to reach it, together with the raters still to come
+(each could rate every item left), hold less than half of the weight. ``m`` is the
+family fixed by the design: the raters who rated and those still to come. The bound
+uses the cap, not the stake the test would really use, so it declares futility only when
 passing is impossible, never when it is merely unlikely. Stopping for futility rejects
 nothing, so it cannot raise the error rate.
 """
@@ -33,11 +38,24 @@ import math
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from ..metrics.alttest import alt_test_sequential
 from ..metrics.alttest._betting import BET_CAP
+from ..metrics.alttest._sequential import secure_threshold
 
-__all__ = ["JudgeVerdict", "Outcome", "judge_verdict", "most_log_gain_per_item"]
+# The futility bet's margin on d: a judge that beats every rater by this much is
+# stopped for futility with probability at most 0.05 (alt_test_sequential).
+FUTILITY_MARGIN = 0.1
+
+__all__ = [
+    "FUTILITY_MARGIN",
+    "JudgeVerdict",
+    "Outcome",
+    "complete_items",
+    "judge_verdict",
+    "most_log_gain_per_item",
+]
 
 
 class Outcome(StrEnum):
@@ -72,6 +90,57 @@ def most_log_gain_per_item(epsilon: float, *, cap: float = BET_CAP) -> float:
     return math.log1p(cap / (1.0 - m0) * m0)
 
 
+def complete_items(
+    ratings: Any, *, raters_per_item: int
+) -> tuple[dict[Hashable, dict[Hashable, float]], list[Hashable]]:
+    """What the test by betting may see of ratings that arrive interleaved.
+
+    The test's guarantee needs each item to enter once, complete, with a reference set
+    that never changes, at a place in the order fixed when it enters
+    (:func:`annotator.metrics.alt_test_sequential`). So an item enters when its
+    ``raters_per_item``-th rating arrives, with its first ``raters_per_item`` ratings
+    only (later ones never change it), and the items follow the order in which they
+    became complete. Feeding every rating, items placed by their latest one, let a
+    rater's chance of being secured reach 1.5-3.3 times its bound q/m (issue 39);
+    ``validation/stop_arrivals.py`` checks this rule with ratings arriving as in the app.
+
+    Parameters
+    ----------
+    ratings : pandas.DataFrame
+        One row per rating with columns ``item``, ``rater``, ``value`` and
+        ``submitted_at`` (anything that sorts in time).
+    raters_per_item : int, keyword-only
+        The ratings an item needs to enter (the overlap design's ``k``), at least 2.
+
+    Returns
+    -------
+    humans : dict
+        ``{rater: {item: value}}`` over the complete items; every rater of ``ratings``
+        is a key (an empty dict when none of their items is complete yet).
+    order : list
+        The complete items, in the order they became complete.
+    """
+    if isinstance(raters_per_item, bool) or not isinstance(raters_per_item, int):
+        raise ValueError(f"raters_per_item must be an integer, got {raters_per_item!r}")
+    if raters_per_item < 2:
+        raise ValueError(f"raters_per_item must be at least 2, got {raters_per_item}")
+    missing = {"item", "rater", "value", "submitted_at"} - set(ratings.columns)
+    if missing:
+        raise ValueError(f"ratings lacks the column(s) {sorted(missing)}")
+    # Ties in time go by rater, so that the same ratings always give the same sets.
+    timed = ratings.sort_values(["submitted_at", "rater"], kind="stable")
+    place = timed.groupby("item", sort=False).cumcount()
+    first = timed[place < raters_per_item]
+    entered = first[place[place < raters_per_item] == raters_per_item - 1]
+    order = entered["item"].tolist()
+    complete = set(order)
+    humans: dict[Hashable, dict[Hashable, float]] = {r: {} for r in timed["rater"].unique()}
+    kept = first[first["item"].isin(complete)]
+    for rater, item, value in zip(kept["rater"], kept["item"], kept["value"], strict=True):
+        humans[rater][item] = float(value)
+    return humans, order
+
+
 def judge_verdict(
     *,
     scale: str,
@@ -83,6 +152,7 @@ def judge_verdict(
     epsilon: float = 0.2,
     q: float = 0.05,
     scoring: str = "neg_rmse",
+    futility_margin: float | None = FUTILITY_MARGIN,
 ) -> JudgeVerdict:
     """Whether the judge passes, cannot pass within the budget, or is undecided.
 
@@ -93,16 +163,23 @@ def judge_verdict(
     humans : mapping
         ``{rater: {item: score}}`` on the scale.
     llm : mapping
-        ``{item: score}`` of the judge, items in the order their ratings arrived
-        (the order the test by betting takes them in).
+        ``{item: score}`` of the judge, items in the order they became complete (the
+        order the test by betting takes them in; :func:`complete_items`).
     budget_items : int, keyword-only
-        The most items a rater can rate on the scale (the study's items the judge
-        scored): a rater with ``n`` of them has ``budget_items - n`` left.
+        The items the judge scored on the scale: those not in ``llm`` yet (not
+        complete yet) are all any rater can still enter.
     raters_to_come : float, keyword-only
         Raters who may still join and rate the scale (``math.inf``: no limit, so the
-        judge is never declared unable to pass).
+        judge is never declared unable to pass). When finite they count in the
+        family's ``m`` (``n_annotators`` of :func:`alt_test_sequential`), so that their
+        coming cannot raise a threshold already reached.
     epsilon, q, scoring
         As in :func:`annotator.metrics.alt_test`, keyword-only.
+    futility_margin : float or None, keyword-only
+        The futility bet's margin on ``d`` (:func:`alt_test_sequential`; default 0.1):
+        a rater it gives up counts as one who cannot be secured. A judge that beats
+        every rater by the margin is stopped for futility with probability at most
+        0.05. None: only the impossibility bound.
 
     Returns
     -------
@@ -110,8 +187,17 @@ def judge_verdict(
     """
     if budget_items < 0 or raters_to_come < 0:
         raise ValueError("budget_items and raters_to_come must be 0 or more")
+    family = None if math.isinf(raters_to_come) else len(humans) + math.ceil(raters_to_come)
     try:
-        verdict = alt_test_sequential(humans=humans, llm=llm, scoring=scoring, epsilon=epsilon, q=q)
+        verdict = alt_test_sequential(
+            humans=humans,
+            llm=llm,
+            scoring=scoring,
+            epsilon=epsilon,
+            q=q,
+            n_annotators=family,
+            futility_margin=futility_margin,
+        )
     except ValueError as exc:
         # Too few ratings to test anyone yet: nothing is decided.
         return JudgeVerdict(scale, judge, Outcome.UNDECIDED, f"not testable yet ({exc})")
@@ -126,18 +212,21 @@ def judge_verdict(
             f"{verdict.secured_winning_rate:.2f} whatever comes), epsilon {epsilon:g}, "
             f"q {q:g}, {result.n_items} items",
         )
-    log_threshold = math.log(len(result.annotators) / q)
+    log_threshold = math.log(secure_threshold(max(len(result.annotators), family or 0), q))
     gain = most_log_gain_per_item(epsilon)
     total = sum(row.weight for row in result.annotators)
     reachable = 0.0
+    # Items enter complete and are never changed after (complete_items): a rater can
+    # only still enter the items that have not entered yet.
+    left = max(budget_items - len(llm), 0)
+    given_up = set(verdict.given_up)
     for row in result.annotators:
         log_e = math.log(row.statistic) if row.tested and row.statistic > 0 else 0.0
-        left = max(budget_items - row.n_items, 0)
-        if row.secured or log_e + left * gain >= log_threshold:
+        if row.secured or (row.annotator not in given_up and log_e + left * gain >= log_threshold):
             reachable += row.weight
     # The best case for the judge: raters to come who could be secured do come,
     # those who could not (too few items in the budget) stay away.
-    if raters_to_come and budget_items * gain >= log_threshold:
+    if raters_to_come and left * gain >= log_threshold:
         if math.isinf(raters_to_come):
             return JudgeVerdict(
                 scale, judge, Outcome.UNDECIDED, f"{verdict.message}; raters may still join"
@@ -149,8 +238,9 @@ def judge_verdict(
             scale,
             judge,
             Outcome.CANNOT_PASS,
-            f"at most {reachable:g} of {total:g} raters can still be secured within "
-            f"{budget_items} items each (half are needed; winning rate now "
+            f"at most {reachable:g} of {total:g} raters can still be secured "
+            f"({len(given_up)} given up by the futility bet) within "
+            f"the {left} items left (half are needed; winning rate now "
             f"{result.winning_rate:.2f}), epsilon {epsilon:g}, q {q:g}",
         )
     return JudgeVerdict(scale, judge, Outcome.UNDECIDED, verdict.message)

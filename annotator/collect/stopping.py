@@ -93,11 +93,23 @@ def _raters_to_come(session: Session, study: Study, rated: int) -> float:
     return max(enrolled - rated, 0) + invites + places
 
 
+# Crossed designs: an item enters the stop check with its first three ratings (the
+# paper recommends at least three annotators), or all raters' when fewer are planned.
+CROSSED_REFERENCE_RATERS = 3
+
+
+def _reference_raters(settings, planned: float) -> int:
+    """The ratings an item needs to enter the stop check: fixed by the design."""
+    if settings.design == "overlap" and settings.raters_per_item:
+        return int(settings.raters_per_item)
+    return int(max(2, min(CROSSED_REFERENCE_RATERS, planned)))
+
+
 def check_stop(session: Session, study: Study) -> StopCheck:
     """Decide whether ``study`` stops serving blocks; record the stop on the study."""
-    from ..analysis.matrices import human_ratings, llm_matrix, main_temperature, rater_dicts
+    from ..analysis.matrices import llm_matrix, main_temperature
     from ..analysis.settings import study_settings
-    from ..analysis.stop_rule import judge_verdict
+    from ..analysis.stop_rule import complete_items, judge_verdict
     from ..data.frames import study_frames
 
     spec = validation_settings(study.source_toml or "")
@@ -111,29 +123,28 @@ def check_stop(session: Session, study: Study) -> StopCheck:
     ratings = frames.ratings
     verdicts = []
     for scale in frames.scale_names:
-        wide = human_ratings(frames, scale)
         kept = ratings[
             (ratings["scale"] == scale) & ~ratings["is_repeat"] & ~ratings["is_attention_check"]
         ]
-        # The test by betting takes the items in the order their ratings arrived
-        # (an item's place: its latest rating), as the simulation does.
-        arrival = kept.groupby("item")["submitted_at"].max().sort_values(kind="stable")
+        rated = int(kept["rater"].nunique())
+        to_come = _raters_to_come(session, study, rated)
+        # The test by betting sees an item once it is complete, with its first k
+        # ratings, in the order the items became complete (complete_items says why).
+        humans, order = complete_items(
+            kept, raters_per_item=_reference_raters(settings, rated + to_come)
+        )
         judged = llm_matrix(frames, scale, temperature=temperature, runs=settings.runs)
-        humans = rater_dicts(wide)
-        to_come = _raters_to_come(session, study, len(humans))
         for judge in spec.judges:
             scores = {}
             if judge in judged.columns:
                 column = judged[judge].dropna()
                 scores = dict(zip(column.index.tolist(), column.tolist(), strict=True))
-            order = [i for i in arrival.index if i in scores]
-            order += [i for i in scores if i not in arrival.index]
             verdicts.append(
                 judge_verdict(
                     scale=scale,
                     judge=judge,
                     humans=humans,
-                    llm={i: scores[i] for i in order},
+                    llm={i: scores[i] for i in order if i in scores},
                     budget_items=len(scores),
                     raters_to_come=to_come,
                     epsilon=spec.epsilon,

@@ -16,7 +16,8 @@ edge behaviour of the authors' reference implementation (public repository
 ``nitaytech/AltTest``): an item is kept when at least ``min_humans_per_item`` humans
 and the LLM annotated it; an annotator is tested only with at least
 ``min_items_per_human`` kept items; ties count as a win for both sides (``>=``); a
-p-value that cannot be computed (NaN) is never a rejection.
+p-value that cannot be computed (NaN) is never a rejection but counts in the
+Benjamini-Yekutieli ``m``, which counts the tested annotators only.
 
 Instead of looping over items, every annotation of a kept item is paired with the other
 annotations of the same item (``sum_i c_i (c_i - 1)`` pairs for ``c_i`` annotators of

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ._core import _Batch, _decide, _rates, _statistics
+from ._core import _Batch, _decide, _statistics
 from ._inputs import _as_mapping, _check_options, _Options
 from ._results import (
     AltTestResult,
@@ -17,6 +17,7 @@ from ._results import (
     MultiDomainAltTestResult,
     TooFewItemsError,
 )
+from ._winning import _rates
 
 
 def _check_threshold(pass_threshold: Any) -> float:

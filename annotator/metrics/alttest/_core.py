@@ -44,7 +44,7 @@ all be read (a subset may not hold the unreadable one).
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,7 +53,6 @@ import numpy as np
 from ._betting import anytime_p_values, betting_log_capital, e_bh, stopped_e_values
 from ._inputs import _Annotations, _annotator_weights, _collect, _Options
 from ._scores import (
-    _by_rejections,
     _indicators,
     _ipw_weights,
     _mode_per_group,
@@ -62,6 +61,7 @@ from ._scores import (
     _ranks,
     _score_pairs,
     _t_tests,
+    _tested_rejections,
 )
 
 #: A resample: the sorted positions of its annotators in ``humans`` and of its items in
@@ -90,6 +90,9 @@ class _Batch:
     n_kept: np.ndarray  # (R,) int
     # test="betting": per option set, per resample, log K_t of each slot (None: untested).
     log_capital: dict[int, list[list[np.ndarray | None]]]
+    # test="betting": each slot's x = (d + 1) / 2 in the order of ``llm`` (R * k runs),
+    # for another betting strategy (alt_test_sequential).
+    runs: list[np.ndarray] | None = None
 
 
 def _statistics(
@@ -257,6 +260,7 @@ def _tests(
     t_stat, p_t, rho_f, rho_h = _t_tests(w_f, w_h, bins, n * k, epsilons, pi)
     tested = n_items >= np.array([o.min_items_per_human for o in opts])[:, None]
     log_capital: dict[int, list[list[np.ndarray | None]]] = {}
+    runs = None
     if any(o.test == "betting" for o in opts):
         # Each annotator's items in the order of ``llm``: fixed before seeing the data, as
         # the supermartingale argument needs.
@@ -284,6 +288,7 @@ def _tests(
         weights=weights,
         n_kept=n_kept,
         log_capital=log_capital,
+        runs=runs,
     )
 
 
@@ -346,14 +351,29 @@ def _per_resample(
     )
 
 
-def _decide(batches: list[_Batch]) -> list[tuple[np.ndarray, np.ndarray]]:
+def _decide(
+    batches: list[_Batch],
+    *,
+    family_size: int | None = None,
+    secure_at: Callable[[int, float], float] | None = None,
+) -> list[tuple[np.ndarray, np.ndarray]]:
     """Rejections and secured flags (E, R, k) of each batch: one family per option set
     and resample, spanning the batches (the domains of :func:`alt_test_domains`).
 
-    The t-test: Benjamini-Yekutieli on the p-values, every family in one scipy call. The test by betting: each capital stopped at ``m / q``, then e-BH; the
-    statistic becomes the e-value and the p-value the anytime-valid one. ``m`` counts
-    every annotator, tested or not (an annotator not tested has p = NaN, or e = 1), as
-    the reference implementation does for NaN p-values.
+    The t-test: Benjamini-Yekutieli on the p-values of the tested annotators. ``m``
+    counts the tested annotators only, as the authors' reference code does (it skips an
+    annotator below ``min_items_per_human`` before collecting the p-values); a tested
+    annotator whose p-value is NaN (no variance) counts in ``m`` and is never rejected,
+    as there.
+
+    The test by betting: each capital stopped at ``m / q``, then e-BH; the statistic
+    becomes the e-value and the p-value the anytime-valid one. Here ``m`` counts every
+    annotator given, tested or not (e = 1 when not tested): a sequential family must be
+    fixed before the data, and an annotator below the minimum now may be tested after
+    more items, which would raise a threshold that had already been reached.
+    ``family_size`` raises that ``m`` to annotators not given yet (raters who may still
+    join a study, :func:`alt_test_sequential`). ``secure_at(m, q)``: the threshold at
+    which a capital is stopped and its annotator secured, instead of ``m / q``.
     """
     opts = batches[0].opts
     bounds = np.cumsum([0, *[b.chosen.shape[1] for b in batches]])
@@ -364,10 +384,11 @@ def _decide(batches: list[_Batch]) -> list[tuple[np.ndarray, np.ndarray]]:
         if o.test == "betting":  # one e-BH per family: nothing to gain from batching
             for r in range(n):
                 paths = [p for b in batches for p in b.log_capital[e][r]]
-                threshold = len(paths) / o.q
+                m = max(len(paths), family_size or 0)
+                threshold = m / o.q if secure_at is None else secure_at(m, o.q)
                 e_values = stopped_e_values(paths, threshold)
                 p_values = anytime_p_values(paths)
-                rejected[e, r] = e_bh(e_values, o.q)
+                rejected[e, r] = e_bh(e_values, o.q, m=m)
                 secured[e, r] = e_values >= threshold
                 for b, lo, hi in zip(batches, bounds[:-1], bounds[1:], strict=True):
                     b.statistic[e, r] = np.where(b.tested[e, r], e_values[lo:hi], np.nan)
@@ -379,56 +400,12 @@ def _decide(batches: list[_Batch]) -> list[tuple[np.ndarray, np.ndarray]]:
         sets = slice(None) if len(sets) == len(opts) else sets  # all: no copy
         parts = [b.p_value[sets] for b in batches]
         p_value = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=2)  # (E', R, K)
-        rows = p_value.reshape(-1, size)
-        # One family goes 1-D: scipy's 2-D path costs more than the family itself.
-        rows = rows[0] if rows.shape[0] == 1 else rows
-        rejected[sets] = _by_rejections(rows, q).reshape(p_value.shape)
+        tests = [b.tested[sets] for b in batches]
+        tested = tests[0] if len(tests) == 1 else np.concatenate(tests, axis=2)
+        rejected[sets] = _tested_rejections(
+            p_value.reshape(-1, size), tested.reshape(-1, size), q
+        ).reshape(p_value.shape)
     return [
         (rejected[..., lo:hi], secured[..., lo:hi])
         for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
     ]
-
-
-def _rates(batch: _Batch, rejected: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The winning rate and the advantage probability (R, E), NaN where none is tested.
-
-    Rows with as many tested annotators are reduced together: a row-wise sum or mean of
-    a 2-D array is, bit for bit, that of the row on its own. Unweighted, the winning
-    rate's sums count ones, exactly in any order.
-    """
-    tested = batch.tested.transpose(1, 0, 2)  # (R, E, k)
-    if tested.shape[:2] == (1, 1):
-        # A batch of one: the 1-D reductions of its row.
-        mask, weights = tested[0, 0], batch.weights[0][tested[0, 0]]
-        if not mask.any():
-            return np.full((1, 1), np.nan), np.full((1, 1), np.nan)
-        won = np.sum(weights * rejected[0, 0][mask]) / np.sum(weights)
-        return np.full((1, 1), won), np.full((1, 1), np.mean(batch.rho_f[0][mask]))
-    counts = tested.sum(axis=2)
-    winning_rate = np.full(counts.shape, np.nan)
-    advantage = np.full(counts.shape, np.nan)
-    live = counts > 0
-    won = rejected.transpose(1, 0, 2) & tested
-    if batch.opts[0].weights is None:
-        winning_rate[live] = won.sum(axis=2)[live] / counts[live]
-    weighted = batch.opts[0].weights is not None
-    # The advantage depends on the option set only through min_items_per_human.
-    minimum = [o.min_items_per_human for o in batch.opts]
-    for e, low in enumerate(minimum):
-        again = low in minimum[:e]
-        if again:
-            advantage[:, e] = advantage[:, minimum.index(low)]
-            if not weighted:
-                continue
-        mask, count = tested[:, e], counts[:, e]
-        for size in np.unique(count[count > 0]).tolist():
-            same = count == size
-            mine = mask[same]
-            if not again:
-                advantage[same, e] = batch.rho_f[same][mine].reshape(-1, size).mean(axis=1)
-            if weighted:
-                weights = batch.weights[same]
-                total = weights[mine].reshape(-1, size).sum(axis=1)
-                gained = (weights * won[same, e])[mine].reshape(-1, size).sum(axis=1)
-                winning_rate[same, e] = gained / total
-    return winning_rate, advantage

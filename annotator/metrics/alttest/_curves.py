@@ -20,8 +20,9 @@ import numpy as np
 from .._names import CURVES
 from .._validation import check_integer, check_probability, json_float
 from ._api import _check_threshold, _options, _result, alt_test
-from ._core import _decide, _rates, _Resample, _statistics
+from ._core import _decide, _Resample, _statistics
 from ._inputs import _as_mapping, _is_missing
+from ._winning import _rates
 
 __all__ = ["CURVES", "AltTestCurve", "CurvePoint", "alt_test_curve"]
 

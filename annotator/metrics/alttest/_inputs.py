@@ -36,9 +36,20 @@ def _is_missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and value != value)
 
 
-def _as_mapping(obj: Any, *, name: str) -> Mapping:
+def _as_mapping(obj: Any, *, name: str, flat: bool = False) -> Mapping:
     # DataFrames and Series (for instance the matrix export) become nested dicts; their
     # NaN cells are then missing annotations.
+    if flat and hasattr(obj, "columns") and hasattr(obj, "to_dict"):
+        # One annotation per item (llm, expert): a frame must be one column.
+        columns = list(obj.columns)
+        if len(columns) != 1:
+            raise ValueError(
+                f"{name} is a DataFrame with {len(columns)} columns {columns[:5]!r}: pass "
+                f"one model's column, for instance {name}=frame[{columns[0]!r}]"
+                if columns
+                else f"{name} is a DataFrame without columns"
+            )
+        obj = obj[columns[0]]
     if hasattr(obj, "to_dict") and not isinstance(obj, Mapping):
         obj = obj.to_dict()
     if not isinstance(obj, Mapping):
@@ -117,19 +128,43 @@ def _check_options(
     )
 
 
-def _encode(values: list[Any], kind: str, codebook: dict[Any, int], *, name: str) -> np.ndarray:
+def _check_scalars(values: list[Any], *, name: str, keys: list[Any] | None) -> None:
+    """Raise where an annotation is a list, array or mapping (one value per item needed)."""
+    for at, v in enumerate(values):
+        if isinstance(v, Mapping) or (not isinstance(v, str) and np.ndim(v) > 0):
+            where = f" at item {keys[at]!r}" if keys is not None else ""
+            raise ValueError(
+                f"{name} must hold one annotation per item, got a {type(v).__name__}{where}: "
+                "combine a judge's runs first (for instance their mean, "
+                "annotator.metrics.runs.aggregate_runs)"
+            )
+
+
+def _encode(
+    values: list[Any],
+    kind: str,
+    codebook: dict[Any, int],
+    *,
+    name: str,
+    keys: list[Any] | None = None,
+) -> np.ndarray:
     """Turn annotations into float64: numbers as such, labels as integer codes; NaN = missing."""
     if kind == "numeric":
         try:
-            return np.array(values, dtype=float)
+            arr = np.array(values, dtype=float)
         except (TypeError, ValueError) as exc:
+            _check_scalars(values, name=name, keys=keys)
             raise ValueError(
                 f"{name} must hold numbers for scoring='neg_rmse' (use scoring='accuracy' for "
                 "labels)"
             ) from exc
+        if arr.ndim != 1:
+            _check_scalars(values, name=name, keys=keys)
+        return arr
     try:
         codes = [-1 if _is_missing(v) else codebook.setdefault(v, len(codebook)) for v in values]
     except TypeError as exc:
+        _check_scalars(values, name=name, keys=keys)
         raise ValueError(f"{name} must hold hashable labels for scoring='accuracy'") from exc
     arr = np.array(codes, dtype=float)
     arr[arr < 0] = np.nan
@@ -157,12 +192,12 @@ class _Annotations:
 
 def _collect(humans: Any, llm: Any, opts: _Options) -> _Annotations:
     humans = _as_mapping(humans, name="humans")
-    llm = _as_mapping(llm, name="llm")
+    llm = _as_mapping(llm, name="llm", flat=True)
     expert_key = None
     expert_map = None
     if opts.expert is not None:
         if isinstance(opts.expert, Mapping) or hasattr(opts.expert, "to_dict"):
-            expert_map = _as_mapping(opts.expert, name="expert")
+            expert_map = _as_mapping(opts.expert, name="expert", flat=True)
         elif opts.expert in humans:
             expert_key = opts.expert
             expert_map = _as_mapping(humans[expert_key], name=f"humans[{expert_key!r}]")
@@ -184,10 +219,10 @@ def _collect(humans: Any, llm: Any, opts: _Options) -> _Annotations:
         kind = "object"
     codebook: dict[Any, int] = {}
 
-    def encode(values: list[Any], name: str) -> np.ndarray:
+    def encode(values: list[Any], name: str, keys: list[Any] | None = None) -> np.ndarray:
         if kind == "object":
             return np.array([np.nan if _is_missing(v) else 0.0 for v in values], dtype=float)
-        return _encode(values, kind, codebook, name=name)
+        return _encode(values, kind, codebook, name=name, keys=keys)
 
     item_pos = dict(zip(llm, range(len(llm)), strict=True))
     maps = [_as_mapping(humans[h], name=f"humans[{h!r}]") for h in annotators]
@@ -209,7 +244,7 @@ def _collect(humans: Any, llm: Any, opts: _Options) -> _Annotations:
         value = (
             np.concatenate(
                 [
-                    encode(list(anns.values()), f"humans[{h!r}]")
+                    encode(list(anns.values()), f"humans[{h!r}]", list(anns))
                     for h, anns in zip(annotators, maps, strict=True)
                 ]
             )
@@ -222,7 +257,7 @@ def _collect(humans: Any, llm: Any, opts: _Options) -> _Annotations:
     data = _Annotations(
         annotators=annotators,
         items=list(llm),
-        llm=encode(llm_values, "llm"),
+        llm=encode(llm_values, "llm", list(llm)),
         item=item,
         annotator=annotator,
         value=value,
@@ -230,7 +265,7 @@ def _collect(humans: Any, llm: Any, opts: _Options) -> _Annotations:
     )
     if expert_map is not None:
         expert_values = [expert_map.get(i) for i in llm]
-        data.expert = encode(expert_values, "expert")
+        data.expert = encode(expert_values, "expert", list(llm))
         if kind == "object":
             data.raw_expert = expert_values
     if kind == "numeric":

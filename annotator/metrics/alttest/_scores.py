@@ -280,3 +280,26 @@ def _by_rejections(p_values: np.ndarray, q: float) -> np.ndarray:
     # A NaN sorts last in the reference and fails every comparison: the same as p = 1.
     adjusted = stats.false_discovery_control(np.where(finite, p_values, 1.0), method="by", axis=-1)
     return finite & (adjusted <= q)
+
+
+def _tested_rejections(p_value: np.ndarray, tested: np.ndarray, q: float) -> np.ndarray:
+    """Benjamini-Yekutieli per row (family) over its tested annotators alone.
+
+    Rows with as many tested annotators go to scipy together (one call per count).
+    """
+    counts = tested.sum(axis=1)
+    if np.all(counts == p_value.shape[1]):
+        # Everyone tested. One family goes 1-D: scipy's 2-D path costs more than it.
+        rows = p_value[0] if p_value.shape[0] == 1 else p_value
+        return _by_rejections(rows, q).reshape(p_value.shape)
+    out = np.zeros(p_value.shape, dtype=bool)
+    for count in np.unique(counts[counts > 0]).tolist():
+        same = counts == count
+        mask = tested[same]
+        # Boolean indexing reads row by row: each row gives its ``count`` tested ones.
+        family = p_value[same][mask].reshape(-1, count)
+        family = family[0] if family.shape[0] == 1 else family
+        part = np.zeros(mask.shape, dtype=bool)
+        part[mask] = _by_rejections(family, q).ravel()
+        out[same] = part
+    return out

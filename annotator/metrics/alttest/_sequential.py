@@ -2,15 +2,44 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ._api import _options, _result, alt_test
-from ._core import _decide, _statistics
+from ._api import _options, _result
+from ._betting import STRATEGIES, sequential_log_capital
+from ._core import _Batch, _decide, _statistics
 from ._results import AltTestResult
 
-__all__ = ["AltTestPair", "SequentialVerdict", "alt_test_pair", "alt_test_sequential"]
+__all__ = [
+    "AltTestPair",
+    "SequentialVerdict",
+    "alt_test_pair",
+    "alt_test_sequential",
+    "secure_threshold",
+]
+
+
+# The default betting strategy of the sequential test (benchmarks/alttest_replay.py).
+SEQUENTIAL_STRATEGY = "mixture"
+# Level of the futility bet: each annotator the LLM truly beats by the margin is given
+# up with probability at most this (Ville's inequality).
+FUTILITY_BETA = 0.025
+
+
+def secure_threshold(m: int, q: float) -> float:
+    r"""The e-value at which a rater is secured: :math:`m / (q \lceil m/2 \rceil)`.
+
+    Once :math:`h = \lceil m/2 \rceil` raters' capitals, each stopped when it first
+    reaches :math:`m / (q h)`, hold that much, the :math:`h` largest e-values satisfy
+    e-BH's condition :math:`e_{(h)} \ge m / (q h)` (Wang and Ramdas 2022), so e-BH
+    rejects at least those :math:`h` at level ``q``, now and after any further items
+    (stopped e-values do not move): the winning rate stays at least 0.5. Before issue
+    39 each capital had to reach :math:`m / q`, the threshold for one rejection:
+    :math:`h` times higher.
+    """
+    return m / (q * math.ceil(m / 2))
 
 
 @dataclass(frozen=True)
@@ -20,9 +49,9 @@ class SequentialVerdict:
     Attributes
     ----------
     decided : bool
-        The LLM passes and no further items can reverse it: the annotators whose
-        e-value has reached ``m / q`` (``secured``) already hold half of the total
-        weight, and a secured rejection stays rejected by e-BH whatever comes next.
+        The LLM passes and no further items can reverse it: half of the family is
+        ``secured`` (e-value at :func:`secure_threshold`), and e-BH keeps rejecting
+        them whatever comes next.
     secured_winning_rate : float
         Weight of the secured annotators over the weight of all annotators (tested or
         not, since more items may bring more of them into the test): a lower bound on
@@ -34,6 +63,9 @@ class SequentialVerdict:
     decided: bool
     secured_winning_rate: float
     result: AltTestResult
+    # Annotators given up by the futility bet (``futility_margin``): the data say the
+    # LLM is not clearly better than them. Empty without the bet.
+    given_up: tuple[Hashable, ...] = ()
 
     @property
     def message(self) -> str:
@@ -73,6 +105,9 @@ def alt_test_sequential(
     annotator_weights: Mapping[Hashable, float] | None = None,
     expert: Hashable | Mapping[Hashable, Any] | None = None,
     nan_scores: str = "raise",
+    n_annotators: int | None = None,
+    strategy: str = "mixture",  # SEQUENTIAL_STRATEGY
+    futility_margin: float | None = None,
 ) -> SequentialVerdict:
     r"""Monitor the alt-test as ratings arrive: passed for good, or not decided yet.
 
@@ -81,21 +116,26 @@ def alt_test_sequential(
     (Waudby-Smith and Ramdas 2023), valid at every sample size and under continuous
     monitoring, and the e-BH procedure across annotators (Wang and Ramdas 2022), which
     controls the false discovery rate at ``q`` under any dependence. Each annotator's
-    capital is stopped when it reaches :math:`m/q`; such an annotator is *secured*:
-    rejected now and after any number of further items. The verdict is decided when
+    capital is stopped when it reaches :math:`m / (q h)`, :math:`h = \lceil m/2
+    \rceil` (:func:`secure_threshold`; with ``annotator_weights``, :math:`m/q`); such an
+    annotator is *secured*. The verdict is decided when :math:`h` annotators are
+    secured (with weights: when
 
     .. math::
 
         \frac{\sum_{j\ \mathrm{secured}} Q_j}{\sum_{j} Q_j} \ge 0.5
 
-    over all ``m`` annotators (weights :math:`Q_j`, 1 by default), since then every
-    future winning rate is at least 0.5.
+    over the annotators in ``humans``): then e-BH rejects at least those, now and after
+    any number of further items, and every future winning rate is at least 0.5.
 
     The guarantee assumes that new ratings come as new items appended to ``llm`` with
-    their human annotations complete (for instance ``min_humans_per_item`` set to the
-    number of raters per item): an annotator's items are taken in the order of
-    ``llm``, and a later annotation of an earlier item changes that item's reference
-    set and so the past of the betting game. The set of annotators is fixed.
+    their human annotations complete and fixed: an annotator's items are taken in the
+    order of ``llm``, and a later annotation of an earlier item would change that item's
+    reference set and so the past of the betting game. An application feeds each item
+    once it has its planned number of raters, with those raters only, in the order the
+    items became complete (:func:`annotator.analysis.stop_rule.complete_items`). The
+    family is fixed too: ``m`` counts every annotator in ``humans`` (tested or not) and,
+    with ``n_annotators``, those who may still come.
 
     Parameters
     ----------
@@ -108,6 +148,26 @@ def alt_test_sequential(
     min_items_per_human : int, keyword-only
         Annotators with fewer kept items are not tested yet (default 1: the test by
         betting is valid from the first item, so there is no normality minimum).
+    strategy : {"mixture", "agrapa", "ons"}, keyword-only
+        The betting strategy of each annotator's capital
+        (:func:`~annotator.metrics.alttest._betting.sequential_log_capital`; Waudby-Smith
+        and Ramdas 2023). ``"mixture"`` (default) decided the most replays of the
+        public data soonest (``benchmarks/alttest_replay.py``); all keep the level.
+    futility_margin : float or None, keyword-only
+        With a margin ``delta``, a second bet per annotator, on the other side: against
+        :math:`H'_j: E[d] \le \varepsilon - \delta` (the LLM clearly good enough
+        against annotator ``j``), same strategy. An annotator whose capital on that side
+        reaches ``1 / FUTILITY_BETA`` (40) is *given up* (``given_up``). If the LLM
+        beats every annotator by the margin, each is given up with probability at most
+        ``FUTILITY_BETA`` = 0.025 (Ville), so more than half of them (what stopping
+        for futility needs) with probability at most 0.05 (Markov). Giving up rejects
+        nothing, so it cannot raise the false-pass rate.
+    n_annotators : int or None, keyword-only
+        The family's size ``m`` in the threshold ``m / q`` and in e-BH: every annotator
+        who may ever be tested, at least those in ``humans`` (None: those). Raters who
+        may still join a study count here, so that their coming cannot raise the
+        threshold an annotator has reached. The winning rates count the annotators in
+        ``humans``.
 
     Returns
     -------
@@ -136,27 +196,81 @@ def alt_test_sequential(
     >>> alt_test_sequential(humans=humans, llm=dict(enumerate(scores)), epsilon=0.2).message
     'the LLM passes (WR 1.00) and this cannot be reversed by more items'
     """
-    result = alt_test(
-        humans=humans,
-        llm=llm,
-        scoring=scoring,
-        epsilon=epsilon,
-        q=q,
-        min_humans_per_item=min_humans_per_item,
-        min_items_per_human=min_items_per_human,
-        test="betting",
-        annotator_weights=annotator_weights,
-        expert=expert,
-        nan_scores=nan_scores,
+    opts = _options(
+        {
+            "scoring": scoring,
+            "epsilon": epsilon,
+            "q": q,
+            "min_humans_per_item": min_humans_per_item,
+            "min_items_per_human": min_items_per_human,
+            "test": "betting",
+            "annotator_weights": annotator_weights,
+            "inverse_probability_weighting": False,
+            "expert": expert,
+            "ranks": False,
+            "nan_scores": nan_scores,
+        }
     )
-    return _verdict(result)
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
+    weighted = annotator_weights is not None
+    batch = _restake(_statistics(humans, llm, [None], [opts]), 0, strategy)
+    listed = batch.chosen.shape[1]
+    if n_annotators is not None:
+        if isinstance(n_annotators, bool) or not isinstance(n_annotators, int):
+            raise ValueError(f"n_annotators must be an integer or None, got {n_annotators!r}")
+        if n_annotators < listed:
+            raise ValueError(
+                f"n_annotators must be at least the {listed} annotators in humans, "
+                f"got {n_annotators}"
+            )
+    # Unweighted, half of the family secured at m / (q ceil(m/2)) fixes e-BH's verdict;
+    # with weights the needed count is not known in advance: one rejection's m / q.
+    secure_at = None if weighted else secure_threshold
+    decided = _decide([batch], family_size=n_annotators, secure_at=secure_at)[0]
+    result = _result(batch, 0, decided, 0.5)
+    verdict = _verdict(result, family=None if weighted else max(n_annotators or 0, listed))
+    if futility_margin is None:
+        return verdict
+    margin = float(futility_margin)
+    if not 0.0 < margin <= 1.0 + opts.epsilon:
+        raise ValueError(f"futility_margin must be in (0, 1 + epsilon], got {futility_margin!r}")
+    # The bet on the other side: x = (d + 1)/2 above m0 - margin/2, i.e. 1 - x below.
+    other = 1.0 - ((1.0 + opts.epsilon) / 2.0 - margin / 2.0)
+    give_up = math.log(1.0 / FUTILITY_BETA)
+    names = [batch.names[j] for j in batch.chosen[0]]
+    given_up = tuple(
+        name
+        for name, x, tested in zip(names, batch.runs, batch.tested[0, 0], strict=True)
+        if tested
+        and x.size
+        and sequential_log_capital(1.0 - x, other, strategy=strategy).max() >= give_up
+    )
+    return replace(verdict, given_up=given_up)
 
 
-def _verdict(result: AltTestResult) -> SequentialVerdict:
+def _restake(batch: _Batch, e: int, strategy: str) -> _Batch:
+    """The batch with option set ``e``'s capitals bet by ``strategy`` (in place)."""
+    if strategy != "agrapa":
+        m0 = (1.0 + batch.opts[e].epsilon) / 2.0
+        batch.log_capital[e] = [
+            [
+                sequential_log_capital(x, m0, strategy=strategy) if path is not None else None
+                for x, path in zip(batch.runs, batch.log_capital[e][0], strict=True)
+            ]
+        ]
+    return batch
+
+
+def _verdict(result: AltTestResult, *, family: int | None = None) -> SequentialVerdict:
     total = sum(row.weight for row in result.annotators)
     secured = sum(row.weight for row in result.annotators if row.secured)
     rate = secured / total
-    return SequentialVerdict(decided=rate >= 0.5, secured_winning_rate=rate, result=result)
+    decided = rate >= 0.5
+    if family is not None:
+        # The secured capitals stand at m / (q h): e-BH is settled only with h of them.
+        decided = decided and secured >= math.ceil(family / 2)
+    return SequentialVerdict(decided=decided, secured_winning_rate=rate, result=result)
 
 
 @dataclass(frozen=True)
@@ -241,7 +355,8 @@ def alt_test_pair(
         batch = _statistics(humans, llm, [None], [opts, betting])
     except ValueError as exc:
         return AltTestPair(None, exc, None, exc)
-    decided = _decide([batch])[0]
+    _restake(batch, 1, SEQUENTIAL_STRATEGY)
+    decided = _decide([batch], secure_at=secure_threshold)[0]
     out: list[Any] = []
     for e in range(2):
         try:
@@ -249,5 +364,5 @@ def alt_test_pair(
         except ValueError as exc:
             out += [None, exc]
     result, error, betting, sequential_error = out
-    sequential = _verdict(betting) if betting is not None else None
+    sequential = _verdict(betting, family=len(betting.annotators)) if betting is not None else None
     return AltTestPair(result, error, sequential, sequential_error)
