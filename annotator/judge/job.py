@@ -85,7 +85,8 @@ def _redact(text: str, secret: str | None, endpoint: JudgeEndpoint) -> str:
     # page is open to every member (analysts too), and an internal address
     # (a vLLM box, a proxy) is the operator's business; the log keeps it.
     text = redact(text, [secret])
-    return text.replace(endpoint.base_url.rstrip("/"), f"the endpoint {endpoint.name!r}")
+    url, name = endpoint.base_url.rstrip("/"), f"the endpoint {endpoint.name!r}"
+    return text.replace(f"the address {url}", f"the address of {name}").replace(url, name)
 
 
 def run_judge_job(
