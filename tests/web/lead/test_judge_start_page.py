@@ -223,7 +223,9 @@ def test_an_endpoint_not_in_the_configuration_is_refused(judge_page, posted):
         ("temperature", "nan", "Temperature: write a number such as 0.7 with the digits 0-9."),
         ("temperature", "2.5", "Temperature: from 0 to 2."),
         ("temperature", "", "Temperature: give a temperature from 0 to 2."),
-        ("limit", "0", "Only the first N items: at least 1."),
+        ("limit", "0", "Only the first N items: from 1 to 1,000,000."),
+        # 10**30 was taken, and the job failed with a traceback (issue 36).
+        ("limit", "1" + "0" * 30, "Only the first N items: from 1 to 1,000,000."),
     ],
 )
 def test_each_field_is_checked_with_a_message_naming_it(judge_page, field, value, message):
