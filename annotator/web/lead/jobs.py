@@ -8,7 +8,8 @@ partial the page includes) with it.
 
 Who may do what: every member of the study (analysts too) may build the report
 and the exports, since both only read; cancelling or rerunning a job is for the
-study's owners and for the lead who started it.
+study's owners and for the lead who started it, as long as their current role
+would let them start it (a judge run: owners only).
 """
 
 from __future__ import annotations
@@ -163,8 +164,17 @@ def _job_or_404(slug: str, job_id: int):
     return the_study, job
 
 
+# Kinds only a study's owners may start (a judge run spends the endpoint's money
+# and writes scores): cancelling or running one again is theirs alone too.
+OWNER_KINDS = ("judge",)
+
+
 def _may_change(job) -> bool:
-    return g.study_role == StudyRole.OWNER or job.created_by == current_user.id
+    # The role held now, not when the job was started: an owner made analyst
+    # keeps no right to run a paid judge again.
+    if g.study_role == StudyRole.OWNER:
+        return True
+    return job.created_by == current_user.id and job.kind not in OWNER_KINDS
 
 
 @bp.route("/studies/<slug>/jobs/<id:job_id>")
