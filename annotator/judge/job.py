@@ -198,9 +198,19 @@ def request_judge_run(
     stored anywhere since: asking again after a run with failures asks for them
     anew, and after a run that stored everything shows that run.
     """
-    from ..jobs import Job, JobStatus, params_key, request_job, take_back_stale_jobs, version_key
+    from ..jobs import (
+        Job,
+        JobStatus,
+        lock_study_jobs,
+        params_key,
+        request_job,
+        take_back_stale_jobs,
+        version_key,
+    )
 
     asked = params.as_json()
+    # Two identical posts at once must not start two paid runs.
+    lock_study_jobs(session, study)
     running = session.exec(
         select(Job)
         .where(

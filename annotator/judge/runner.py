@@ -294,7 +294,9 @@ async def _judge_one(session, client, task: JudgeTask, settings: JudgeSettings, 
         except openai.APIConnectionError as exc:
             # Unreachable after the client's retries: no other request will fare better.
             raise JudgeError(
-                _secret_free(f"cannot reach {settings.base_url or 'the OpenAI API'}: {exc}", settings)
+                _secret_free(
+                    f"cannot reach {settings.base_url or 'the OpenAI API'}: {exc}", settings
+                )
             ) from None
         except openai.APIError as exc:
             # Already retried by the client with backoff (429, 5xx), or

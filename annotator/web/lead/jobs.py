@@ -29,6 +29,7 @@ from flask_login import current_user
 
 from ...db import get_session
 from ...jobs import (
+    TooManyJobs,
     cancel_job,
     find_current_job,
     find_job,
@@ -62,7 +63,12 @@ def _report_params(the_study: Study) -> dict | None:
 def start_job_response(the_study: Study, kind: str, params: dict) -> Response:
     """Join or start the job and send the lead to its page (the caller checked access)."""
     session = get_session()
-    job, _ = request_job(session, the_study, kind, params, created_by=current_user.id)
+    try:
+        job, _ = request_job(session, the_study, kind, params, created_by=current_user.id)
+    except TooManyJobs as exc:
+        session.rollback()
+        flash(str(exc), "error")
+        return redirect(url_for("lead.study", slug=the_study.slug), code=303)
     session.commit()
     return redirect(url_for("lead.job_page", slug=the_study.slug, job_id=job.id))
 
@@ -224,7 +230,13 @@ def job_rerun(slug: str, job_id: int):
     if not _may_change(job):
         abort(403)
     session = get_session()
-    if rerun_job(session, job):
+    try:
+        rerun = rerun_job(session, job, by=current_user.id)
+    except TooManyJobs as exc:
+        session.rollback()
+        flash(str(exc), "error")
+        return redirect(url_for("lead.job_page", slug=slug, job_id=job_id))
+    if rerun:
         session.commit()
     else:
         flash(f"Only a failed or cancelled job runs again; this one is {job.status}.", "info")

@@ -126,7 +126,13 @@ def test_a_key_echoed_by_the_endpoint_is_stored_and_shown_nowhere(echoing, caplo
     for path, data in _every_file(instance).items():
         assert CANARY.encode() not in data and SECRET.encode() not in data, path
     analyst = login(app, "analyst@example.org")
-    pages = [failures_run, refused_run, unknown_run, "/lead/studies/small", "/lead/studies/small/judge-failures"]
+    pages = [
+        failures_run,
+        refused_run,
+        unknown_run,
+        "/lead/studies/small",
+        "/lead/studies/small/judge-failures",
+    ]
     pages += [f"/lead/studies/small/export?format={f}&scale=0-5" for f in ("long", "matrix")]
     for client in (owner, analyst):
         for url in pages:
@@ -141,5 +147,7 @@ def test_a_key_echoed_by_the_endpoint_is_stored_and_shown_nowhere(echoing, caplo
     assert any(str(endpoint.url) in record.getMessage() for record in caplog.records)
     # Members read the endpoint's name; its address is in the log only.
     text = analyst.get(unknown_run).get_data(as_text=True)
-    assert "the address of the endpoint &#39;hosted&#39; is wrong" in text and endpoint.url not in text
+    assert (
+        "the address of the endpoint &#39;hosted&#39; is wrong" in text and endpoint.url not in text
+    )
     assert "127.0.0.1" not in text
