@@ -35,3 +35,26 @@ def test_a_bug_leaves_a_message_and_logs_the_trace(queue_app, small_study, consu
     # The log has it all, for the operator.
     (logged,) = [r.getMessage() for r in caplog.records if f"job {job_id} " in r.getMessage()]
     assert "Traceback (most recent call last)" in logged and "kinds.py" in logged
+
+
+def test_a_configured_secret_in_an_error_is_cut_from_the_row_and_the_log(
+    queue_app, small_study, consumer, caplog
+):
+    # A driver's message quoting a connection URL, say: the session key of the
+    # tests' apps stands for any configured secret (tests/test_redaction.py has each).
+    secret = queue_app.config["SECRET_KEY"]
+    message = f"could not use the key {secret} here"
+    with queue_app.app_context(), Session(get_engine(queue_app)) as session:
+        study = get_study(session, small_study)
+        job, _ = request_job(session, study, "steps", {"fail_at": 0, "message": message})
+        session.commit()
+        job_id = job.id
+
+    def failed():
+        with Session(get_engine(queue_app)) as session:
+            job = session.get(Job, job_id)
+            return job if job.status == JobStatus.FAILED else None
+
+    error = wait_for(failed, what="the job to fail").error
+    assert error == "ValueError: could not use the key [redacted] here"
+    assert secret not in caplog.text and "could not use the key [redacted]" in caplog.text
