@@ -105,20 +105,25 @@ def test_a_key_echoed_by_the_endpoint_is_stored_and_shown_nowhere(echoing, caplo
     refused_run = _start(owner, "0-100")
     mode["status"] = 404
     unknown_run = _start(owner, "0-100")
+    # An error object in a 200 reply (what a streaming server sends as its error
+    # event, here whole): four more failures, of replies without a score.
+    mode["status"] = 200
+    error_in_reply_run = _start(owner, "0-5")
     # The endpoint did get the key, and echoed it.
     assert set(endpoint.keys) == {f"Bearer {CANARY}"}
     with Session(get_engine(app)) as session:
         failures = session.exec(select(JudgeFailure)).all()
         jobs = session.exec(select(Job).order_by(Job.id)).all()
     errors = {f.error.split(" - ")[0] for f in failures}
-    assert len(failures) == 4 and errors >= {
+    assert len(failures) == 8 and errors >= {
         "BadRequestError: Error code: 400",
         "UnprocessableEntityError: Error code: 422",
         "InternalServerError: Error code: 500",
     }
     assert any(f.raw_reply == f"I was called with {REDACTED}" for f in failures)
-    assert all(REDACTED in f.error for f in failures if f.raw_reply is None)
-    assert [job.status for job in jobs] == ["done", "failed", "failed"]
+    refusals = [f for f in failures if "Error code" in f.error]
+    assert len(refusals) == 3 and all(REDACTED in f.error for f in refusals)
+    assert [job.status for job in jobs] == ["done", "failed", "failed", "done"]
     assert "the server refused the API key" in jobs[1].error and REDACTED in jobs[1].error
     assert "does not know model 'm'" in jobs[2].error
     # No table, file, export, page or log line holds the key, nor the session secret.
