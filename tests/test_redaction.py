@@ -34,3 +34,24 @@ def test_an_endpoints_key_is_cut_from_what_it_names(monkeypatch):
     monkeypatch.setenv(CANARY_VARIABLE, CANARY)
     config = {"JUDGE_ENDPOINTS": {"x": {"base_url": "http://h/v1", "api_key_env": CANARY_VARIABLE}}}
     assert redact(json.dumps({"key": CANARY}), config=config) == json.dumps({"key": REDACTED})
+
+
+def test_a_log_line_loses_the_apps_secrets(make_app, caplog, monkeypatch):
+    # Any library's line (here the openai client's logger, as its debug lines print
+    # the headers an endpoint sent back), while the app is at work.
+    import logging
+
+    monkeypatch.setenv(CANARY_VARIABLE, CANARY)
+    endpoints = {"x": {"base_url": "http://127.0.0.1:9/v1", "api_key_env": CANARY_VARIABLE}}
+    url = "redis://:redis-canary-4411@127.0.0.1:6379/0"
+    app = make_app(REDIS_URL=url, JUDGE_ENDPOINTS=endpoints)
+    logger = logging.getLogger("openai._base_client")
+    with caplog.at_level(logging.DEBUG, logger="openai"), app.app_context():
+        logger.debug("headers %s, queue %s", {"x-echo": CANARY}, url)
+        try:
+            raise RuntimeError(f"lost {url}")
+        except RuntimeError:
+            logger.exception("request failed")
+    assert "headers {'x-echo': '[redacted]'}, queue redis://:[redacted]@127.0.0.1" in caplog.text
+    assert CANARY not in caplog.text and "redis-canary-4411" not in caplog.text
+    assert "RuntimeError: lost redis://:[redacted]@" in caplog.text
