@@ -135,6 +135,7 @@ def test_a_key_echoed_by_the_endpoint_is_stored_and_shown_nowhere(echoing, caplo
         failures_run,
         refused_run,
         unknown_run,
+        error_in_reply_run,
         "/lead/studies/small",
         "/lead/studies/small/judge-failures",
     ]
