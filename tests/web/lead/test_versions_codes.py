@@ -35,3 +35,20 @@ def test_an_analyst_reads_the_versions_without_completion_codes(team, tmp_path):
     assert CODE_1 in owner.get(urls[1]).get_data(as_text=True)
     page = owner.get(urls[0]).get_data(as_text=True)
     assert CODE_1 in page and CODE_2 in page
+
+
+def test_crowd_codes_are_hidden_too_wherever_they_stand():
+    from annotator.web.lead.versions import HIDDEN, hide_completion_codes
+
+    old = (
+        'name = "x"\n[crowd]\nplatform = "prolific"\n[crowd.completion_codes]\n'
+        'waves = [\'WAVE-A1\', "WAVE-B2"]\nscreen_out = "OUT-C3"\n'
+    )
+    new = old.replace("OUT-C3", "OUT-D4")
+    diff = '-screen_out = "OUT-C3"\n+screen_out = "OUT-D4"\n'
+    hidden_old, hidden_new, hidden_diff = hide_completion_codes(old, new, diff)
+    for code in ("WAVE-A1", "WAVE-B2", "OUT-C3", "OUT-D4"):
+        assert code not in hidden_old + hidden_new + hidden_diff
+    assert hidden_diff == f'-screen_out = "{HIDDEN}"\n+screen_out = "{HIDDEN}"\n'
+    # The rest of the file is untouched.
+    assert hidden_old.startswith('name = "x"\n[crowd]\nplatform = "prolific"\n')
