@@ -9,7 +9,7 @@ the form says, with nothing stored.
 
 from __future__ import annotations
 
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from ...collect.block_states import BlockState
 from ...collect.dealing import overlap_spec
@@ -28,8 +28,12 @@ def score_refusal(
             "Your places in this study went to other raters, so this rating was not "
             "stored; there is nothing more to rate."
         )
-    item = session.get(Item, state.block.item_order[position - 1]["item"])
-    benchmark = session.get(Benchmark, item.benchmark_id)
+    # One statement for both (a post's cost is measured in benchmarks/score_post.py).
+    item, benchmark = session.exec(
+        select(Item, Benchmark)
+        .join(Benchmark, Benchmark.id == Item.benchmark_id)
+        .where(Item.id == state.block.item_order[position - 1]["item"])
+    ).one()
     try:
         render_item_text(benchmark, item)
     except Exception:  # a study's template may raise anything on some fields
