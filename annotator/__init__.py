@@ -180,6 +180,10 @@ def create_app(test_config: dict | None = None) -> Flask:
 
         app.config["RATELIMIT_STORAGE_URI"] = default_storage_uri(app.instance_path)
     _proxy_fix(app)
+    from .redaction import install_log_redaction
+
+    # No log line carries a configured secret (annotator/redaction.py).
+    install_log_redaction()
     from .judge.endpoints import judge_endpoints
 
     # A malformed JUDGE_ENDPOINTS stops the app here, named, not a page later.

@@ -7,6 +7,8 @@ module is the only place that opens, commits and closes sessions.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import random
 import select
 import time
@@ -128,6 +130,18 @@ def _private_when_created(path: Path) -> Callable:
             new = False
 
     return narrow
+
+
+def create_private_file(path: Path) -> None:
+    """Make the empty file ``path`` readable by its owner alone (0600), if missing.
+
+    For the SQLite files beside the database (the job queue, the rate
+    limiter's counts): an empty file is an empty SQLite database, and SQLite
+    gives its ``-wal`` and ``-shm`` files the same permissions. Created with
+    the mode rather than narrowed after, so no other user ever reads it.
+    """
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
 
 
 def make_engine(url: str) -> Engine:

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 from limits.storage import Storage
 
-from .db import make_durable
+from .db import create_private_file, make_durable
 
 __all__ = ["SQLiteStorage", "default_storage_uri"]
 
@@ -63,6 +63,8 @@ class SQLiteStorage(Storage):
             raise ValueError(f"RATELIMIT_STORAGE_URI {uri!r} names no file")
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        # Its keys are the addresses of people who tried to log in: 0600.
+        create_private_file(self.path)
         with self._connect() as connection:
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute(_SCHEMA)

@@ -165,6 +165,8 @@ def _cli_time(env: dict, out: Path) -> float:
 def job_against_cli(app, url: str, instance: Path, repeat: int) -> None:
     client = _lead(app)
     env = {**os.environ, "ANNOTATOR_DATABASE_URL": url, "ANNOTATOR_INSTANCE_PATH": str(instance)}
+    # The worker runs only messages signed with the app's secret (annotator/jobs/queue.py).
+    env["ANNOTATOR_SECRET_KEY"] = app.config["SECRET_KEY"]
     cli, job = [], []
     for _ in range(repeat):
         cli.append(_cli_time(env, instance / "report.html"))

@@ -19,6 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+# In a Reply's body or header values: replaced by the key the request was sent with
+# (its Authorization header), as an endpoint that echoes the request does.
+SENT_KEY = "{sent-key}"
+
 # The bounds in the closing sentence of the paper's template: ("0"–"5").
 _BOUNDS = re.compile(r'\("([-\d.]+)"\u2013"([-\d.]+)"\)')
 
@@ -38,6 +42,17 @@ class Reply:
     body: str | None = None
     # [(token, logprob, [(alternative, logprob), ...]), ...] for the reply's tokens.
     logprobs: list | None = None
+
+
+def echo_key_reply(status: int) -> Reply:
+    """A refusal with status ``status`` quoting the key it was sent, in its body (the
+    error's message, as OpenAI's "Incorrect API key provided: ..." does) and in a header;
+    ``x-should-retry: false`` so the client reports a 5xx at once rather than retrying."""
+    body = json.dumps(
+        {"error": {"message": f"bad request from key {SENT_KEY}", "echo": f"Bearer {SENT_KEY}"}}
+    )
+    headers = {"X-Echo-Authorization": f"Bearer {SENT_KEY}", "x-should-retry": "false"}
+    return Reply(status=status, body=body, headers=headers)
 
 
 @dataclass
@@ -127,12 +142,13 @@ class _Handler(BaseHTTPRequestHandler):
                     endpoint.answers.append((request["messages"][-1]["content"], reply.content))
             else:
                 body = json.dumps({"error": {"message": f"fake error {reply.status}"}})
-            data = body.encode()
+            sent = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
+            data = body.replace(SENT_KEY, sent).encode()
             self.send_response(reply.status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             for key, value in reply.headers.items():
-                self.send_header(key, value)
+                self.send_header(key, value.replace(SENT_KEY, sent))
             self.end_headers()
             self.wfile.write(data)
         finally:

@@ -28,10 +28,12 @@ from .context import JobCancelled, JobContext, JobOutput
 from .kinds import register_kind
 from .queue import enqueue, get_queue
 from .service import (
+    TooManyJobs,
     cancel_job,
     find_current_job,
     find_job,
     job_result_data,
+    lock_study_jobs,
     params_key,
     request_job,
     rerun_job,
@@ -47,11 +49,13 @@ __all__ = [
     "JobOutput",
     "JobResult",
     "JobStatus",
+    "TooManyJobs",
     "cancel_job",
     "enqueue",
     "find_current_job",
     "find_job",
     "get_queue",
+    "lock_study_jobs",
     "job_result_data",
     "params_key",
     "register_kind",

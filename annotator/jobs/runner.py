@@ -22,6 +22,7 @@ from sqlmodel import Session, select
 from ..clock import now, utcnow
 from ..db import commit_retrying, get_engine
 from ..models import Job, JobResult, JobStatus, Study
+from ..redaction import redact
 from .context import JobCancelled, JobContext, JobOutput
 from .kinds import kind_body
 
@@ -150,12 +151,20 @@ def run_job(app: Flask, job_id: int, attempt: int) -> None:
             log.info("job %s attempt %s stopped", job_id, attempt)
             return
         except Exception as exc:
-            log.exception("job %s (%s) failed", job_id, ctx.kind)
             session.rollback()
-            error = f"{type(exc).__name__}: {exc}"
-            if not isinstance(exc, ValueError):
-                # A bug rather than bad input: the lead sees where, the log has it all.
-                error += "\n" + "".join(traceback.format_exception(exc)[-3:])
+            # The trace goes to the log, never to the job's row, which every member
+            # of the study reads (install paths, code); neither holds a secret.
+            trace = "".join(traceback.format_exception(exc))
+            log.error("job %s (%s) failed:\n%s", job_id, ctx.kind, redact(trace, config=app.config))
+            if isinstance(exc, ValueError):
+                # Bad input (a setting, a study file): its message says what to change.
+                error = redact(f"{type(exc).__name__}: {exc}", config=app.config)
+            else:
+                # A bug rather than bad input: a message for the member, the rest logged.
+                error = (
+                    f"The job stopped on an unexpected error ({type(exc).__name__}). "
+                    f"The server's log has the details (job {job_id}, attempt {attempt})."
+                )
             _write(
                 engine,
                 _mine(job_id, attempt).values(

@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from flask import Flask, current_app
-from sqlalchemy import event
+from sqlalchemy import event, func, update
 from sqlmodel import Session, select
 
 from ..clock import now
@@ -32,11 +32,52 @@ __all__ = [
     "params_key",
     "version_key",
     "take_back_stale_jobs",
+    "lock_study_jobs",
+    "TooManyJobs",
 ]
 
 # A job in one of these states is joined by a request for the same work.
 JOINABLE = (JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.DONE)
 _PENDING = "annotator.jobs.pending"
+# A member's jobs queued or running at once, in the whole instance
+# (JOBS_MAX_PER_MEMBER): a page posted in a loop must not fill the workers.
+MAX_PER_MEMBER = 5
+
+
+class TooManyJobs(ValueError):
+    """A member asked for a new job while as many as allowed are queued or running."""
+
+
+def lock_study_jobs(session: Session, study: Study) -> None:
+    """Take the study row's write lock until the caller commits: requests for the
+    study's jobs are then looked up and added one after the other.
+
+    Without it two identical requests arriving together each find no job and each
+    add one (15 requests in 0.76 s made 15 export jobs). An UPDATE is the one lock
+    both databases take the same way: PostgreSQL's row lock, SQLite's database
+    write lock (pysqlite opens the transaction at the first write, so the reads
+    that follow see what the request before committed).
+    """
+    table = Study.__table__
+    session.execute(update(table).where(table.c.id == study.id).values(version=table.c.version))
+
+
+def _check_member_bound(session: Session, created_by: int | None) -> None:
+    if created_by is None:
+        return
+    bound = int(current_app.config.get("JOBS_MAX_PER_MEMBER", MAX_PER_MEMBER))
+    under_way = session.exec(
+        select(func.count(Job.id)).where(
+            Job.created_by == created_by,
+            Job.status.in_((JobStatus.QUEUED, JobStatus.RUNNING)),
+        )
+    ).one()
+    if under_way >= bound:
+        raise TooManyJobs(
+            f"You have {under_way} jobs queued or running, the most one member may have at "
+            f"once ({bound}); nothing new was started. Wait for one to finish, or cancel one "
+            "on its page."
+        )
 
 
 def params_key(params: dict[str, Any]) -> str:
@@ -88,7 +129,8 @@ def request_job(
 
     A running job whose worker stopped beating is taken back and queued again.
     ``version`` (default :func:`version_key`) lets a caller that knows it skip the
-    queries. The caller commits.
+    queries. :class:`TooManyJobs` when a new job would exceed the bound on the
+    member's (``created_by``) jobs under way. The caller commits.
     """
     if not is_kind(kind, current_app.config):
         raise ValueError(f"kind: no job kind {kind!r} is registered")
@@ -96,11 +138,17 @@ def request_job(
     key = params_key(params)
     version = version or version_key(session, study)
     app = current_app._get_current_object()
+    if created_by is not None:
+        # A member's request, whose twin may be on its way (a double click, a
+        # script). The app's own (the dashboard's, asked by page views) take no
+        # write lock: a rare duplicate costs less than serialising page views.
+        lock_study_jobs(session, study)
     job = find_current_job(session, study, kind, params, version=version)
     if job is not None:
         if job.status == JobStatus.RUNNING:
             take_back_stale_jobs(session, app)
         return job, False
+    _check_member_bound(session, created_by)
     job = Job(
         study_id=study.id,
         kind=kind,
@@ -175,10 +223,14 @@ def cancel_job(session: Session, job: Job) -> bool:
     return True
 
 
-def rerun_job(session: Session, job: Job) -> bool:
-    """Queue a failed or cancelled job again (a new attempt); False for any other state."""
+def rerun_job(session: Session, job: Job, *, by: int | None = None) -> bool:
+    """Queue a failed or cancelled job again (a new attempt); False for any other state.
+
+    ``by``: the member asking, whose jobs under way are bounded (:class:`TooManyJobs`).
+    """
     if job.status not in (JobStatus.FAILED, JobStatus.CANCELLED):
         return False
+    _check_member_bound(session, by)
     study = session.get(Study, job.study_id)
     job.data_version = version_key(session, study)
     job.status = JobStatus.QUEUED

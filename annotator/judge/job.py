@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
@@ -20,6 +21,7 @@ from datetime import UTC, datetime
 from sqlmodel import Session, select
 
 from ..models import Study
+from ..redaction import redact
 from .endpoints import JudgeEndpoint, endpoint_api_key, judge_endpoints
 from .history import FailureRow, judge_failures, scores_version
 from .plan import JudgeError, JudgeSettings
@@ -34,6 +36,8 @@ __all__ = [
     "run_failures",
     "run_judge_job",
 ]
+
+log = logging.getLogger(__name__)
 
 # The job kind (annotator.jobs.kinds.KINDS names judge_job_body for it).
 KIND = "judge"
@@ -74,10 +78,15 @@ def progress_message(report: JudgeReport, done: int, total: int) -> str:
     )
 
 
-def _redact(text: str, secret: str | None) -> str:
+def _redact(text: str, secret: str | None, endpoint: JudgeEndpoint) -> str:
     # A server's refusal may quote the key it was sent (OpenAI's "Incorrect API
-    # key provided: ..."): the message goes into the job's row and page without it.
-    return text.replace(secret, "[the API key]") if secret else text
+    # key provided: ..."): the message goes into the job's row and page without
+    # it, nor any other secret of the instance. Nor the endpoint's address: the
+    # page is open to every member (analysts too), and an internal address
+    # (a vLLM box, a proxy) is the operator's business; the log keeps it.
+    text = redact(text, [secret])
+    url, name = endpoint.base_url.rstrip("/"), f"the endpoint {endpoint.name!r}"
+    return text.replace(f"the address {url}", f"the address of {name}").replace(url, name)
 
 
 def run_judge_job(
@@ -139,7 +148,8 @@ def run_judge_job(
             should_stop=should_stop,
         )
     except JudgeError as exc:
-        raise JudgeError(_redact(str(exc), api_key)) from None
+        log.warning("judge run on %s stopped: %s", endpoint.base_url, redact(str(exc), [api_key]))
+        raise JudgeError(_redact(str(exc), api_key, endpoint)) from None
     figures = {
         name: getattr(report, name)
         for name in (
@@ -188,9 +198,19 @@ def request_judge_run(
     stored anywhere since: asking again after a run with failures asks for them
     anew, and after a run that stored everything shows that run.
     """
-    from ..jobs import Job, JobStatus, params_key, request_job, take_back_stale_jobs, version_key
+    from ..jobs import (
+        Job,
+        JobStatus,
+        lock_study_jobs,
+        params_key,
+        request_job,
+        take_back_stale_jobs,
+        version_key,
+    )
 
     asked = params.as_json()
+    # Two identical posts at once must not start two paid runs.
+    lock_study_jobs(session, study)
     running = session.exec(
         select(Job)
         .where(

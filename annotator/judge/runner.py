@@ -32,6 +32,7 @@ from tqdm import tqdm
 from ..collect.scores import ScoreError, scale_range
 from ..data.importers import store_llm_score
 from ..models import JudgeFailure, Scale, Study
+from ..redaction import redact
 from .parsing import ReplyError, expected_score, parse_criteria_reply, parse_reply
 from .plan import JudgeError, JudgeSettings, JudgeTask, plan_judge, run_label
 
@@ -248,6 +249,11 @@ def _store(session, task: JudgeTask, settings: JudgeSettings, criterion, number,
             row.criterion = criterion
 
 
+def _secret_free(text: str | None, settings: JudgeSettings) -> str | None:
+    # The key this run sends and every secret of the instance (annotator.redaction).
+    return redact(text, [settings.api_key])
+
+
 async def _judge_one(session, client, task: JudgeTask, settings: JudgeSettings, report) -> None:
     import openai
 
@@ -269,30 +275,40 @@ async def _judge_one(session, client, task: JudgeTask, settings: JudgeSettings, 
                 **options,
             )
         except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
-            raise JudgeError(f"the server refused the API key: {exc}") from None
+            raise JudgeError(
+                _secret_free(f"the server refused the API key: {exc}", settings)
+            ) from None
         except openai.NotFoundError as exc:
             raise JudgeError(
-                f"the server does not know model {settings.model!r} or the address "
-                f"{settings.base_url or 'of the OpenAI API'} is wrong: {exc}"
+                _secret_free(
+                    f"the server does not know model {settings.model!r} or the address "
+                    f"{settings.base_url or 'of the OpenAI API'} is wrong: {exc}",
+                    settings,
+                )
             ) from None
         except openai.APITimeoutError as exc:
             # Timed out again and again: this prompt may be too long to answer in time.
-            reply, errors = None, dict.fromkeys(pending, f"{type(exc).__name__}: {exc}")
+            error = _secret_free(f"{type(exc).__name__}: {exc}", settings)
+            reply, errors = None, dict.fromkeys(pending, error)
             break
         except openai.APIConnectionError as exc:
             # Unreachable after the client's retries: no other request will fare better.
             raise JudgeError(
-                f"cannot reach {settings.base_url or 'the OpenAI API'}: {exc}"
+                _secret_free(
+                    f"cannot reach {settings.base_url or 'the OpenAI API'}: {exc}", settings
+                )
             ) from None
         except openai.APIError as exc:
             # Already retried by the client with backoff (429, 5xx), or
-            # refused for this request alone (400, 422).
-            reply, errors = None, dict.fromkeys(pending, f"{type(exc).__name__}: {exc}")
+            # refused for this request alone (400, 422). Whatever the status,
+            # the endpoint's reply may quote the key: cut before it is stored.
+            error = _secret_free(f"{type(exc).__name__}: {exc}", settings)
+            reply, errors = None, dict.fromkeys(pending, error)
             break
         usage = getattr(response, "usage", None)
         report.prompt_tokens += getattr(usage, "prompt_tokens", 0) or 0
         report.completion_tokens += getattr(usage, "completion_tokens", 0) or 0
-        reply = _reply_text(response)
+        reply = _secret_free(_reply_text(response), settings)
         for criterion, number in _scores_in(reply, task, pending).items():
             if isinstance(number, ReplyError):
                 errors[criterion] = str(number)

@@ -82,7 +82,7 @@ def test_a_key_the_server_quotes_is_kept_out_of_the_error(
     with pytest.raises(JudgeError) as caught:
         _run(session, endpoint)
     assert "the server refused the API key" in str(caught.value)
-    assert "Incorrect API key provided: [the API key]" in str(caught.value)
+    assert "Incorrect API key provided: [redacted]" in str(caught.value)
     assert KEY not in str(caught.value)
 
 

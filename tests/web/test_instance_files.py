@@ -54,3 +54,22 @@ def test_existing_files_keep_their_modes(tmp_path, monkeypatch, usual_umask):
     get_engine(app).dispose()
     assert _mode(instance) == 0o750
     assert _mode(instance / "annotator.sqlite") == 0o640
+
+
+def test_the_job_queue_and_the_rate_limit_files_are_private(tmp_path, monkeypatch, usual_umask):
+    from annotator.jobs import get_queue
+
+    instance = tmp_path / "instance"
+    monkeypatch.setenv("ANNOTATOR_INSTANCE_PATH", str(instance))
+    app = create_app({"TESTING": True, "SECRET_KEY": "x", "RATELIMIT_ENABLED": True})
+    try:
+        queue = get_queue(app)
+        queue.storage.enqueue(b"a message")
+        # A failed login counts in the rate limiter's file.
+        app.test_client().post("/login", data={"username": "a@b.c", "password": "wrong"})
+        for name in ("jobs.sqlite", "ratelimit.sqlite"):
+            assert _mode(instance / name) == 0o600, name
+        wal = [p for p in instance.glob("*-wal") if p.name.startswith(("jobs", "ratelimit"))]
+        assert wal and all(_mode(p) == 0o600 for p in wal)
+    finally:
+        get_engine(app).dispose()

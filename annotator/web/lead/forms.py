@@ -70,6 +70,8 @@ class InviteForm(FlaskForm):
 
 # Runs of one judge per score from the web (the command line takes any number).
 MAX_JUDGE_RUNS = 20
+# "Only the first N items": more than any study holds, less than a database integer.
+MAX_JUDGE_ITEMS = 1_000_000
 
 
 class JudgeRunForm(FlaskForm):
@@ -114,7 +116,13 @@ class JudgeRunForm(FlaskForm):
     )
     limit = AsciiIntegerField(
         "Only the first N items",
-        validators=[Optional(), NumberRange(min=1, message="Only the first N items: at least 1.")],
+        validators=[
+            Optional(),
+            # Bounded: a number past the database's integers (10**30) failed the job.
+            NumberRange(
+                1, MAX_JUDGE_ITEMS, f"Only the first N items: from 1 to {MAX_JUDGE_ITEMS:,}."
+            ),
+        ],
     )
 
     def problems(self) -> list[str]:

@@ -8,7 +8,8 @@ partial the page includes) with it.
 
 Who may do what: every member of the study (analysts too) may build the report
 and the exports, since both only read; cancelling or rerunning a job is for the
-study's owners and for the lead who started it.
+study's owners and for the lead who started it, as long as their current role
+would let them start it (a judge run: owners only).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from flask_login import current_user
 
 from ...db import get_session
 from ...jobs import (
+    TooManyJobs,
     cancel_job,
     find_current_job,
     find_job,
@@ -62,7 +64,12 @@ def _report_params(the_study: Study) -> dict | None:
 def start_job_response(the_study: Study, kind: str, params: dict) -> Response:
     """Join or start the job and send the lead to its page (the caller checked access)."""
     session = get_session()
-    job, _ = request_job(session, the_study, kind, params, created_by=current_user.id)
+    try:
+        job, _ = request_job(session, the_study, kind, params, created_by=current_user.id)
+    except TooManyJobs as exc:
+        session.rollback()
+        flash(str(exc), "error")
+        return redirect(url_for("lead.study", slug=the_study.slug), code=303)
     session.commit()
     return redirect(url_for("lead.job_page", slug=the_study.slug, job_id=job.id))
 
@@ -171,8 +178,17 @@ def _job_or_404(slug: str, job_id: int):
     return the_study, job
 
 
+# Kinds only a study's owners may start (a judge run spends the endpoint's money
+# and writes scores): cancelling or running one again is theirs alone too.
+OWNER_KINDS = ("judge",)
+
+
 def _may_change(job) -> bool:
-    return g.study_role == StudyRole.OWNER or job.created_by == current_user.id
+    # The role held now, not when the job was started: an owner made analyst
+    # keeps no right to run a paid judge again.
+    if g.study_role == StudyRole.OWNER:
+        return True
+    return job.created_by == current_user.id and job.kind not in OWNER_KINDS
 
 
 @bp.route("/studies/<slug>/jobs/<id:job_id>")
@@ -222,7 +238,13 @@ def job_rerun(slug: str, job_id: int):
     if not _may_change(job):
         abort(403)
     session = get_session()
-    if rerun_job(session, job):
+    try:
+        rerun = rerun_job(session, job, by=current_user.id)
+    except TooManyJobs as exc:
+        session.rollback()
+        flash(str(exc), "error")
+        return redirect(url_for("lead.job_page", slug=slug, job_id=job_id))
+    if rerun:
         session.commit()
     else:
         flash(f"Only a failed or cancelled job runs again; this one is {job.status}.", "info")

@@ -12,6 +12,7 @@ from flask import current_app, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from ...db import get_session
+from ...jobs import TooManyJobs
 from ...judge.endpoints import judge_endpoints
 from ...judge.job import KIND, JudgeRunParams, request_judge_run, run_failures
 from ...models import Study
@@ -76,7 +77,11 @@ def judge_start(slug: str):
     )
     if not params.model:
         return _page(the_study, form, endpoints, ["Model: the model name is empty."], 422)
-    job, _ = request_judge_run(session, the_study, params, created_by=current_user.id)
+    try:
+        job, _ = request_judge_run(session, the_study, params, created_by=current_user.id)
+    except TooManyJobs as exc:
+        session.rollback()
+        return _page(the_study, form, endpoints, [str(exc)], 429)
     session.commit()
     return redirect(url_for("lead.job_page", slug=slug, job_id=job.id), code=303)
 

@@ -64,6 +64,8 @@ __all__ = [
 
 # The flask session key of the platform study and session of the last entry.
 ENTRY_KEY = "crowd_entry"
+# The flask session key of the study whose participation ended in this browser.
+ENDED_KEY = "crowd_ended"
 # The cookie that binds a browser to the crowd raters let in from it.
 BROWSER_COOKIE = "annotator_browser"
 _BROWSER_SALT = "annotator.crowd-browser"
@@ -154,7 +156,28 @@ def _sample(study: Study):
 
 
 def _ended(study: Study, why: str):
+    # The end page opens only for whom this request ended (see crowd_end).
+    cookie[ENDED_KEY] = {"study": study.id, "why": why}
     return redirect(url_for("rate.crowd_end", slug=study.slug, why=why))
+
+
+def _ended_here(study: Study) -> str | None:
+    """Why this browser's participation in ``study`` ended, or None if it did not.
+
+    Marked in the signed session by the request that ended it (a decline, a
+    screen-out, a return after either), or told by the logged-in rater's own
+    record.
+    """
+    mark = cookie.get(ENDED_KEY)
+    if isinstance(mark, dict) and mark.get("study") == study.id:
+        return "screened-out" if mark.get("why") == "screened-out" else "declined"
+    user = current_user
+    if user.is_authenticated and getattr(user, "study_id", None) == study.id:
+        if user.screened_out_at is not None:
+            return "screened-out"
+        if user.declined_at is not None:
+            return "declined"
+    return None
 
 
 def _serializer() -> URLSafeSerializer:
@@ -304,20 +327,27 @@ def crowd_entry(slug: str):
 def crowd_end(slug: str):
     """The end for a participant who declined or was screened out, with the screen-out code."""
     study = get_study(get_session(), slug)
-    if study is None:
+    # Only for a participant whose participation just ended: to anyone else the
+    # page would tell that the study exists, its name and its screen-out code
+    # (which a crowd platform pays on). Unknown and not-yours look alike: 404.
+    why = _ended_here(study) if study is not None else None
+    if why is None:
         abort(404)
     # Screening out also ends raters of studies without a [crowd] table.
     spec = crowd.study_crowd(study)
     code = crowd.screen_out_code(spec)
-    return render_template(
-        "rate/crowd_end.html",
-        study=study,
-        why="screened-out" if request.args.get("why") == "screened-out" else "declined",
-        code=code,
-        link=crowd.completion_link(spec, code),
-        platform=crowd.PLATFORM_NAMES[spec.platform] if spec else "",
-        mturk=spec is not None and spec.platform == "mturk",
+    response = make_response(
+        render_template(
+            "rate/crowd_end.html",
+            study=study,
+            why=why,
+            code=code,
+            link=crowd.completion_link(spec, code),
+            platform=crowd.PLATFORM_NAMES[spec.platform] if spec else "",
+            mturk=spec is not None and spec.platform == "mturk",
+        )
     )
+    return _no_store(response)
 
 
 # ------------------------------------------------------- after each block

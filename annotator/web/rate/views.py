@@ -61,6 +61,7 @@ from .current import is_htmx
 from .forms import PasswordForm
 from .item_view import go as _go
 from .item_view import item_response as _item_response
+from .post_checks import score_refusal
 
 # ------------------------------------------------------------------ helpers
 
@@ -290,6 +291,10 @@ def item(block_id: int, position: int):
             return redirect(url_for("rate.item", block_id=block_id, position=page))
         session.commit()
         return _item_response(state, page)
+    refusal = score_refusal(session, _study(), _rater(), state, position)
+    if refusal is not None:
+        flash(refusal, "error")
+        return _go(url_for("rate.item", block_id=block_id, position=position))
     raw = request.form.get("score", "")
     # A rubric study's item: every criterion's score in one transaction.
     criteria = item_criteria(session, _study().id, item_id=block.item_order[position - 1]["item"])

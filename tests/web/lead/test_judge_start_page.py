@@ -223,7 +223,9 @@ def test_an_endpoint_not_in_the_configuration_is_refused(judge_page, posted):
         ("temperature", "nan", "Temperature: write a number such as 0.7 with the digits 0-9."),
         ("temperature", "2.5", "Temperature: from 0 to 2."),
         ("temperature", "", "Temperature: give a temperature from 0 to 2."),
-        ("limit", "0", "Only the first N items: at least 1."),
+        ("limit", "0", "Only the first N items: from 1 to 1,000,000."),
+        # 10**30 was taken, and the job failed with a traceback (issue 36).
+        ("limit", "1" + "0" * 30, "Only the first N items: from 1 to 1,000,000."),
     ],
 )
 def test_each_field_is_checked_with_a_message_naming_it(judge_page, field, value, message):
@@ -250,7 +252,7 @@ def test_the_key_never_appears_in_a_page_or_a_job_row(judge_page):
     with Session(get_engine(page.app)) as session:
         jobs = session.exec(select(Job)).all()
         assert [job.status for job in jobs] == ["done", "failed"]
-        assert "Incorrect API key provided: [the API key]" in jobs[1].error
+        assert "Incorrect API key provided: [redacted]" in jobs[1].error
         assert KEY not in repr([job.model_dump() for job in jobs])
     pages = [
         done_url,
@@ -264,7 +266,7 @@ def test_the_key_never_appears_in_a_page_or_a_job_row(judge_page):
         assert response.status_code == 200, url
         assert KEY not in response.get_data(as_text=True), url
     text = html.unescape(page.client.get(failed_url).get_data(as_text=True))
-    assert "the server refused the API key" in text and "[the API key]" in text
+    assert "the server refused the API key" in text and "[redacted]" in text
 
 
 def test_the_form_offers_the_configured_endpoints_by_name_only(judge_page):

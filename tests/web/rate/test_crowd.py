@@ -145,6 +145,31 @@ def test_declining_records_the_refusal_and_sends_the_screen_out_code(app, client
     assert again.status_code == 302 and "/s/crowd/end" in again.headers["Location"]
 
 
+@pytest.mark.parametrize("query", ["", "?why=screened-out", "?why=declined"])
+def test_the_end_page_tells_nothing_to_whom_it_did_not_end(app, client, prolific, query):
+    unknown = app.test_client().get(f"/s/no-such-study/end{query}")
+    assert unknown.status_code == 404
+    # Anyone: as for a study that does not exist (issue 36: the name and the
+    # screen-out code were shown to anonymous visitors).
+    anonymous = app.test_client().get(f"/s/crowd/end{query}")
+    assert anonymous.status_code == 404 and "SCREENED" not in anonymous.text
+    token = re.compile(r'name="csrf-token" content="[^"]*"')
+    assert token.sub("", anonymous.text) == token.sub("", unknown.text)
+    # A participant still taking part.
+    enter_and_consent(client)
+    taking_part = client.get(f"/s/crowd/end{query}")
+    assert taking_part.status_code == 404 and "SCREENED" not in taking_part.text
+    # The one who declined does see it, in the browser they declined in.
+    other = app.test_client()
+    url = entry(OTHER_PID)
+    declined = other.post(url, data={"decision": "decline", **CONFIRMED})
+    end = other.get(declined.headers["Location"])
+    assert end.status_code == 200 and "SCREENED" in end.text and "You declined" in end.text
+    assert end.headers["Cache-Control"] == "no-store"
+    # Their end page is theirs: another browser gets the 404.
+    assert app.test_client().get(declined.headers["Location"]).status_code == 404
+
+
 def _join_and_finish_block_1(app, client) -> int:
     enter_and_consent(client)
     client.post("/rate/demographics", data=ANSWERS)

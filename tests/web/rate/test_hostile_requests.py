@@ -220,3 +220,117 @@ def test_hostile_requests_get_no_5xx_and_store_nothing(app, client, study):
     assert _row_counts(app) == before
     # The probes reach the views, not only the router: 200s, 302s and 4xx of several kinds.
     assert {200, 302, 404}.issubset(statuses) and len(statuses) >= 5, statuses
+
+
+# The routes added since the first review (issue 36), probed each as every role with
+# every method, on a crossed, a rubric and an overlap study, with a real job and a
+# judge endpoint configured (an address nothing answers: no probe may reach it).
+NEW_ROUTES = {
+    "lead.job_page",
+    "lead.job_file",
+    "lead.job_cancel",
+    "lead.job_rerun",
+    "lead.judge_start",
+    "lead.judge_failures_page",
+    "lead.export_start",
+    "lead.report_start",
+    "lead.study_versions",
+    "lead.study_version_file",
+    "rate.pass_over_item",
+    "rate.crowd_end",
+    "rate.item",
+    "rate.start",
+}
+NEW_FIELDS = ["endpoint", "model", "scales", "limit", "criterion", "score:fluency"]
+NEW_FIELDS += ["score:coherence", "score:relevance", "stop", "confirmed"]
+PER_ROUTE = 6
+
+
+def test_hostile_requests_on_the_new_routes(make_app, tmp_path):
+    from annotator.jobs import Job, JobResult, JobStatus
+    from annotator.study.studies import get_study
+    from tests.collect import overlap_sim as sim
+    from tests.data.studies import CRITERIA_TOML, study_toml
+
+    endpoints = {"local": {"base_url": "http://127.0.0.1:9/v1"}}
+    app = make_app(JUDGE_ENDPOINTS=endpoints, EXPORT_JOB_MIN_RATINGS=0)
+    runner = app.test_cli_runner()
+    slugs = {"rt": study_toml(), "rb": study_toml(slug="rb", extra=CRITERIA_TOML)}
+    slugs["ov"] = sim.overlap_toml(k=2, per_rater=4, slug="ov")
+    with session_scope(app) as session:
+        create_lead(session, LEAD_EMAIL, LEAD_PASSWORD)
+    for slug, toml in slugs.items():
+        path = tmp_path / f"{slug}.toml"
+        path.write_text(toml)
+        result = runner.invoke(args=["study", "create", str(path)], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+    items = tmp_path / "items.csv"
+    items.write_text(
+        "item_id,benchmark,sentence1,sentence2,question,answer\n"
+        + "".join(f"i{i},sts-b,a {i},b {i},,\n" for i in range(6))
+        + "".join(f"q{i},truthfulqa,,,q {i}?,a {i}\n" for i in range(6))
+    )
+    for slug in slugs:
+        result = runner.invoke(args=["items", "import", slug, str(items)])
+        assert result.exit_code == 0, result.output
+    lead = app.test_client()
+    assert (
+        lead.post("/login", data={"username": LEAD_EMAIL, "password": LEAD_PASSWORD}).status_code
+        == 302
+    )
+    raters, real = {}, {"slug": list(slugs), "block_id": [], "position": ["1", "2"], "job_id": []}
+    for slug in slugs:
+        client = app.test_client()
+        rater = join(app, client, slug)
+        block = blocks_of(app, rater)[0]
+        assert start(client, block.id).status_code == 302
+        raters[slug] = client
+        real["block_id"].append(str(block.id))
+    with session_scope(app) as session:
+        study = get_study(session, "rt")
+        job = Job(
+            study_id=study.id,
+            kind="report",
+            params_key="0" * 64,
+            data_version="0" * 64,
+            status=JobStatus.DONE,
+            result_filename="r.html",
+            result_mimetype="text/html",
+        )
+        session.add(job)
+        session.flush()
+        session.add(JobResult(job_id=job.id, data=b"<html></html>"))
+        real["job_id"].append(str(job.id))
+    clients = {"lead": lead, "anonymous": app.test_client(), **raters}
+    rules = [
+        (rule.rule, rule.endpoint, sorted(rule.methods - {"HEAD", "OPTIONS"}))
+        for rule in app.url_map.iter_rules()
+        if rule.endpoint in NEW_ROUTES
+    ]
+    assert {endpoint for _, endpoint, _ in rules} == NEW_ROUTES
+    before = _row_counts(app)
+    rng = random.Random(SEED)
+    failures, probed, statuses = [], Counter(), Counter()
+    for path, endpoint, methods in rules:
+        for method in methods:
+            for role, client in clients.items():
+                for _ in range(PER_ROUTE):
+                    url = _fill(path, rng, real)
+                    data = None
+                    if method == "POST":
+                        fields = FIELDS + NEW_FIELDS
+                        data = MultiDict(
+                            (rng.choice(fields), rng.choice(HOSTILE_TEXT))
+                            for _ in range(rng.randint(0, 5))
+                        )
+                    response = client.open(url, method=method, data=data)
+                    probed[endpoint] += 1
+                    statuses[response.status_code] += 1
+                    if response.status_code >= 500:
+                        failures.append((role, method, url, data, response.status_code))
+                    response.close()
+    assert failures == [], failures[:5]
+    assert set(probed) == NEW_ROUTES
+    assert _row_counts(app) == before
+    # The probes reach the views: pages, redirects and refusals of several kinds.
+    assert {200, 302, 404}.issubset(statuses) and len(statuses) >= 5, statuses

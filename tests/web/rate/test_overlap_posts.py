@@ -46,3 +46,34 @@ def test_an_overlap_post_runs_the_statements_of_a_crossed_post(app, tmp_path, an
     assert no_shares == 0 and shares == 4
     assert [s.split()[0] for s in overlap] == [s.split()[0] for s in crossed]
     assert len(overlap) == len(crossed)
+
+
+def test_a_rater_excluded_for_going_quiet_stores_nothing_more(app, tmp_path, clock):
+    # Issue 35's overlap detail, a right checked at the post (issue 36, finding 3).
+    from annotator.collect.dealing import overlap_spec, release_departed
+    from annotator.models import RaterStatus, Rating, Study, User
+
+    folder = tmp_path / "ov"
+    folder.mkdir()
+    toml = sim.overlap_toml(k=2, per_rater=4, slug="ov", extra="abandon_after_days = 1\n")
+    with app.app_context(), Session(get_engine(app)) as session:
+        sim.make_overlap_study(session, folder, toml, 12)
+    client = app.test_client()
+    rater = join(app, client, "ov")
+    block = blocks_of(app, rater)[0]
+    start(client, block.id)
+    client.get(item_url(block.id, 1))
+    assert client.post(item_url(block.id, 1), data={"score": "3"}).status_code == 302
+    # Two quiet days: the next dealing excludes them and gives their items back.
+    clock.advance(days=2)
+    with app.app_context(), Session(get_engine(app)) as session:
+        study = session.exec(select(Study).where(Study.slug == "ov")).one()
+        assert release_departed(session, study, overlap_spec(study)) == 4
+        session.commit()
+        assert session.get(User, rater).status == RaterStatus.EXCLUDED
+    client.get(item_url(block.id, 2))
+    response = client.post(item_url(block.id, 2), data={"score": "3"}, follow_redirects=True)
+    assert "Your places in this study went to other raters" in response.text
+    with Session(get_engine(app)) as session:
+        positions = session.exec(select(Rating.position).where(Rating.rater_id == rater)).all()
+    assert positions == [1]

@@ -163,3 +163,25 @@ def test_passing_over_needs_the_csrf_token(app, client, rater, study):
     response = client.post(_pass_over_url(block.id, first), data={"csrf_token": token})
     assert response.status_code == 302
     assert "passed_over" in blocks_of(app, rater)[0].item_order[first - 1]
+
+
+def test_a_score_for_an_item_that_cannot_be_shown_is_refused(app, client, rater, study):
+    # The ordinary score post, not the pass-over: stored, revisable and exported
+    # before (issue 36, finding 3).
+    _break(app, "sts-b")
+    block = blocks_of(app, rater)[0]
+    start(client, block.id)
+    places = _benchmark_of_places(app, block.id)
+    first = _first_place_of(places, "sts-b")
+    for position in range(1, first):
+        client.post(item_url(block.id, position), data={"score": "2"})
+    before = blocks_of(app, rater)[0].item_order
+    response = client.post(item_url(block.id, first), data={"score": "2"}, follow_redirects=True)
+    assert "This item cannot be shown, so it cannot be rated; nothing was stored" in response.text
+    assert first not in {r.position for r in ratings_of(app, rater)}
+    assert blocks_of(app, rater)[0].item_order == before
+    # So is any later place of the broken benchmark, reached or not.
+    later = [p for p, name in enumerate(places, start=1) if name == "sts-b" and p > first]
+    for position in later:
+        client.post(item_url(block.id, position), data={"score": "2"})
+    assert not set(later) & {r.position for r in ratings_of(app, rater)}
