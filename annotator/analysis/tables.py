@@ -274,7 +274,11 @@ def tables_of(
         figure2=rows_frame(figure_rows, FIGURE2_COLUMNS),
         distributions=distribution_rows(frames, temperature, settings),
         settings=used,
-        rater_quality=rater_quality_table(frames).frame,
+        # One criterion's frames here: a rubric report names the criterion of each
+        # row itself (criteria_analysis.combined_tables).
+        rater_quality=rater_quality_table(frames, by_criterion=False).frame.drop(
+            columns="criterion"
+        ),
         retest=_retest_rows(scales),
     )
     for line in agreement_notes:
