@@ -26,7 +26,8 @@ def build_report_job(ctx: JobContext) -> JobOutput:
 
 def build_export_job(ctx: JobContext) -> JobOutput:
     """An export of the study page's form (``format``, ``scale``, ``benchmark``,
-    ``complete``, ``temperature``, ``runs``, ``where``), as ``annotator export`` makes it."""
+    ``complete``, ``temperature``, ``runs``, ``where``, ``criterion``), as ``annotator
+    export`` makes it."""
     from ..data.exporters import render_export
     from ..data.selection import parse_where
 
@@ -42,6 +43,7 @@ def build_export_job(ctx: JobContext) -> JobOutput:
         temperature=params.get("temperature"),
         runs=params.get("runs") or "mean",
         where=parse_where(params.get("where") or ""),
+        criterion=params.get("criterion") or None,
     )
     ctx.progress(1, 1, "Done")
     return JobOutput(rendered.text.encode("utf-8"), rendered.filename, rendered.mimetype)
