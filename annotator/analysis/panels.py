@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from ..data.frames import StudyFrames
+from ..data.temperatures import JudgeTemperatures
 from ..metrics import (
     human_llm_agreement,
     icc,
@@ -182,17 +183,29 @@ def benchmark_row(benchmark: str, scale: str, p: Panel) -> dict:
     return {key: row[key] for key in BENCHMARKS_COLUMNS}
 
 
-def models_rows(scale: str, temperature: float | None, p: Panel) -> list[dict]:
+def _temperature_of(temperature: JudgeTemperatures | float | None, model: str, scale: str) -> float:
+    """The temperature of ``model``'s scores in the tables (NaN: not recorded)."""
+    if isinstance(temperature, JudgeTemperatures):
+        temperature = temperature.of(model.split("#", 1)[0], scale)
+    return NAN if temperature is None else float(temperature)
+
+
+def models_rows(scale: str, temperature: JudgeTemperatures | float | None, p: Panel) -> list[dict]:
     if p.per_model is None:
         return [
-            {"scale": scale, "model": model, "temperature": temperature, "n_items": 0}
+            {
+                "scale": scale,
+                "model": model,
+                "temperature": _temperature_of(temperature, model, scale),
+                "n_items": 0,
+            }
             for model in p.llm_all.columns
         ]
     return [
         {
             "scale": scale,
             "model": row.model,
-            "temperature": temperature,
+            "temperature": _temperature_of(temperature, row.model, scale),
             "icc_human_llm": row.icc_a1,
             "nmae": row.nmae,
             "n_items": row.n_items,

@@ -225,7 +225,9 @@ def rater_quality_table(
                 [t.frame.assign(criterion=name) for name, t in per.items()], ignore_index=True
             )[QUALITY_COLUMNS],
             study_median_seconds={
-                f"{name}: {s}": v for name, t in per.items() for s, v in t.study_median_seconds.items()
+                f"{name}: {s}": v
+                for name, t in per.items()
+                for s, v in t.study_median_seconds.items()
             },
             straight_share=float(straight_share),
             speed_fraction=float(speed_fraction),

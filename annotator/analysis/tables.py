@@ -253,7 +253,7 @@ def tables_of(
     used = settings.to_dict()
     used.update(
         {
-            "temperature": temperature,
+            "temperature": temperature.label(),
             "temperature_note": how,
             "where": describe_where(settings.where_mapping),
         }

@@ -121,7 +121,10 @@ def agreement_command(
     if as_json:
         payload = {
             "study": study,
-            "temperature": chosen,
+            # One number when every judge is at one temperature; per judge and scale
+            # always (None: not recorded).
+            "temperature": chosen.single,
+            "temperatures": chosen.to_dict(),
             "temperature_note": how,
             **{name: _records(t) for name, t in tables.items()},
             "notes": list(notes),

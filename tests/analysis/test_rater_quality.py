@@ -133,9 +133,17 @@ def test_a_rubric_study_gets_one_table_per_criterion(session, make_study, runner
     "Index contains duplicate entries, cannot reshape". Each criterion's rows match
     pingouin on that criterion's own matrix."""
     study = make_study(
-        slug="rubricq", n_items=20, n_raters=4, scales=(("1-5", 1.0, 5.0, 1.0),),
-        benchmarks=("summeval",), criteria=("coherence", "fluency"), extra_temperatures=(),
-        runs=1, repeats=0, attention_items=0, seed=3,
+        slug="rubricq",
+        n_items=20,
+        n_raters=4,
+        scales=(("1-5", 1.0, 5.0, 1.0),),
+        benchmarks=("summeval",),
+        criteria=("coherence", "fluency"),
+        extra_temperatures=(),
+        runs=1,
+        repeats=0,
+        attention_items=0,
+        seed=3,
     )
     frames = study_frames(session, study)
     table = rater_quality_table(frames)
