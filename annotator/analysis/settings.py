@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from ..data.temperatures import judge_temperature_pairs
 from ..metrics._names import RUNS
 from ..study.assignment_spec import anchor_item_ids
 from ..study.studyfile import AssignmentSpec, assignment_settings, validation_settings
@@ -66,7 +67,7 @@ class AnalysisSettings:
     scoring: str = "neg_rmse"
     q: float = 0.05
     temperature: float | None = None
-    judge_temperatures: tuple[tuple[str, float], ...] = ()
+    judge_temperatures: tuple[tuple[str, float | None], ...] = ()
     group_by: str | None = "gender"
     epsilons: tuple[float, ...] = EPSILONS
     n_resamples: int = 2000
@@ -85,10 +86,8 @@ class AnalysisSettings:
             object.__setattr__(self, "anchor_items", tuple(self.anchor_items))
         # Tuples, so that settings stay hashable (they key the dashboard cache).
         object.__setattr__(self, "epsilons", tuple(float(e) for e in self.epsilons))
-        chosen = self.judge_temperatures
-        chosen = chosen.items() if isinstance(chosen, Mapping) else chosen
         object.__setattr__(
-            self, "judge_temperatures", tuple(sorted((str(j), float(t)) for j, t in chosen))
+            self, "judge_temperatures", judge_temperature_pairs(self.judge_temperatures)
         )
         where = self.where.items() if isinstance(self.where, Mapping) else self.where
         object.__setattr__(

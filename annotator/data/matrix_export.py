@@ -150,6 +150,7 @@ def matrix_export(
     runs: str = "mean",
     where: Where | None = None,
     criterion: str | None = None,
+    judge_temperatures: tuple[tuple[str, float], ...] | None = None,
 ) -> MatrixExport:
     """Items x raters of one scale, then one column per model (its runs combined).
 
@@ -159,9 +160,9 @@ def matrix_export(
     The LLM columns hold the scores of each model's newest prompt version
     (:mod:`annotator.data.prompt_versions`) at its temperature by the rule the
     dashboard and the report use (:func:`annotator.data.temperatures.judge_temperatures`):
-    ``temperature`` (by default the study's ``[validation] temperature``) for a
-    judge with scores at it, the one chosen for the judge in
-    ``[validation.temperatures]``, else the judge's own main temperature. A
+    the one chosen for the judge (``judge_temperatures``, by default the study's
+    ``[validation.temperatures]``), else ``temperature`` (by default the study's
+    ``[validation] temperature``), else the judge's own main temperature. A
     model's runs at different temperatures are never averaged together.
 
     ``runs`` combines a model's runs (:func:`annotator.metrics.runs.aggregate_runs`:
@@ -178,7 +179,7 @@ def matrix_export(
         session,
         study,
         requested=settings.temperature if temperature is None else temperature,
-        per_judge=settings.judge_temperatures,
+        per_judge=settings.judge_temperatures if judge_temperatures is None else judge_temperatures,
     )
     scope = export_scope(session, study, scale=scale, benchmark=benchmark, one_scale=True)
     the_scale = scope.scale
@@ -350,6 +351,7 @@ def alttest_export(
     runs: str = "mean",
     where: Where | None = None,
     criterion: str | None = None,
+    judge_temperatures: tuple[tuple[str, float], ...] | None = None,
 ) -> dict:
     """``{"humans": {rater: {item: score}}, "llm": {model: {item: score}}}``.
 
@@ -365,5 +367,6 @@ def alttest_export(
         runs=runs,
         where=where,
         criterion=criterion,
+        judge_temperatures=judge_temperatures,
     )
     return alttest_data(matrix)

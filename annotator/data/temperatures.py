@@ -34,6 +34,8 @@ __all__ = [
 
 #: How a score stored without a temperature (an import without one) is named.
 NOT_RECORDED = "not recorded"
+# What a lead may write for it when choosing a judge's temperature.
+NONE_WORDS = ("none", NOT_RECORDED)
 
 
 def temperature_label(temperature: float | None) -> str:
@@ -213,21 +215,27 @@ def judge_temperatures(
     return JudgeTemperatures(chosen=tuple(chosen), reasons=tuple(reasons))
 
 
-def parse_judge_temperatures(values: Iterable[str] | str) -> tuple[tuple[str, float], ...]:
+def parse_judge_temperatures(
+    values: Iterable[str] | str,
+) -> tuple[tuple[str, float | None], ...]:
     """``("judge-a=0", "judge-c=1")`` or ``"judge-a=0, judge-c=1"`` as pairs.
 
-    ``ValueError`` naming the clause that is not ``JUDGE=TEMPERATURE`` with a
-    temperature of at least 0.
+    ``JUDGE=none`` (or ``JUDGE=not recorded``) chooses the judge's scores stored
+    without a temperature (None). ``ValueError`` naming the clause that is not
+    ``JUDGE=TEMPERATURE`` with a temperature of at least 0.
     """
     if isinstance(values, str):
         values = [part for part in values.split(",")]
-    out: dict[str, float] = {}
+    out: dict[str, float | None] = {}
     for clause in values:
         clause = clause.strip()
         if not clause:
             continue
         judge, sep, text = clause.rpartition("=")
         judge = judge.strip()
+        if sep and judge and text.strip().lower() in NONE_WORDS:
+            out[judge] = None
+            continue
         try:
             value = float(text)
         except ValueError:
@@ -235,10 +243,24 @@ def parse_judge_temperatures(values: Iterable[str] | str) -> tuple[tuple[str, fl
         if not sep or not judge or not value >= 0:
             raise ValueError(
                 f"judge temperature: {clause!r} is not JUDGE=TEMPERATURE with a temperature "
-                "of at least 0 (e.g. judge-a=0.7)"
+                "of at least 0 or none (e.g. judge-a=0.7, judge-b=none)"
             )
         out[judge] = value
     return tuple(sorted(out.items()))
+
+
+def judge_temperature_pairs(
+    chosen: Mapping[str, Any] | Iterable[tuple[str, Any]],
+) -> tuple[tuple[str, float | None], ...]:
+    """Settings' ``{judge: temperature}`` as sorted pairs; None, NaN or a word of
+    :data:`NONE_WORDS` (the study file's way to say it): not recorded."""
+    pairs = chosen.items() if isinstance(chosen, Mapping) else chosen
+    out = []
+    for judge, value in pairs:
+        if isinstance(value, str) and value.strip().lower() in NONE_WORDS:
+            value = None
+        out.append((str(judge), _float_or_none(value)))
+    return tuple(sorted(out))
 
 
 def study_judge_temperatures(

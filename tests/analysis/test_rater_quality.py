@@ -148,7 +148,7 @@ def test_a_rubric_study_gets_one_table_per_criterion(session, make_study, runner
     frames = study_frames(session, study)
     table = rater_quality_table(frames)
     assert table.has_criteria
-    assert sorted(set(zip(table.frame["criterion"], table.frame["scale"]))) == [
+    assert sorted(set(zip(table.frame["criterion"], table.frame["scale"], strict=True))) == [
         ("coherence", "1-5"),
         ("fluency", "1-5"),
     ]

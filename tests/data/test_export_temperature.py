@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlmodel import select
 
-from annotator.data.exporters import ExportError, alttest_export, matrix_export
+from annotator.data.exporters import alttest_export, matrix_export
 from annotator.metrics.matrix import LLM_PREFIX
 from annotator.models import Item, LLMScore, Scale
 
