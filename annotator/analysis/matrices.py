@@ -27,6 +27,7 @@ __all__ = [
     "HumanBlock",
     "caching_frames",
     "Notes",
+    "analysis_block",
     "human_block",
     "human_ratings",
     "llm_panel",
@@ -197,6 +198,22 @@ def human_block(
         dropped_items=int(wide.shape[0] - matrix.shape[0]),
         dropped_raters=int(wide.shape[1] - matrix.shape[1]),
     )
+
+
+def analysis_block(
+    frames: StudyFrames, scale: str, settings: Any, *, benchmark: str | None = None
+) -> HumanBlock:
+    """The human block of the statistics that need complete data (ICC, the panels of
+    Table 2, correlations, kappas): in an overlap design explicitly its anchor block
+    (``settings.anchor_rows``, the items every rater rates), in a crossed design the
+    largest complete block. ``settings``: an
+    :class:`~annotator.analysis.settings.AnalysisSettings` (None: crossed)."""
+    anchors = None
+    if settings is not None:
+        items = frames.items
+        regular = items.loc[~items["is_attention_check"], "item"]
+        anchors = settings.anchor_rows(frames.study, regular)
+    return human_block(frames, scale, benchmark=benchmark, rows=anchors)
 
 
 def main_temperature(
