@@ -158,14 +158,19 @@ def _seconds(frames: StudyFrames, scale: str, wide: pd.DataFrame) -> pd.DataFram
     return timed.pivot(index="item", columns="rater", values="s").reindex_like(wide)
 
 
-def _retest(frames: StudyFrames, scale: str) -> dict[str, tuple[int, float]]:
+def _retest(frames: StudyFrames, scale: str, notes: list[str]) -> dict[str, tuple[int, float]]:
     pairs, n_repeated = retest_pairs(frames, scale)
     if not n_repeated:
         return {}
     with warnings.catch_warnings():
         # One rater's constant pairs give NaN: shown as "not computable", not a warning.
         warnings.simplefilter("ignore", RuntimeWarning)
-        result = retest_reliability(pairs)
+        try:
+            result = retest_reliability(pairs)
+        except ValueError as exc:
+            # Too few repeats (one rated twice): no retest ICC, the rest of the table.
+            notes.append(f"scale {scale}: no test-retest ICC ({exc})")
+            return {}
     return {row.rater: (row.n_items, row.icc_a1) for row in result.raters}
 
 
@@ -258,7 +263,7 @@ def rater_quality_table(
         checks = r[(r["scale"] == name) & r["is_attention_check"]]
         passed = checks[checks["attention_passed"] == True].groupby("rater").size()  # noqa: E712
         failed = checks[checks["attention_passed"] == False].groupby("rater").size()  # noqa: E712
-        retest = _retest(frames, name)
+        retest = _retest(frames, name, notes)
         for q in result.raters:
             n_retest, retest_icc = retest.get(q.rater, (0, math.nan))
             row = {

@@ -253,7 +253,9 @@ def tables_of(
     used = settings.to_dict()
     used.update(
         {
-            "temperature": temperature.label(),
+            # One number when every judge is at one temperature, as before judges
+            # had their own; else each judge's ("judge-a not recorded, judge-c 1").
+            "temperature": temperature.single if temperature.uniform else temperature.label(),
             "temperature_note": how,
             "where": describe_where(settings.where_mapping),
         }

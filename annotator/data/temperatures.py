@@ -90,6 +90,11 @@ class JudgeTemperatures:
         return out
 
     @property
+    def uniform(self) -> bool:
+        """Every judge is at one temperature on every scale (or there is no judge)."""
+        return len({temperature_label(t) for _, t in self.chosen}) <= 1
+
+    @property
     def single(self) -> float | None:
         """The one temperature every judge is at on every scale (None: several, none
         recorded, or no judge)."""
@@ -130,23 +135,34 @@ class JudgeTemperatures:
         return out
 
 
-def _main_of(temps: np.ndarray) -> tuple[float | None, int]:
-    """The most common temperature of one judge's scores and its count.
-
-    Ties go to the lowest recorded temperature; scores without a temperature win a
-    tie only against none recorded (a deterministic rule, stated in docs/analysis.md).
-    """
+def _rank(temps: np.ndarray) -> dict[float | None, tuple]:
+    """Each temperature's place among all the study's scores: the most common first,
+    then the lowest recorded, scores without one last (the tie-break of
+    :func:`_main_of`)."""
     recorded = temps[~np.isnan(temps)]
-    missing = int(np.isnan(temps).sum())
-    best: float | None = None
-    count = 0
-    if len(recorded):
-        values, counts = np.unique(recorded, return_counts=True)
-        top = int(counts.max())
-        best, count = float(values[np.flatnonzero(counts == top)[0]]), top
-    if missing > count:
-        return None, missing
-    return best, count
+    values, counts = np.unique(recorded, return_counts=True)
+    out: dict[float | None, tuple] = {
+        float(v): (-int(c), 0, float(v)) for v, c in zip(values, counts, strict=True)
+    }
+    out[None] = (-int(np.isnan(temps).sum()), 1, 0.0)
+    return out
+
+
+def _main_of(temps: np.ndarray, rank: dict[float | None, tuple]) -> tuple[float | None, int]:
+    """The most common temperature of one judge's scores on one scale, and its count.
+
+    A tie goes to the temperature most common among all the study's scores (the
+    one a study-wide rule would pick, so a judge also run at a second temperature as
+    often stays at the study's), then to the lowest recorded one; scores without a
+    temperature win a tie only against none recorded.
+    """
+    counts: dict[float | None, int] = {}
+    for t in temps.tolist():
+        key = None if math.isnan(t) else float(t)
+        counts[key] = counts.get(key, 0) + 1
+    top = max(counts.values())
+    best = min((t for t, n in counts.items() if n == top), key=rank.__getitem__)
+    return best, top
 
 
 def _float_or_none(value: Any) -> float | None:
@@ -185,8 +201,8 @@ def judge_temperatures(
     JudgeTemperatures
         Without a choice, a judge is analysed on each scale at its main temperature
         there: the most common among its own scores on that scale (a tie goes to the
-        lowest recorded temperature; scores without one win only when strictly the
-        most common).
+        temperature most common among all the study's scores, then to the lowest
+        recorded one; scores without one win a tie only against none recorded).
     """
     models = np.asarray([str(j) for j in judges], dtype=object)
     on = np.asarray([str(s) for s in scales], dtype=object)
@@ -197,6 +213,7 @@ def judge_temperatures(
             f"{len(on)} and {len(temps)})"
         )
     lead = dict(per_judge.items() if isinstance(per_judge, Mapping) else per_judge)
+    rank = _rank(temps)
     chosen, reasons = [], []
     for judge in sorted(set(models.tolist())):
         for scale in sorted(set(on[models == judge].tolist())):
@@ -208,7 +225,7 @@ def judge_temperatures(
                 part = f"{temperature_label(t)} ({whose}; {found} of {len(mine)} scores"
                 part += ")" if found else ": none, so it is left out)"
             else:
-                t, found = _main_of(mine)
+                t, found = _main_of(mine, rank)
                 part = f"{temperature_label(t)} (its most common: {found} of {len(mine)})"
             chosen.append(((judge, scale), t))
             reasons.append(((judge, scale), part))

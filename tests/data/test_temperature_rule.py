@@ -32,7 +32,7 @@ JUDGES = ["judge-a", "judge-b", "judge-c"]
     [
         # The most common wins.
         ([1.0, 1.0, 0.1], 1.0),
-        # A tie goes to the lowest recorded temperature.
+        # A tie goes to the study's most common, here (one judge) the lowest.
         ([1.0, 1.0, 0.1, 0.1], 0.1),
         # Not recorded wins only when strictly the most common.
         ([NAN, NAN, 1.0], None),
@@ -43,6 +43,13 @@ JUDGES = ["judge-a", "judge-b", "judge-c"]
 def test_a_judge_is_at_its_most_common_temperature(temps, expected):
     chosen = judge_temperatures(["j"] * len(temps), ["s"] * len(temps), temps)
     assert chosen.of("j", "s") == expected
+
+
+def test_a_tie_goes_to_the_study_s_most_common_temperature():
+    # judge a: one score at 0.1, one at 1; judge b: two at 1. The study's most common
+    # is 1, so a stays at 1 (as a single study-wide temperature had it).
+    chosen = judge_temperatures(["a", "a", "b", "b"], ["s"] * 4, [0.1, 1.0, 1.0, 1.0])
+    assert chosen.to_dict() == {"a": {"s": 1.0}, "b": {"s": 1.0}}
 
 
 def test_the_lead_chooses_for_the_study_and_for_single_judges():

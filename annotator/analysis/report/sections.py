@@ -67,12 +67,12 @@ _BOOTSTRAP += ["n_undefined", "seed"]
 TABLE1_AVERAGE = "average"
 
 
-
 def _labelled_temperatures(frame):
     """The ``temperature`` column as a lead reads it ("not recorded" for none)."""
     if "temperature" not in frame.columns:
         return frame
     return frame.assign(temperature=frame["temperature"].map(temperature_label))
+
 
 def table1_frame(tables) -> pd.DataFrame:
     """Table 1 laid out as the paper: a row per benchmark and comparison, a column per model.
