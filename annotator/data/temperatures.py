@@ -212,14 +212,14 @@ def judge_temperatures(
             f"judges, scales, temperatures: give one of each per score (got {len(models)}, "
             f"{len(on)} and {len(temps)})"
         )
-    lead = dict(per_judge.items() if isinstance(per_judge, Mapping) else per_judge)
+    lead = dict(judge_temperature_pairs(per_judge))
     rank = _rank(temps)
     chosen, reasons = [], []
     for judge in sorted(set(models.tolist())):
         for scale in sorted(set(on[models == judge].tolist())):
             mine = temps[(models == judge) & (on == scale)]
             if judge in lead or requested is not None:
-                t = _float_or_none(lead[judge]) if judge in lead else float(requested)
+                t = lead[judge] if judge in lead else float(requested)
                 found = int((np.isnan(mine) if t is None else np.isclose(mine, t)).sum())
                 whose = "chosen for this judge" if judge in lead else "the study's"
                 part = f"{temperature_label(t)} ({whose}; {found} of {len(mine)} scores"

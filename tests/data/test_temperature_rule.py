@@ -199,3 +199,19 @@ def test_a_setting_brings_a_judge_to_another_temperature(session, runner, mixed)
     )
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["temperatures"]["judge-b"] == {"0-5": None}
+
+
+def test_the_dashboard_form_chooses_single_judges(session, lead_client, mixed):
+    mixed.source_toml += "\n[validation]\ntemperature = 1\n"
+    session.add(mixed)
+    session.commit()
+    page = lead_client.get("/lead/studies/mixed").get_data(as_text=True)
+    assert "judge-a" in page and "none, so it is left out" in page
+    chosen = lead_client.get("/lead/studies/mixed?temperatures=judge-a%3Dnone")
+    text = chosen.get_data(as_text=True)
+    assert chosen.status_code == 200
+    assert "judge-a scale 0-5 at not recorded (chosen for this judge; 10 of 10 scores)" in text
+    assert 'name="temperatures" value="judge-a=none"' in text
+    bad = lead_client.get("/lead/studies/mixed?temperatures=judge-a%3Dwarm")
+    assert bad.status_code == 200
+    assert "is not JUDGE=TEMPERATURE" in bad.get_data(as_text=True)

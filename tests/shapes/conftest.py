@@ -9,7 +9,7 @@ what the matrix needs to know of it (its criteria and scales).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pytest
 from sqlalchemy import delete, update
@@ -21,12 +21,13 @@ from tests.conftest import DATA
 
 @dataclass(frozen=True)
 class Shape:
-    """A built study: its slug, criteria ("" for none) and scales."""
+    """A built study: its slug, criteria, scales, and the judges every view must list
+    (empty: not checked, e.g. a judge with too few items for a correlation)."""
 
     slug: str
     criteria: tuple[str, ...] = ()
     scales: tuple[str, ...] = ("0-5",)
-    notes: list[str] = field(default_factory=list)
+    judges: tuple[str, ...] = ()
 
 
 # Small: a shape builds and analyses in about a second.
@@ -49,10 +50,10 @@ CROWD = '[crowd]\nplatform = "prolific"\n[crowd.completion_codes]\n'
 RUBRIC = ("coherence", "fluency")
 
 
-def _synthetic(ctx, slug: str, **changes) -> Shape:
+def _synthetic(ctx, slug: str, *, judges: tuple[str, ...] = (), **changes) -> Shape:
     spec = {**BASE, "slug": slug, **changes}
     ctx.make_study(**spec)
-    return Shape(slug=slug, criteria=tuple(spec.get("criteria", ())))
+    return Shape(slug=slug, criteria=tuple(spec.get("criteria", ())), judges=judges)
 
 
 def _scales(slug: str):
@@ -73,16 +74,16 @@ def _items(ctx, slug: str) -> list[int]:
 
 
 def crossed(ctx) -> Shape:
-    return _synthetic(ctx, "crossed")
+    return _synthetic(ctx, "crossed", judges=BASE["models"])
 
 
 def two_temperatures(ctx) -> Shape:
     # judge-a also at 0.1, as many scores as at 1: its tie goes to 0.1.
-    return _synthetic(ctx, "two-temps", extra_temperatures=(0.1,))
+    return _synthetic(ctx, "two-temps", extra_temperatures=(0.1,), judges=BASE["models"])
 
 
 def no_temperature(ctx) -> Shape:
-    shape = _synthetic(ctx, "no-temp")
+    shape = _synthetic(ctx, "no-temp", judges=BASE["models"])
     ctx.session.execute(update(LLMScore).where(_scores(ctx, shape.slug)).values(temperature=None))
     ctx.session.commit()
     return shape
@@ -91,7 +92,8 @@ def no_temperature(ctx) -> Shape:
 def mixed_temperatures(ctx) -> Shape:
     """The issue's: judge-a and judge-b imported without a temperature (one run each),
     judge-c run from the web at temperature 1 (two runs)."""
-    shape = _synthetic(ctx, "mixed", models=("judge-a", "judge-b", "judge-c"))
+    judges = ("judge-a", "judge-b", "judge-c")
+    shape = _synthetic(ctx, "mixed", models=judges, judges=judges)
     imported = _scores(ctx, shape.slug) & LLMScore.model.in_(["judge-a", "judge-b"])
     ctx.session.execute(update(LLMScore).where(imported).values(temperature=None))
     ctx.session.execute(delete(LLMScore).where(imported, LLMScore.run == "t1-1"))

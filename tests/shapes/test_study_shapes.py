@@ -8,6 +8,7 @@ all (the pages, jobs and commands that broke), not only the first.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -25,8 +26,12 @@ FAILURE_WORDS = ("Traceback", "could not be computed", "Internal Server Error")
 ONE_CRITERION = ("matrix", "alttest")
 
 
+# A temperature named as a lead would not understand it (now "not recorded").
+UNCLEAR_WORDS = (">unknown<", "temperature unknown")
+
+
 def _problems_in(text: str) -> list[str]:
-    return [word for word in FAILURE_WORDS if word in text]
+    return [word for word in FAILURE_WORDS + UNCLEAR_WORDS if word in text]
 
 
 def _check(problems: list[str], what: str, response) -> None:
@@ -109,7 +114,13 @@ def test_every_lead_page_and_job(study_shape, app, lead_client, session):
     study = session.exec(select(Study).where(Study.slug == shape.slug)).one()
     for endpoint, url in _urls(app, _route_values(app, session, study)):
         for query in _variants(shape) if endpoint == "lead.study" else [""]:
-            _check(problems, f"GET {url}{query}", lead_client.get(url + query))
+            response = lead_client.get(url + query)
+            _check(problems, f"GET {url}{query}", response)
+            if endpoint != "lead.export" and 'aria-invalid="true"' in response.get_data(
+                as_text=True
+            ):
+                # Nothing the lead typed was wrong: no field may be marked.
+                problems.append(f"GET {url}{query}: a field is marked invalid")
             if endpoint == "lead.study":
                 htmx = lead_client.get(url + query, headers={"HX-Request": "true"})
                 _check(problems, f"GET {url}{query} (htmx)", htmx)
@@ -186,6 +197,11 @@ def test_every_analysis_command(study_shape, runner, tmp_path):
             ok = result.exit_code == 0
         if not ok or _problems_in(result.output) or _crashed(result):
             problems.append(f"{' '.join(map(str, args))}: exit {result.exit_code}\n{_tail(result)}")
+        elif args[0] == "agreement" and "--json" in args and shape.judges:
+            # Every judge in the agreement tables (the one rule of temperatures).
+            models = {row["model"] for row in json.loads(result.output)["correlations"]}
+            if not set(shape.judges) <= models:
+                problems.append(f"agreement: judges {sorted(models)}, not {list(shape.judges)}")
     for args in _other_commands(shape.slug, tmp_path):
         result = runner.invoke(args=[str(a) for a in args])
         if _crashed(result) or _problems_in(result.output):
