@@ -233,7 +233,9 @@ def main_temperature(
     )
     if not chosen.chosen:
         return chosen, "no LLM scores"
-    return chosen, f"temperature {chosen.label()} ({chosen.describe()})"
+    if chosen.uniform:
+        return chosen, f"temperature {chosen.label()} ({chosen.describe()})"
+    return chosen, f"each judge's own temperature ({chosen.describe()})"
 
 
 @_per_frames

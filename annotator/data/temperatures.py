@@ -119,13 +119,16 @@ class JudgeTemperatures:
     def describe(self, scale: str | None = None) -> str:
         """A sentence for a lead: each judge's temperature (on ``scale``; None: every
         scale) and how it was chosen."""
+        scales = {on for (_, on), _ in self.reasons if scale is None or on == scale}
         parts: dict[str, list[str]] = {}
         for (judge, on), how in self.reasons:
             if scale is None or on == scale:
-                parts.setdefault(judge, []).append(how if scale else f"scale {on} at {how}")
+                # The scale is named only where the study has several.
+                named = how if len(scales) == 1 else f"{how} on scale {on}"
+                parts.setdefault(judge, []).append(named)
         if not parts:
             return "no LLM scores"
-        return "; ".join(f"{judge} {', '.join(hows)}" for judge, hows in parts.items())
+        return "; ".join(f"{judge} at {', '.join(hows)}" for judge, hows in parts.items())
 
     def to_dict(self) -> dict[str, dict[str, float | None]]:
         """``{judge: {scale: temperature}}`` (None: not recorded), JSON-ready."""
@@ -226,7 +229,7 @@ def judge_temperatures(
                 part += ")" if found else ": none, so it is left out)"
             else:
                 t, found = _main_of(mine, rank)
-                part = f"{temperature_label(t)} (its most common: {found} of {len(mine)})"
+                part = f"{temperature_label(t)} (its most common: {found} of {len(mine)} scores)"
             chosen.append(((judge, scale), t))
             reasons.append(((judge, scale), part))
     return JudgeTemperatures(chosen=tuple(chosen), reasons=tuple(reasons))

@@ -210,7 +210,7 @@ def test_the_dashboard_form_chooses_single_judges(session, lead_client, mixed):
     chosen = lead_client.get("/lead/studies/mixed?temperatures=judge-a%3Dnone")
     text = chosen.get_data(as_text=True)
     assert chosen.status_code == 200
-    assert "judge-a scale 0-5 at not recorded (chosen for this judge; 10 of 10 scores)" in text
+    assert "judge-a at not recorded (chosen for this judge; 10 of 10 scores)" in text
     assert 'name="temperatures" value="judge-a=none"' in text
     bad = lead_client.get("/lead/studies/mixed?temperatures=judge-a%3Dwarm")
     assert bad.status_code == 200
