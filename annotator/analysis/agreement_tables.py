@@ -26,7 +26,7 @@ from ..metrics import (
     self_consistency_table,
 )
 from ..metrics.kappa import round_half_up
-from .matrices import Notes, human_block, human_ratings, llm_matrix, rater_dicts
+from .matrices import Notes, analysis_block, human_ratings, llm_matrix, rater_dicts
 from .settings import AnalysisSettings
 
 __all__ = [
@@ -87,16 +87,23 @@ def consistency_rows(frames: StudyFrames, *, confidence: float = 0.95) -> pd.Dat
 
 
 def correlation_rows(
-    frames: StudyFrames, temperature: float | None, notes: Notes, *, confidence: float = 0.95
+    frames: StudyFrames,
+    temperature: float | None,
+    notes: Notes,
+    *,
+    confidence: float = 0.95,
+    settings: AnalysisSettings | None = None,
 ) -> pd.DataFrame:
     """Pearson, Spearman and Kendall tau-b of the human mean with each LLM and the ensemble.
 
-    The human mean is over the complete items x raters block of the scale (as Table 2);
-    the LLM scores are at the main temperature, runs averaged.
+    The human mean is over the human block of the scale as Table 2's
+    (:func:`~annotator.analysis.matrices.analysis_block`: an overlap design's anchor
+    block with ``settings``); the LLM scores are at each judge's temperature, runs
+    averaged.
     """
     rows = []
     for scale in frames.scale_names:
-        humans = human_block(frames, scale).matrix
+        humans = analysis_block(frames, scale, settings).matrix
         llm = llm_matrix(frames, scale, temperature=temperature)
         if humans.shape[0] < 2 or humans.shape[1] == 0 or llm.shape[1] == 0:
             notes.add(f"correlations, scale {scale}: needs human and LLM scores on 2 items")
@@ -125,16 +132,23 @@ def correlation_rows(
     return pd.DataFrame(rows, columns=CORRELATION_COLUMNS)
 
 
-def kappa_rows(frames: StudyFrames, temperature: float | None, notes: Notes) -> pd.DataFrame:
+def kappa_rows(
+    frames: StudyFrames,
+    temperature: float | None,
+    notes: Notes,
+    *,
+    settings: AnalysisSettings | None = None,
+) -> pd.DataFrame:
     """On integer scales: Cohen's quadratic kappa of the rounded human consensus with each
-    LLM (and the ensemble), Fleiss' kappa and percent agreement among the humans."""
+    LLM (and the ensemble), Fleiss' kappa and percent agreement among the humans, on
+    the human block of :func:`~annotator.analysis.matrices.analysis_block`."""
     rows = []
     for scale in frames.scale_names:
         if not integer_scale(frames, scale):
             continue
         low, high = frames.scale_bounds(scale)
         categories = np.arange(low, high + 1.0)
-        humans = human_block(frames, scale).matrix
+        humans = analysis_block(frames, scale, settings).matrix
         base = {"scale": scale, "n_raters": int(humans.shape[1]), "note": ""}
         if humans.shape[0] >= 1 and humans.shape[1] >= 2:
             value = notes.attempt(
@@ -350,9 +364,9 @@ def agreement_tables(
             else consistency
         ),
         "correlations": correlation_rows(
-            frames, temperature, notes, confidence=settings.confidence
+            frames, temperature, notes, confidence=settings.confidence, settings=settings
         ),
-        "kappa": kappa_rows(frames, temperature, notes),
+        "kappa": kappa_rows(frames, temperature, notes, settings=settings),
         "cross_alpha": cross_alpha_rows(frames, temperature, settings, notes),
     }
     if curves:

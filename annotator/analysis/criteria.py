@@ -31,7 +31,7 @@ from ..data.frames import StudyFrames
 from ..metrics import alt_test_domains, alt_test_pair, correlation, fleiss_kappa
 from .agreement_tables import integer_scale
 from .columns import NAN
-from .matrices import Notes, human_block, rater_dicts
+from .matrices import Notes, analysis_block, rater_dicts
 from .panels import scales_row, value_of
 from .settings import AnalysisSettings
 
@@ -205,16 +205,19 @@ def _summary_rows(
             else:
                 row["scale"] = part.scale
             row["alpha_human"] = NAN if part.alpha is None else float(part.alpha)
-            row["fleiss_kappa"] = _fleiss(mine, part.scale, criterion, notes)
+            row["fleiss_kappa"] = _fleiss(mine, part.scale, criterion, notes, analysis.settings)
             rows.append(row)
     return rows
 
 
-def _fleiss(frames: StudyFrames, scale: str, criterion: str, notes: Notes) -> float:
-    """Fleiss' kappa of the complete human block on an integer scale, else NaN."""
+def _fleiss(
+    frames: StudyFrames, scale: str, criterion: str, notes: Notes, settings: AnalysisSettings
+) -> float:
+    """Fleiss' kappa of the human block (an overlap design's anchor block) on an
+    integer scale, else NaN."""
     if not integer_scale(frames, scale):
         return NAN
-    humans = human_block(frames, scale).matrix
+    humans = analysis_block(frames, scale, settings).matrix
     if humans.shape[0] < 1 or humans.shape[1] < 2:
         return NAN
     low, high = frames.scale_bounds(scale)

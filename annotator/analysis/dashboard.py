@@ -232,7 +232,7 @@ def dashboard_of(
         scales=tuple(_scale(part, confidence) for part in analysis.scales),
         n_raters=analysis.n_raters,
         n_items=analysis.n_items,
-        temperature=analysis.temperature,
+        temperature=analysis.temperature.single,
         temperature_text=analysis.temperature_note,
         settings=analysis.settings.to_dict(),
         computed_at=computed_at or datetime.now(UTC),

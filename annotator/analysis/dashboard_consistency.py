@@ -28,7 +28,7 @@ class ConsistencyRow:
     ----------
     model : str
     temperature : str
-        As shown ("0.7", "unknown").
+        As shown ("0.7", "not recorded").
     n_runs, n_items : int
         Runs, and items scored in at least two of them.
     alpha : Shown

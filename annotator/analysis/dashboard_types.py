@@ -87,7 +87,13 @@ def shown(
     low = high = None
     if ci is not None and not any(math.isnan(c) for c in ci):
         low, high = float(ci[0]), float(ci[1])
-        text += f" [{number_text(low, digits)}, {number_text(high, digits)}]"
+        if math.isfinite(low) and math.isfinite(high) and low <= high:
+            text += f" [{number_text(low, digits)}, {number_text(high, digits)}]"
+        else:
+            # An ICC(A,k) of raters who disagree more than chance: its F-based bounds
+            # come out infinite or swapped, no interval a reader can use.
+            low = high = None
+            text += " (no usable interval: the raters disagree more than chance)"
     return Shown(value=value, text=text, low=low, high=high, confidence=confidence)
 
 

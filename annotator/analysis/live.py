@@ -16,7 +16,9 @@ study's data changes (the report itself is a job now).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import logging
 import pickle
 import threading
 from collections import OrderedDict
@@ -41,6 +43,7 @@ from ..jobs import (
     request_job,
 )
 from ..models import Study
+from . import dashboard_types
 from .dashboard import study_dashboard
 from .dashboard_types import Dashboard
 from .settings import AnalysisSettings, study_settings
@@ -55,6 +58,31 @@ __all__ = [
 ]
 
 KIND = "dashboard"
+
+log = logging.getLogger(__name__)
+
+# Raise when a stored dashboard must not be read by this code although its
+# classes' fields are unchanged (a field whose meaning changed).
+_FORMAT_REVISION = 1
+
+
+def _dashboard_format() -> str:
+    """The format of a stored dashboard: the revision and every dashboard class's fields.
+
+    A release that renames, adds or drops a field of a class in
+    :mod:`~annotator.analysis.dashboard_types` changes it by itself, so a result
+    pickled before is recomputed instead of failing on the missing attribute.
+    """
+    shape = [
+        (name, [f.name for f in dataclasses.fields(cls)])
+        for name, cls in sorted(vars(dashboard_types).items())
+        if isinstance(cls, type) and dataclasses.is_dataclass(cls)
+    ]
+    return hashlib.sha256(repr((_FORMAT_REVISION, shape)).encode("utf-8")).hexdigest()[:16]
+
+
+#: The format written with every stored dashboard (see :func:`_dashboard_format`).
+DASHBOARD_FORMAT = _dashboard_format()
 
 # The raters page's quality tables (small): a few per process.
 _REPORTS: OrderedDict[tuple, tuple[tuple, Any]] = OrderedDict()
@@ -117,7 +145,26 @@ def _compute(session: Session, study: Study, params: dict) -> tuple[tuple, bytes
     )
     # Pickled: the result is the app's own object, written and read only by the app
     # through its database (never anything a user uploads).
-    return version, pickle.dumps((_ratings(version), dashboard), pickle.HIGHEST_PROTOCOL)
+    stored = (DASHBOARD_FORMAT, _ratings(version), dashboard)
+    return version, pickle.dumps(stored, pickle.HIGHEST_PROTOCOL)
+
+
+def _unpickle(data: bytes) -> tuple[int, Dashboard] | None:
+    """``(ratings, dashboard)`` of a stored result; None for one of another format, or
+    one that no longer loads (a class moved or renamed by an upgrade): recomputed."""
+    try:
+        stored = pickle.loads(data)
+    # Any failure of an old pickle (AttributeError, ModuleNotFoundError, TypeError,
+    # UnpicklingError, EOFError...) means the same: this code cannot read it.
+    except Exception as exc:  # noqa: BLE001
+        log.info("a stored dashboard does not load (%s); it is recomputed", exc)
+        return None
+    if not (isinstance(stored, tuple) and len(stored) == 3 and stored[0] == DASHBOARD_FORMAT):
+        return None
+    _, ratings, dashboard = stored
+    if not isinstance(dashboard, Dashboard):
+        return None
+    return ratings, dashboard
 
 
 def build_dashboard_job(ctx: JobContext) -> JobOutput:
@@ -146,8 +193,10 @@ def _last(session: Session, study: Study, key: str) -> tuple[Job, int, Dashboard
     if row is None:
         return None
     job, result = row
-    ratings, dashboard = pickle.loads(result.data)
-    return job, ratings, dashboard
+    loaded = _unpickle(result.data)
+    if loaded is None:
+        return None
+    return job, *loaded
 
 
 def _compute_and_keep(session: Session, study: Study, params: dict) -> Dashboard:
@@ -188,7 +237,7 @@ def _compute_and_keep(session: Session, study: Study, params: dict) -> Dashboard
             own.add(JobResult(job_id=job.id, data=data))
 
         commit_retrying(own, keep)
-    return pickle.loads(data)[1]
+    return pickle.loads(data)[2]
 
 
 def cached_dashboard(

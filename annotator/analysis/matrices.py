@@ -9,7 +9,6 @@ items x models at one temperature, a model's runs combined as the settings say.
 from __future__ import annotations
 
 import functools
-import math
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, fields
@@ -19,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.frames import StudyFrames
+from ..data.temperatures import JudgeTemperatures, judge_temperatures, temperature_label
 from ..metrics.matrix import largest_complete_block
 from ..metrics.runs import aggregate_runs
 
@@ -27,6 +27,7 @@ __all__ = [
     "HumanBlock",
     "caching_frames",
     "Notes",
+    "analysis_block",
     "human_block",
     "human_ratings",
     "llm_panel",
@@ -199,36 +200,42 @@ def human_block(
     )
 
 
-def temperature_label(temperature: float | None) -> str:
-    """``"1"``, ``"0.7"``; ``"unknown"`` for scores without a temperature."""
-    if temperature is None or (isinstance(temperature, float) and math.isnan(temperature)):
-        return "unknown"
-    return f"{temperature:g}"
+def analysis_block(
+    frames: StudyFrames, scale: str, settings: Any, *, benchmark: str | None = None
+) -> HumanBlock:
+    """The human block of the statistics that need complete data (ICC, the panels of
+    Table 2, correlations, kappas): in an overlap design explicitly its anchor block
+    (``settings.anchor_rows``, the items every rater rates), in a crossed design the
+    largest complete block. ``settings``: an
+    :class:`~annotator.analysis.settings.AnalysisSettings` (None: crossed)."""
+    anchors = None
+    if settings is not None:
+        items = frames.items
+        regular = items.loc[~items["is_attention_check"], "item"]
+        anchors = settings.anchor_rows(frames.study, regular)
+    return human_block(frames, scale, benchmark=benchmark, rows=anchors)
 
 
-def main_temperature(frames: StudyFrames, requested: float | None) -> tuple[float | None, str]:
-    """The temperature the tables use, and a sentence saying how it was chosen.
+def main_temperature(
+    frames: StudyFrames,
+    requested: float | None,
+    per_judge: Any = (),
+) -> tuple[JudgeTemperatures, str]:
+    """Each judge's temperature (:func:`annotator.data.temperatures.judge_temperatures`,
+    the rule the exports use too) on the study's LLM scores, and a sentence saying how.
 
-    ``requested`` (the study's ``[validation] temperature``) wins; otherwise the most
-    common temperature among the LLM scores (ties: the lowest), None (NaN in the
-    frame) when scores carry no temperature.
+    ``requested``: the study's ``[validation] temperature``; ``per_judge``: the
+    temperatures the lead chose for single judges.
     """
-    temps = frames.llm["temperature"]
-    if requested is not None:
-        found = int(np.isclose(temps.to_numpy(dtype=float), requested).sum())
-        return float(requested), (
-            f"temperature {requested:g} from the study's [validation] table ({found} LLM scores)"
-        )
-    if temps.empty:
-        return None, "no LLM scores"
-    counts = temps.value_counts(dropna=False)
-    top = counts[counts == counts.max()].index
-    known = sorted(t for t in top if not math.isnan(t))
-    chosen = known[0] if known else None
-    return chosen, (
-        f"temperature {temperature_label(chosen)}: the most common among the LLM scores "
-        f"({int(counts.max())} of {len(temps)})"
+    llm = frames.llm
+    chosen = judge_temperatures(
+        llm["model"], llm["scale"], llm["temperature"], requested=requested, per_judge=per_judge
     )
+    if not chosen.chosen:
+        return chosen, "no LLM scores"
+    if chosen.uniform:
+        return chosen, f"temperature {chosen.label()} ({chosen.describe()})"
+    return chosen, f"each judge's own temperature ({chosen.describe()})"
 
 
 @_per_frames
@@ -236,20 +243,24 @@ def llm_matrix(
     frames: StudyFrames,
     scale: str,
     *,
-    temperature: float | None,
+    temperature: float | JudgeTemperatures | None,
     benchmark: str | None = None,
     runs: str = "mean",
 ) -> pd.DataFrame:
     """Items x models at one temperature, each model's runs combined by ``runs``.
 
-    ``temperature=None`` selects the scores without a temperature. Rows are the
+    ``temperature``: each judge's own (:class:`JudgeTemperatures`, the analysis's
+    rule), or one for every judge (None: the scores without a temperature). Rows are the
     study's non-attention items (of ``benchmark``) with a score, in import order;
     columns the models, sorted (``runs="each"``: one ``MODEL#RUN`` column per run,
     :func:`annotator.metrics.runs.aggregate_runs`).
     """
     llm = frames.llm
     temps = llm["temperature"].to_numpy(dtype=float)
-    at = np.isnan(temps) if temperature is None else np.isclose(temps, temperature)
+    if isinstance(temperature, JudgeTemperatures):
+        at = temperature.keep(llm["model"], llm["scale"], temps)
+    else:
+        at = np.isnan(temps) if temperature is None else np.isclose(temps, temperature)
     mask = (llm["scale"] == scale).to_numpy() & at
     if benchmark is not None:
         mask &= (llm["benchmark"] == benchmark).to_numpy()

@@ -6,12 +6,14 @@ Figure 2 data comes from one :class:`Panel`.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
 from ..data.frames import StudyFrames
+from ..data.temperatures import JudgeTemperatures
 from ..metrics import (
     human_llm_agreement,
     icc,
@@ -19,7 +21,7 @@ from ..metrics import (
 from .columns import BENCHMARKS_COLUMNS, NAN
 from .matrices import (
     Notes,
-    human_block,
+    analysis_block,
     llm_matrix,
     llm_panel,
 )
@@ -76,9 +78,7 @@ def build_panel(
 
     where = f"scale {scale}" + (f", benchmark {benchmark}" if benchmark else "")
     # An overlap design: ICC on the anchor block (every rater rated those items).
-    items = frames.items
-    anchors = settings.anchor_rows(frames.study, items.loc[~items["is_attention_check"], "item"])
-    block = human_block(frames, scale, benchmark=benchmark, rows=anchors)
+    block = analysis_block(frames, scale, settings, benchmark=benchmark)
     cut = block.describe_cut()
     if cut:
         notes.add(f"{where}: {cut}")
@@ -96,10 +96,13 @@ def build_panel(
         human_icc = notes.attempt(f"{where}, human ICC", icc, humans, confidence=conf)
         if human_icc is None:
             reasons["human_icc"] = notes.last_error
+        else:
+            _note_degenerate(f"{where}, human", human_icc, notes)
     llm = llm_matrix(
         frames, scale, temperature=temperature, benchmark=benchmark, runs=settings.runs
     )
     llm_all, panel = llm_panel(llm, humans.index)
+    _note_unscored(where, llm_all, notes)
     if llm.shape[1] == 0:
         notes.add(f"{where}: no LLM scores at the main temperature")
     elif panel.shape != llm_all.shape:
@@ -111,6 +114,8 @@ def build_panel(
     llm_icc = None
     if panel.shape[1] >= 2 and panel.shape[0] >= 2:
         llm_icc = notes.attempt(f"{where}, LLM panel ICC", icc, panel, confidence=conf)
+        if llm_icc is not None:
+            _note_degenerate(f"{where}, LLM panel", llm_icc, notes)
     elif llm.shape[1]:
         notes.add(f"{where}: LLM panel ICC needs 2 models on 2 common items")
     agreement = per_model = None
@@ -142,6 +147,44 @@ def build_panel(
         if per_model is None:
             reasons["per_model"] = notes.last_error
     return Panel(humans, llm_all, panel, human_icc, llm_icc, agreement, per_model, reasons)
+
+
+def _note_unscored(where: str, llm_all: pd.DataFrame, notes: Notes) -> None:
+    """A note per judge without a score on some human-rated items (a partial run):
+    they are left out of that judge's statistics, not counted as zero."""
+    for model in llm_all.columns:
+        missing = int(llm_all[model].isna().sum())
+        if missing:
+            notes.add(
+                f"{where}: {model} has no score on {missing} of {len(llm_all)} human-rated "
+                "item(s) at its temperature; they are left out of its statistics"
+            )
+
+
+def _note_degenerate(where: str, result: Any, notes: Notes) -> None:
+    """A note when an ICC or its interval is infinite, undefined or inverted.
+
+    McGraw and Wong (1996), "Forming inferences about some intraclass correlation
+    coefficients": ICC(A,k) = k ICC(A,1) / (1 + (k - 1) ICC(A,1)) diverges as ICC(A,1)
+    nears -1/(k - 1), when raters disagree more than chance; its F-based bounds then
+    come out in reverse order. The values are kept as computed; the note says why
+    they are not an interval a reader can use.
+    """
+    for name, value, bounds in (
+        ("ICC(A,1)", result.icc_a1, result.ci_a1),
+        ("ICC(A,k)", result.icc_ak, result.ci_ak),
+    ):
+        low, high = (float(b) for b in bounds)
+        if not math.isfinite(float(value)):
+            notes.add(
+                f"{where} {name} is {'undefined' if math.isnan(value) else 'infinite'}: the "
+                "raters disagree more than chance, or the scores do not vary"
+            )
+        elif not (math.isfinite(low) and math.isfinite(high) and low <= high):
+            notes.add(
+                f"{where} {name}: its interval ({low:.3g}, {high:.3g}) is not usable (the "
+                "raters disagree more than chance); the figures leave it out"
+            )
 
 
 def value_of(result: Any, attr: str) -> float:
@@ -182,17 +225,29 @@ def benchmark_row(benchmark: str, scale: str, p: Panel) -> dict:
     return {key: row[key] for key in BENCHMARKS_COLUMNS}
 
 
-def models_rows(scale: str, temperature: float | None, p: Panel) -> list[dict]:
+def _temperature_of(temperature: JudgeTemperatures | float | None, model: str, scale: str) -> float:
+    """The temperature of ``model``'s scores in the tables (NaN: not recorded)."""
+    if isinstance(temperature, JudgeTemperatures):
+        temperature = temperature.of(model.split("#", 1)[0], scale)
+    return NAN if temperature is None else float(temperature)
+
+
+def models_rows(scale: str, temperature: JudgeTemperatures | float | None, p: Panel) -> list[dict]:
     if p.per_model is None:
         return [
-            {"scale": scale, "model": model, "temperature": temperature, "n_items": 0}
+            {
+                "scale": scale,
+                "model": model,
+                "temperature": _temperature_of(temperature, model, scale),
+                "n_items": 0,
+            }
             for model in p.llm_all.columns
         ]
     return [
         {
             "scale": scale,
             "model": row.model,
-            "temperature": temperature,
+            "temperature": _temperature_of(temperature, row.model, scale),
             "icc_human_llm": row.icc_a1,
             "nmae": row.nmae,
             "n_items": row.n_items,

@@ -18,6 +18,7 @@ import pandas as pd
 from ..data.frames import StudyFrames
 from ..metrics.raters import SPEEDING_FRACTION, STRAIGHT_LINING_SHARE, rater_quality
 from ..metrics.retest import retest_reliability
+from .criteria import criterion_frames, criterion_names
 from .matrices import human_ratings, retest_pairs
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
 ]
 
 QUALITY_COLUMNS = [
+    "criterion",
     "scale",
     "rater",
     "n_items",
@@ -54,11 +56,13 @@ class RaterQualityTable:
     Attributes
     ----------
     frame : pandas.DataFrame
-        :data:`QUALITY_COLUMNS`, one row per scale and rater with a rating. ``flags``
-        names the raised flags ("straight-lining", "speeding", "failed attention
-        checks"), empty when none.
+        :data:`QUALITY_COLUMNS`, one row per criterion, scale and rater with a rating
+        (``criterion`` empty in a study without ``[[criteria]]``). ``flags`` names the
+        raised flags ("straight-lining", "speeding", "failed attention checks"),
+        empty when none.
     study_median_seconds : dict
-        Per scale, the median seconds per item over every rater.
+        Per scale (``"criterion: scale"`` in a rubric study), the median seconds per
+        item over every rater.
     straight_share, speed_fraction : float
         The thresholds of the flags.
     notes : list of str
@@ -91,12 +95,18 @@ class RaterQualityTable:
             "notes": list(self.notes),
         }
 
+    @property
+    def has_criteria(self) -> bool:
+        """The rows are per rubric criterion (a study with ``[[criteria]]``)."""
+        return bool((self.frame["criterion"] != "").any())
+
     def display_rows(self) -> list[dict[str, Any]]:
         """The rows as text for a page (``n/a`` where not computable), flags kept."""
         out = []
         for r in self.frame.itertuples():
             out.append(
                 {
+                    "criterion": r.criterion,
                     "scale": r.scale,
                     "rater": r.rater,
                     "n_items": r.n_items,
@@ -118,12 +128,15 @@ class RaterQualityTable:
             f"{self.straight_share:.0%} of the items; speeding: median seconds per item "
             f"< {self.speed_fraction:g} x the scale's median"
         ]
-        header = "scale    rater          items  LOO ICC  MAE/range  checks ok/failed  "
+        width = max([len("criterion"), *map(len, self.frame["criterion"])])
+        first = f"{'criterion':<{width}} " if self.has_criteria else ""
+        header = first + "scale    rater          items  LOO ICC  MAE/range  checks ok/failed  "
         header += "retest ICC  median s  modal share  flags"
         lines.append(header)
         for r in self.frame.itertuples():
+            lead = f"{r.criterion:<{width}} " if self.has_criteria else ""
             lines.append(
-                f"{r.scale:<8} {r.rater:<14} {r.n_items:>5}  {_num(r.loo_icc_a1, '.3f'):>7}  "
+                f"{lead}{r.scale:<8} {r.rater:<14} {r.n_items:>5}  {_num(r.loo_icc_a1, '.3f'):>7}  "
                 f"{_num(r.loo_mae_share, '.3f'):>9}  "
                 f"{f'{r.attention_passed}/{r.attention_failed}':>16}  "
                 f"{_num(r.retest_icc_a1, '.3f'):>10}  {_num(r.median_seconds, '.1f'):>8}  "
@@ -145,14 +158,19 @@ def _seconds(frames: StudyFrames, scale: str, wide: pd.DataFrame) -> pd.DataFram
     return timed.pivot(index="item", columns="rater", values="s").reindex_like(wide)
 
 
-def _retest(frames: StudyFrames, scale: str) -> dict[str, tuple[int, float]]:
+def _retest(frames: StudyFrames, scale: str, notes: list[str]) -> dict[str, tuple[int, float]]:
     pairs, n_repeated = retest_pairs(frames, scale)
     if not n_repeated:
         return {}
     with warnings.catch_warnings():
         # One rater's constant pairs give NaN: shown as "not computable", not a warning.
         warnings.simplefilter("ignore", RuntimeWarning)
-        result = retest_reliability(pairs)
+        try:
+            result = retest_reliability(pairs)
+        except ValueError as exc:
+            # Too few repeats (one rated twice): no retest ICC, the rest of the table.
+            notes.append(f"scale {scale}: no test-retest ICC ({exc})")
+            return {}
     return {row.rater: (row.n_items, row.icc_a1) for row in result.raters}
 
 
@@ -173,6 +191,7 @@ def rater_quality_table(
     scale: str | None = None,
     straight_share: float = STRAIGHT_LINING_SHARE,
     speed_fraction: float = SPEEDING_FRACTION,
+    by_criterion: bool = True,
 ) -> RaterQualityTable:
     """Compute the rater quality table from a study's frames.
 
@@ -184,11 +203,41 @@ def rater_quality_table(
         Only this scale; ``ValueError`` naming the known scales if it is not one.
     straight_share, speed_fraction : float, keyword-only
         Thresholds of :func:`annotator.metrics.raters.rater_quality`.
+    by_criterion : bool, keyword-only
+        In a study with ``[[criteria]]``: one table per criterion, stacked (a rater
+        rates each item once per criterion, so the criteria are never mixed).
+        False: ``frames`` hold one criterion already
+        (:func:`~annotator.analysis.criteria.criterion_frames`).
 
     Returns
     -------
     RaterQualityTable
     """
+    names = criterion_names(frames) if by_criterion else []
+    if names:
+        options = {"scale": scale, "straight_share": straight_share}
+        per = {
+            name: rater_quality_table(
+                criterion_frames(frames, name),
+                speed_fraction=speed_fraction,
+                by_criterion=False,
+                **options,
+            )
+            for name in names
+        }
+        return RaterQualityTable(
+            frame=pd.concat(
+                [t.frame.assign(criterion=name) for name, t in per.items()], ignore_index=True
+            )[QUALITY_COLUMNS],
+            study_median_seconds={
+                f"{name}: {s}": v
+                for name, t in per.items()
+                for s, v in t.study_median_seconds.items()
+            },
+            straight_share=float(straight_share),
+            speed_fraction=float(speed_fraction),
+            notes=[f"criterion {name}: {n}" for name, t in per.items() for n in t.notes],
+        )
     scales = frames.scale_names
     if scale is not None:
         frames.scale_bounds(scale)  # ValueError naming the known scales
@@ -214,10 +263,11 @@ def rater_quality_table(
         checks = r[(r["scale"] == name) & r["is_attention_check"]]
         passed = checks[checks["attention_passed"] == True].groupby("rater").size()  # noqa: E712
         failed = checks[checks["attention_passed"] == False].groupby("rater").size()  # noqa: E712
-        retest = _retest(frames, name)
+        retest = _retest(frames, name, notes)
         for q in result.raters:
             n_retest, retest_icc = retest.get(q.rater, (0, math.nan))
             row = {
+                "criterion": "",
                 "scale": name,
                 "rater": q.rater,
                 "n_items": q.n_items,

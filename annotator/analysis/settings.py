@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from ..data.temperatures import judge_temperature_pairs
 from ..metrics._names import RUNS
 from ..study.assignment_spec import anchor_item_ids
 from ..study.studyfile import AssignmentSpec, assignment_settings, validation_settings
@@ -26,10 +27,14 @@ class AnalysisSettings:
         The alt-test's margin, alignment scoring ("neg_rmse" or "accuracy") and false
         discovery rate: the study file's ``[validation]``.
     temperature : float or None
-        The LLM temperature the tables use ("main temperature"); None: the most
-        common temperature among the study's LLM scores. Scores at other temperatures
-        only enter the temperature table (a model's runs at different temperatures are
-        never averaged together).
+        The LLM temperature the tables use for every judge with scores at it; None
+        (and for a judge without any): each judge's own main temperature, the most
+        common among its own scores (:func:`annotator.data.temperatures.judge_temperatures`).
+        Scores at other temperatures only enter the temperature table (a model's runs
+        at different temperatures are never averaged together).
+    judge_temperatures : tuple of (str, float)
+        Temperatures the lead chose for single judges (``[validation.temperatures]``,
+        ``--judge-temperature``); they win over ``temperature``.
     group_by : str or None
         The demographic answer that splits the raters in the groups table (paper
         Table 5); None: no split.
@@ -62,6 +67,7 @@ class AnalysisSettings:
     scoring: str = "neg_rmse"
     q: float = 0.05
     temperature: float | None = None
+    judge_temperatures: tuple[tuple[str, float | None], ...] = ()
     group_by: str | None = "gender"
     epsilons: tuple[float, ...] = EPSILONS
     n_resamples: int = 2000
@@ -80,6 +86,9 @@ class AnalysisSettings:
             object.__setattr__(self, "anchor_items", tuple(self.anchor_items))
         # Tuples, so that settings stay hashable (they key the dashboard cache).
         object.__setattr__(self, "epsilons", tuple(float(e) for e in self.epsilons))
+        object.__setattr__(
+            self, "judge_temperatures", judge_temperature_pairs(self.judge_temperatures)
+        )
         where = self.where.items() if isinstance(self.where, Mapping) else self.where
         object.__setattr__(
             self, "where", tuple((str(k), tuple(str(v) for v in vs)) for k, vs in where)
@@ -123,6 +132,7 @@ class AnalysisSettings:
         out = asdict(self)
         out["epsilons"] = list(self.epsilons)
         out["where"] = {key: list(values) for key, values in self.where}
+        out["judge_temperatures"] = dict(self.judge_temperatures)
         return out
 
 
@@ -154,6 +164,7 @@ def study_settings(study: Any, **overrides: Any) -> AnalysisSettings:
         scoring=spec.scoring,
         q=spec.q,
         temperature=spec.temperature,
+        judge_temperatures=tuple(spec.temperatures.items()),
         design=assignment.design,
         raters_per_item=assignment.raters_per_item,
         anchor_items=tuple(anchors) if isinstance(anchors, list) else anchors,

@@ -401,7 +401,7 @@ def analyse(
         raise ValueError(f"parts: unknown part {unknown[0]!r} (known: {', '.join(PARTS)})")
     settings = settings or AnalysisSettings()
     frames = caching_frames(select_frames(frames, settings.where_mapping))
-    temperature, how = main_temperature(frames, settings.temperature)
+    temperature, how = main_temperature(frames, settings.temperature, settings.judge_temperatures)
     from .criteria import criterion_names
 
     if criterion_names(frames) or criterion is not None:

@@ -383,7 +383,8 @@ def distribution_rows(
     parts = [humans]
     for scale in frames.scale_names:
         wide = llm_matrix(frames, scale, temperature=temperature, runs=settings.runs)
-        stacked = wide.stack().rename("value").reset_index()
+        # A judge without a score on an item (a partial run) has no point there.
+        stacked = wide.stack().dropna().rename("value").reset_index()
         parts.append(
             pd.DataFrame(
                 {

@@ -253,7 +253,9 @@ def tables_of(
     used = settings.to_dict()
     used.update(
         {
-            "temperature": temperature,
+            # One number when every judge is at one temperature, as before judges
+            # had their own; else each judge's ("judge-a not recorded, judge-c 1").
+            "temperature": temperature.single if temperature.uniform else temperature.label(),
             "temperature_note": how,
             "where": describe_where(settings.where_mapping),
         }
@@ -274,7 +276,11 @@ def tables_of(
         figure2=rows_frame(figure_rows, FIGURE2_COLUMNS),
         distributions=distribution_rows(frames, temperature, settings),
         settings=used,
-        rater_quality=rater_quality_table(frames).frame,
+        # One criterion's frames here: a rubric report names the criterion of each
+        # row itself (criteria_analysis.combined_tables).
+        rater_quality=rater_quality_table(frames, by_criterion=False).frame.drop(
+            columns="criterion"
+        ),
         retest=_retest_rows(scales),
     )
     for line in agreement_notes:

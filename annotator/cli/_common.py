@@ -68,6 +68,29 @@ runs_option = click.option(
     "with --runs each) are combined into one per model; 'each' keeps every run.",
 )
 
+
+def _judge_temperatures(ctx, param, values: tuple[str, ...]):
+    from ..data.temperatures import parse_judge_temperatures
+
+    try:
+        return parse_judge_temperatures(values)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from exc
+
+
+# One option for every command that analyses or exports LLM scores: the one rule of
+# annotator.data.temperatures, with the lead's choice for single judges.
+judge_temperature_option = click.option(
+    "--judge-temperature",
+    "judge_temperatures",
+    multiple=True,
+    metavar="JUDGE=TEMPERATURE",
+    callback=_judge_temperatures,
+    help="Analyse JUDGE's scores at TEMPERATURE (repeatable; default: the study's "
+    "[validation.temperatures], else [validation] temperature, else each judge's most "
+    "common temperature).",
+)
+
 RATERS = ("humans", "llm", "all")
 
 matrix_argument = click.argument("matrix", type=click.Path(exists=True, dir_okay=False))

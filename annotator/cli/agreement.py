@@ -14,6 +14,8 @@ from typing import Any
 import click
 from flask.cli import with_appcontext
 
+from ._common import judge_temperature_option
+
 __all__ = ["agreement_command", "consistency_command"]
 
 
@@ -97,12 +99,17 @@ def consistency_command(
     "--temperature",
     type=float,
     default=None,
-    help="LLM temperature to use [default: the study's, else the most common].",
+    help="LLM temperature of every judge [default: the study's, else each judge's most common].",
 )
+@judge_temperature_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @with_appcontext
 def agreement_command(
-    study: str, scales: tuple[str, ...], temperature: float | None, as_json: bool
+    study: str,
+    scales: tuple[str, ...],
+    temperature: float | None,
+    judge_temperatures: tuple[tuple[str, float], ...],
+    as_json: bool,
 ) -> None:
     """Correlations, kappas, percent agreement and cross-group alpha of a study."""
     from dataclasses import replace
@@ -112,6 +119,8 @@ def agreement_command(
     frames, settings = _frames_and_settings(study)
     if temperature is not None:
         settings = replace(settings, temperature=temperature)
+    if judge_temperatures:
+        settings = replace(settings, judge_temperatures=judge_temperatures)
     analysis = analyse(frames, settings, parts=("agreement_tables",))
     chosen, how, notes = analysis.temperature, analysis.temperature_note, analysis.agreement_notes
     tables = {
@@ -121,7 +130,10 @@ def agreement_command(
     if as_json:
         payload = {
             "study": study,
-            "temperature": chosen,
+            # One number when every judge is at one temperature; per judge and scale
+            # always (None: not recorded).
+            "temperature": chosen.single,
+            "temperatures": chosen.to_dict(),
             "temperature_note": how,
             **{name: _records(t) for name, t in tables.items()},
             "notes": list(notes),

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 from flask.cli import with_appcontext
 
-from ._common import fail, runs_option, study_or_fail, where_option
+from ._common import fail, judge_temperature_option, runs_option, study_or_fail, where_option
 
 __all__ = ["export_command"]
 
@@ -37,6 +37,7 @@ __all__ = ["export_command"]
     help="matrix, alttest: the LLM scores' temperature (default: the study's "
     "[validation] temperature).",
 )
+@judge_temperature_option
 @runs_option
 @where_option
 @click.option(
@@ -54,6 +55,7 @@ def export_command(
     criterion: str | None,
     complete: bool,
     temperature: float | None,
+    judge_temperatures: tuple[tuple[str, float], ...],
     runs: str,
     where: tuple[str, ...],
     out: Path,
@@ -74,6 +76,7 @@ def export_command(
                 criterion=criterion,
                 complete=complete,
                 temperature=temperature,
+                judge_temperatures=judge_temperatures or None,
                 runs=runs,
                 where=parse_where(where),
             )

@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 from flask.cli import with_appcontext
 
-from ._common import runs_option, where_option
+from ._common import judge_temperature_option, runs_option, where_option
 
 __all__ = ["report_command"]
 
@@ -78,6 +78,7 @@ def _write_bytes_atomically(path: Path, data: bytes) -> None:
     show_default=True,
     help="The format of the --figures files: svg and pdf are vector formats for papers.",
 )
+@judge_temperature_option
 @runs_option
 @where_option
 @with_appcontext
@@ -88,6 +89,7 @@ def report_command(
     latex_dir: Path | None,
     figures_dir: Path | None,
     figure_format: str,
+    judge_temperatures: tuple[tuple[str, float], ...],
     runs: str,
     where: tuple[str, ...],
 ) -> None:
@@ -102,7 +104,8 @@ def report_command(
         if the_study is None:
             raise click.ClickException(f"no study with slug {study!r}")
         try:
-            settings = study_settings_where(session, the_study, where, runs=runs)
+            overrides = {"judge_temperatures": judge_temperatures} if judge_temperatures else {}
+            settings = study_settings_where(session, the_study, where, runs=runs, **overrides)
             report = build_report(
                 session,
                 the_study,

@@ -119,7 +119,8 @@ def check_stop(session: Session, study: Study) -> StopCheck:
         return StopCheck(enabled=True, stopped=True)
     settings = study_settings(study)
     frames = study_frames(session, study)
-    temperature, _ = main_temperature(frames, spec.temperature)
+    # The rule of the dashboard and the exports, the lead's choice for single judges included.
+    temperature, _ = main_temperature(frames, spec.temperature, settings.judge_temperatures)
     ratings = frames.ratings
     verdicts = []
     for scale in frames.scale_names:

@@ -272,11 +272,13 @@ def render_export(
     runs: str = "mean",
     where: Where | None = None,
     criterion: str | None = None,
+    judge_temperatures: tuple[tuple[str, float], ...] | None = None,
 ) -> RenderedExport:
     """One export as the text of its file; the CLI and the lead's pages share it.
 
     ``temperature`` (matrix and alttest): the LLM scores' temperature, by default
-    the study's main temperature (see :func:`matrix_export`); ``runs`` how a model's
+    the study's main temperature, ``judge_temperatures`` single judges' (see
+    :func:`matrix_export`); ``runs`` how a model's
     runs are combined. ``where`` (every format) keeps the raters whose demographic
     answers match (:mod:`annotator.data.selection`); LLM rows stay. ``criterion``
     (matrix and alttest): the rubric criterion, required when there are several.
@@ -287,6 +289,7 @@ def render_export(
         "scale": scale,
         "benchmark": benchmark,
         "temperature": temperature,
+        "judge_temperatures": judge_temperatures,
         "runs": runs,
         "where": where,
         "criterion": criterion,

@@ -40,6 +40,7 @@ __all__ = [
     "StudyFrames",
     "study_demographics",
     "study_frames",
+    "study_llm_scores",
     "data_version",
 ]
 
@@ -363,6 +364,11 @@ def _demographics(session: Session, study: Study) -> tuple[pd.DataFrame, list[st
 def study_demographics(session: Session, study: Study) -> pd.DataFrame:
     """:attr:`StudyFrames.demographics` alone (one query), for choosing raters."""
     return _demographics(session, study)[0]
+
+
+def study_llm_scores(session: Session, study: Study) -> pd.DataFrame:
+    """:attr:`StudyFrames.llm` alone (the newest prompt's scores), for the exports."""
+    return _llm(session, study)[0]
 
 
 def _blocks(session: Session, study: Study) -> pd.DataFrame:

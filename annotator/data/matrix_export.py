@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -18,6 +18,7 @@ from .export_scope import ExportError, export_criterion, export_scope, items_fra
 from .prompt_versions import latest_prompt_version
 from .selection import Where, describe_where, raters_where
 from .sql import fetch_columns, fetch_rows
+from .temperatures import JudgeTemperatures, study_judge_temperatures
 
 __all__ = [
     "MatrixExport",
@@ -81,8 +82,10 @@ class MatrixExport:
     models: list[str]
     dropped_items: int = 0
     dropped_raters: int = 0
-    # The temperature of the LLM scores; None: every model's one temperature.
+    # The temperature of the LLM scores when every judge is at one (None: several,
+    # or none recorded); ``temperatures`` has each judge's and how it was chosen.
     temperature: float | None = None
+    temperatures: JudgeTemperatures = field(default_factory=JudgeTemperatures)
     # LLM scores left out for having been asked under an older prompt.
     superseded: int = 0
     # How a model's runs were combined (metrics.runs.aggregate_runs).
@@ -110,8 +113,12 @@ class MatrixExport:
             lines.append(
                 "missing per rater: " + ", ".join(f"{code} {n}" for code, n in worst.items())
             )
-        if self.temperature is not None:
-            lines.append(f"LLM scores at temperature {self.temperature:g}")
+        on = self.scale.name
+        if self.temperatures.chosen:
+            lines.append(
+                f"LLM scores at temperature {self.temperatures.label(on)} "
+                f"({self.temperatures.describe(on)})"
+            )
         if self.superseded:
             lines.append(
                 f"{self.superseded} LLM score(s) asked under an older prompt left out "
@@ -143,6 +150,7 @@ def matrix_export(
     runs: str = "mean",
     where: Where | None = None,
     criterion: str | None = None,
+    judge_temperatures: tuple[tuple[str, float], ...] | None = None,
 ) -> MatrixExport:
     """Items x raters of one scale, then one column per model (its runs combined).
 
@@ -150,12 +158,12 @@ def matrix_export(
     each rater's first rating of each item the study is about.
 
     The LLM columns hold the scores of each model's newest prompt version
-    (:mod:`annotator.data.prompt_versions`) at ``temperature``, by default the study's
-    main temperature (:func:`annotator.analysis.settings.study_settings`, the
-    one the dashboard and the report use): a model's runs at different
-    temperatures are never averaged together. Without a main temperature every
-    model must have scores at one temperature only, else :class:`ExportError`
-    (``field="temperature"``) lists them.
+    (:mod:`annotator.data.prompt_versions`) at its temperature by the rule the
+    dashboard and the report use (:func:`annotator.data.temperatures.judge_temperatures`):
+    the one chosen for the judge (``judge_temperatures``, by default the study's
+    ``[validation.temperatures]``), else ``temperature`` (by default the study's
+    ``[validation] temperature``), else the judge's own main temperature. A
+    model's runs at different temperatures are never averaged together.
 
     ``runs`` combines a model's runs (:func:`annotator.metrics.runs.aggregate_runs`:
     mean, median, majority, first; ``each`` gives a ``llm:MODEL#RUN`` column per
@@ -166,8 +174,13 @@ def matrix_export(
     """
     from ..analysis.settings import study_settings
 
-    if temperature is None:
-        temperature = study_settings(study).temperature
+    settings = study_settings(study)
+    chosen = study_judge_temperatures(
+        session,
+        study,
+        requested=settings.temperature if temperature is None else temperature,
+        per_judge=settings.judge_temperatures if judge_temperatures is None else judge_temperatures,
+    )
     scope = export_scope(session, study, scale=scale, benchmark=benchmark, one_scale=True)
     the_scale = scope.scale
     criterion, applies_to = export_criterion(session, study, criterion)
@@ -176,7 +189,9 @@ def matrix_export(
         items = items[items["benchmark"].isin(applies_to)].reset_index(drop=True)
     humans, raters = _human_matrix(session, study, the_scale.id, criterion, items["item_pk"], where)
     llm = _llm_scores(session, the_scale.id, criterion)
-    llm = _at_temperature(llm[llm["item_pk"].isin(items["item_pk"])], temperature)
+    llm = llm[llm["item_pk"].isin(items["item_pk"])]
+    temps = pd.to_numeric(llm["temperature"], errors="coerce").astype(float)
+    llm = llm[chosen.keep(llm["model"], pd.Series(the_scale.name, index=llm.index), temps)]
     # Never two prompt versions of one judge in a column (see prompt_versions).
     # Benchmarks by number: grouping by their names cost more than the rest of the rule.
     benchmarks = pd.Series(pd.factorize(items["benchmark"])[0], index=items["item_pk"])
@@ -206,7 +221,6 @@ def matrix_export(
     dropped_items = dropped_raters = 0
     if complete:
         present = frame[raters].notna().to_numpy()
-        settings = study_settings(study)
         anchors = settings.anchor_rows(study.slug, _regular_item_ids(session, study))
         if anchors is not None:
             # An overlap design: the anchor block (the anchor items, and the
@@ -228,7 +242,8 @@ def matrix_export(
         models=models,
         dropped_items=dropped_items,
         dropped_raters=dropped_raters,
-        temperature=temperature,
+        temperature=chosen.single,
+        temperatures=chosen,
         superseded=len(left_out),
         runs=runs,
         where=describe_where(where or {}),
@@ -326,34 +341,6 @@ def _llm_scores(session: Session, scale_id: int, criterion: str) -> pd.DataFrame
     return scores.assign(order=np.arange(len(scores)))
 
 
-def _temperature_label(value: float) -> str:
-    return "unknown" if np.isnan(value) else f"{value:g}"
-
-
-def _at_temperature(llm: pd.DataFrame, temperature: float | None) -> pd.DataFrame:
-    """The LLM scores at ``temperature``; with None, refuse a model with several."""
-    temps = pd.to_numeric(llm["temperature"], errors="coerce").astype(float)
-    if temperature is not None:
-        return llm[np.isclose(temps.to_numpy(), temperature)]
-    # NaN (a score without a temperature) counts as one temperature of its own.
-    pairs = pd.DataFrame({"model": llm["model"], "temperature": temps}).drop_duplicates()
-    labels = pairs["temperature"].map(_temperature_label)
-    per_model = labels.groupby(pairs["model"]).unique()
-    for model, found in per_model.items():
-        if len(found) > 1:
-            ordered = sorted(
-                found, key=lambda t: (t == "unknown", float(t) if t != "unknown" else 0)
-            )
-            raise ExportError(
-                f"model {model!r} has LLM scores at several temperatures "
-                f"({', '.join(ordered)}) and the study sets no main temperature "
-                "([validation] temperature)",
-                field="temperature",
-                choices=[t for t in ordered if t != "unknown"],
-            )
-    return llm
-
-
 def alttest_export(
     session: Session,
     study: Study,
@@ -364,6 +351,7 @@ def alttest_export(
     runs: str = "mean",
     where: Where | None = None,
     criterion: str | None = None,
+    judge_temperatures: tuple[tuple[str, float], ...] | None = None,
 ) -> dict:
     """``{"humans": {rater: {item: score}}, "llm": {model: {item: score}}}``.
 
@@ -379,5 +367,6 @@ def alttest_export(
         runs=runs,
         where=where,
         criterion=criterion,
+        judge_temperatures=judge_temperatures,
     )
     return alttest_data(matrix)

@@ -8,15 +8,19 @@ __all__ = ["build_report_job", "build_export_job"]
 
 
 def build_report_job(ctx: JobContext) -> JobOutput:
-    """The study report (``annotator report``'s file) with the params' ``runs`` and
-    ``where`` (empty: the study's own settings)."""
+    """The study report (``annotator report``'s file) with the params' ``runs``,
+    ``where`` and ``temperatures`` (single judges'; empty: the study's own settings)."""
     from ..analysis.report import build_report, report_filename
     from ..analysis.settings import study_settings_where
+    from ..data.temperatures import parse_judge_temperatures
 
     settings = None
     runs, where = ctx.params.get("runs"), ctx.params.get("where")
-    if runs or where:
-        overrides = {"runs": runs} if runs else {}
+    temperatures = ctx.params.get("temperatures")
+    if runs or where or temperatures:
+        overrides: dict = {"runs": runs} if runs else {}
+        if temperatures:
+            overrides["judge_temperatures"] = parse_judge_temperatures(temperatures)
         settings = study_settings_where(ctx.session, ctx.study, where or "", **overrides)
     ctx.progress(0, 1, "Reading the study, computing the tables and drawing the figures")
     report = build_report(ctx.session, ctx.study, settings=settings)
@@ -26,7 +30,8 @@ def build_report_job(ctx: JobContext) -> JobOutput:
 
 def build_export_job(ctx: JobContext) -> JobOutput:
     """An export of the study page's form (``format``, ``scale``, ``benchmark``,
-    ``complete``, ``temperature``, ``runs``, ``where``), as ``annotator export`` makes it."""
+    ``complete``, ``temperature``, ``runs``, ``where``, ``criterion``), as ``annotator
+    export`` makes it."""
     from ..data.exporters import render_export
     from ..data.selection import parse_where
 
@@ -42,6 +47,7 @@ def build_export_job(ctx: JobContext) -> JobOutput:
         temperature=params.get("temperature"),
         runs=params.get("runs") or "mean",
         where=parse_where(params.get("where") or ""),
+        criterion=params.get("criterion") or None,
     )
     ctx.progress(1, 1, "Done")
     return JobOutput(rendered.text.encode("utf-8"), rendered.filename, rendered.mimetype)

@@ -52,7 +52,7 @@ def majority(values: np.ndarray) -> float:
 
 
 def _temperature_key(value: float) -> str:
-    return "unknown" if pd.isna(value) else f"{float(value):g}"
+    return "not recorded" if pd.isna(value) else f"{float(value):g}"
 
 
 def aggregate_runs(

@@ -225,6 +225,13 @@ class ValidationSpec(Strict):
     # The LLM temperature the tables use (scores at other temperatures appear
     # only in the temperature table); unset: the most common one.
     temperature: Annotated[float, Field(ge=0)] | None = None
+    # ``[validation.temperatures]``: the temperature of single judges (LLM score
+    # models), e.g. ``judge-a = 0``, or ``"not recorded"`` for scores imported without
+    # one; it wins over ``temperature`` for that judge (annotator.data.temperatures).
+    temperatures: dict[
+        Annotated[str, Field(min_length=1)],
+        Annotated[float, Field(ge=0)] | Literal["not recorded", "none"],
+    ] = {}
     # Stop serving new blocks once the anytime-valid alt-test has decided, for
     # every scale and every judge named in ``judges`` (LLM score models), that
     # the judge passes or cannot pass within the study's budget

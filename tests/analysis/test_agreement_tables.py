@@ -155,3 +155,51 @@ def test_report_shows_the_steady_model_as_more_self_consistent(session, make_stu
     for key in ("correlations", "kappa", "cross_alpha", "alttest_epsilon_curve"):
         assert tree.xpath(f"//table[@data-table='{key}']/tbody/tr[not(td[@class='missing'])]"), key
     assert tree.xpath("//figure[@id='figure-alttest_items_curve']/img")
+
+
+def test_overlap_correlations_and_kappa_use_the_anchor_block(session, make_study):
+    """Every item is rated by every rater, so the largest complete block is the whole
+    matrix; an overlap design's correlations and kappas use its anchor items alone
+    (as its ICC), checked against scipy and the metrics on those rows."""
+    from scipy import stats
+
+    from annotator.analysis.agreement_tables import correlation_rows, kappa_rows
+    from annotator.analysis.settings import study_settings
+
+    anchors = ["item-00001", "item-00003", "item-00004", "item-00006"]
+    toml = (
+        '[assignment]\ndesign = "overlap"\nraters_per_item = 2\nitems_per_rater = 6\n'
+        f"anchor_items = {anchors!r}\n".replace("'", '"')
+    )
+    study = make_study(
+        slug="anchored",
+        n_items=10,
+        n_raters=3,
+        scales=(("1-5", 1.0, 5.0, 1.0),),
+        benchmarks=("sts-b",),
+        extra_temperatures=(),
+        runs=1,
+        repeats=0,
+        attention_items=0,
+        seed=2,
+        study_toml_extra=toml,
+    )
+    frames = study_frames(session, study)
+    settings = study_settings(study)
+    assert settings.anchor_rows(study.slug, frames.items["item"]) == anchors
+    humans = human_block(frames, "1-5", rows=anchors).matrix
+    assert list(humans.index) == anchors and humans.shape[1] == 3
+    llm = llm_matrix(frames, "1-5", temperature=1.0).reindex(humans.index)
+    table = correlation_rows(frames, 1.0, Notes(), settings=settings)
+    pearson = table[(table["method"] == "pearson") & (table["model"] == "gpt")].iloc[0]
+    assert pearson["n_items"] == len(anchors)
+    expected = stats.pearsonr(humans.mean(axis=1), llm["gpt"]).statistic
+    assert pearson["estimate"] == pytest.approx(expected, abs=1e-12)
+    crossed = correlation_rows(frames, 1.0, Notes())
+    assert crossed.loc[crossed["method"] == "pearson", "n_items"].max() == 10
+    kappa = kappa_rows(frames, 1.0, Notes(), settings=settings)
+    fleiss = kappa[kappa["statistic"] == "fleiss_kappa"].iloc[0]
+    assert fleiss["n_items"] == len(anchors)
+    assert fleiss["value"] == pytest.approx(
+        fleiss_kappa(humans, categories=np.arange(1.0, 6.0)), abs=1e-12
+    )

@@ -249,3 +249,20 @@ def test_dashboard_and_report_show_the_same_numbers(session, make_study):
                 verdict.winning_rate.value
                 == alttest.loc[(part.scale, verdict.model), "winning_rate"]
             )
+
+
+@pytest.mark.parametrize(
+    ("value", "ci", "text", "bounds"),
+    [
+        (0.5, (0.1, 0.9), "0.500 [0.100, 0.900]", (0.1, 0.9)),
+        # Raters who disagree more than chance: ICC(A,k) with swapped F bounds.
+        (-9.0, (8.74, 0.44), "-9.000 (no usable interval", (None, None)),
+        (0.2, (float("-inf"), 0.3), "0.200 (no usable interval", (None, None)),
+    ],
+)
+def test_an_unusable_interval_is_not_shown_as_one(value, ci, text, bounds):
+    from annotator.analysis.dashboard_types import shown
+
+    number = shown(value, ci=ci)
+    assert number.text.startswith(text)
+    assert (number.low, number.high) == bounds and number.value == value

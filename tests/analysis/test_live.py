@@ -132,3 +132,69 @@ def test_second_report_download_is_not_built_again(lead, session, make_study, mo
     _put_back(session, _take_ratings(session, study, 1))
     assert download_report(lead, "rep").status_code == 200
     assert len(built) == 2
+
+
+@pytest.fixture(
+    params=[
+        # Written before results carried a format: (ratings, dashboard).
+        "unversioned",
+        # Another format: a release that changed a dashboard class's fields.
+        "other-format",
+        # A class renamed by an upgrade: unpickling raises AttributeError.
+        "renamed-class",
+        # Not a pickle at all.
+        "garbage",
+    ]
+)
+def planted(request):
+    return request.param
+
+
+def test_stored_dashboard_of_another_format_is_recomputed(lead, session, make_study, planted):
+    import pickle
+
+    from annotator.analysis import live
+    from annotator.jobs import JobResult
+
+    study = make_study(slug="old", n_items=10, n_raters=3, seed=4)
+    computed = cached_dashboard(session, study)
+    (job,) = _dashboard_jobs(session)
+    result = session.get(JobResult, job.id)
+    stored_format, ratings, dashboard = pickle.loads(result.data)
+    assert stored_format == live.DASHBOARD_FORMAT
+    result.data = {
+        "unversioned": pickle.dumps((ratings, dashboard)),
+        "other-format": pickle.dumps(("an older format", ratings, dashboard)),
+        "renamed-class": b"cannotator.analysis.dashboard_types\nRetestRowBeforeRename\n(tR.",
+        "garbage": b"not a pickle",
+    }[planted]
+    session.add(result)
+    session.commit()
+
+    page = lead.get("/lead/studies/old")
+    assert page.status_code == 200, page.get_data(as_text=True)[:2000]
+    assert "Traceback" not in page.get_data(as_text=True)
+    again = cached_dashboard(session, study)
+    assert again.computed_at >= computed.computed_at
+    assert again.scale("0-5").icc_a1.value == computed.scale("0-5").icc_a1.value
+    # The unreadable result was replaced by one of this format.
+    job = _dashboard_jobs(session)[-1]
+    session.expire_all()
+    assert pickle.loads(session.get(JobResult, job.id).data)[0] == live.DASHBOARD_FORMAT
+
+
+def test_dashboard_format_follows_the_classes_fields(monkeypatch):
+    """Renaming a field of a dashboard class changes the format, so older results are
+    not read by the renamed class (the defect: AttributeError until the data changed)."""
+    import dataclasses
+
+    from annotator.analysis import dashboard_types, live
+
+    before = live._dashboard_format()
+    renamed = dataclasses.make_dataclass(
+        "RetestRow",
+        [("renamed_" + f.name, f.type) for f in dataclasses.fields(dashboard_types.RetestRow)],
+        frozen=True,
+    )
+    monkeypatch.setattr(dashboard_types, "RetestRow", renamed)
+    assert live._dashboard_format() != before

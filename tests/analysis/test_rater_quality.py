@@ -126,3 +126,55 @@ def test_the_cached_table_follows_new_ratings(session, careless):
     again = cached_rater_quality(session, careless, where="gender=female")
     assert again is not first
     assert again.where == "gender=female"
+
+
+def test_a_rubric_study_gets_one_table_per_criterion(session, make_study, runner):
+    """The defect: ratings of two criteria made duplicate (item, rater) cells and
+    "Index contains duplicate entries, cannot reshape". Each criterion's rows match
+    pingouin on that criterion's own matrix."""
+    study = make_study(
+        slug="rubricq",
+        n_items=20,
+        n_raters=4,
+        scales=(("1-5", 1.0, 5.0, 1.0),),
+        benchmarks=("summeval",),
+        criteria=("coherence", "fluency"),
+        extra_temperatures=(),
+        runs=1,
+        repeats=0,
+        attention_items=0,
+        seed=3,
+    )
+    frames = study_frames(session, study)
+    table = rater_quality_table(frames)
+    assert table.has_criteria
+    assert sorted(set(zip(table.frame["criterion"], table.frame["scale"], strict=True))) == [
+        ("coherence", "1-5"),
+        ("fluency", "1-5"),
+    ]
+    assert len(table.frame) == 2 * 4
+    r = frames.ratings
+    for criterion in ("coherence", "fluency"):
+        mine = r[(r["criterion"] == criterion) & ~r["is_repeat"] & ~r["is_attention_check"]]
+        wide = mine.pivot(index="item", columns="rater", values="value").astype(float)
+        rows = table.frame[table.frame["criterion"] == criterion].set_index("rater")
+        for rater in wide.columns:
+            pair = pd.DataFrame(
+                {"self": wide[rater], "others": wide.drop(columns=rater).mean(axis=1)}
+            ).dropna()
+            long = pair.reset_index().melt(id_vars="item", var_name="who", value_name="score")
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message="The inplace keyword")
+                ref = pg.intraclass_corr(long, targets="item", raters="who", ratings="score")
+            expected = ref.set_index("Type").loc["ICC(A,1)", "ICC"]
+            assert rows.loc[rater, "loo_icc_a1"] == pytest.approx(expected, abs=1e-10)
+            assert rows.loc[rater, "n_items"] == wide[rater].notna().sum()
+    text = runner.invoke(args=["raters", "quality", "rubricq"], catch_exceptions=False)
+    assert text.exit_code == 0, text.output
+    assert "criterion" in text.output.splitlines()[1] and "fluency" in text.output
+    data = runner.invoke(args=["raters", "quality", "rubricq", "--json"])
+    assert data.exit_code == 0, data.output
+    assert {row["criterion"] for row in json.loads(data.output)["raters"]} == {
+        "coherence",
+        "fluency",
+    }

@@ -75,9 +75,10 @@ def test_each_gives_one_column_per_run_at_the_chosen_temperature_only(session, m
         f"{LLM_PREFIX}gpt#t0-0",
         f"{LLM_PREFIX}gpt#t0-1",
     ]
-    # Without a temperature the export refuses a model run at two (as before).
-    with pytest.raises(ExportError, match="several temperatures"):
-        matrix_export(session, study, scale="0-5", runs="each")
+    # Without a temperature each judge keeps one: gpt's tie between 0 and 1 goes to
+    # the study's most common (1), never both side by side.
+    default = matrix_export(session, study, scale="0-5", runs="each")
+    assert [c for c in default.frame.columns if c.startswith(LLM_PREFIX)] == llm_columns
 
 
 def test_the_report_never_pools_temperatures(session, make_study):

@@ -98,7 +98,7 @@ def test_temperatures_are_never_pooled():
         aggregate_runs(scores, how="mean")
     # An unknown temperature is a temperature of its own.
     scores["temperature"] = [np.nan, 1.0, np.nan, 1.0]
-    with pytest.raises(ValueError, match=r"\(1, unknown\)"):
+    with pytest.raises(ValueError, match=r"\(1, not recorded\)"):
         aggregate_runs(scores, how="mean")
 
 

@@ -86,6 +86,7 @@ def score_distribution_figure(frame: pd.DataFrame, *, group_by: str | None = Non
             series[f"{group_by}: {group}"] = humans.loc[humans["group"] == group, "share"]
         for label, style in styles:
             shares = series[label].to_numpy(dtype=float)
+            shares = shares[~np.isnan(shares)]
             if len(shares):
                 # Each distinct score once, weighted by its count: the same curve with
                 # a vertex per score rather than per rating (60,000 at 5,000 items),
@@ -115,13 +116,23 @@ def _estimates_with_intervals(
     interval for ICC(A,1) with few items or raters, a percentile bootstrap interval of
     a biased statistic), and matplotlib refuses a negative error bar.
     """
+    import numpy as np
+
+    positions, estimate = np.asarray(positions, float), np.asarray(estimate, float)
+    low, high = np.asarray(low, float), np.asarray(high, float)
+    # An infinite or inverted interval (ICC(A,k) of raters who disagree more than
+    # chance) has no bar, an infinite estimate no point: the tables' notes say why.
+    usable = np.isfinite(low) & np.isfinite(high) & (low <= high)
+    shown = np.isfinite(estimate)
     middle, half = (low + high) / 2, (high - low) / 2
+    bars = (middle[usable], half[usable], positions[usable])
+    points = (estimate[shown], positions[shown])
     if horizontal:
-        ax.errorbar(middle, positions, xerr=half, fmt="none", capsize=3, ecolor=colour)
-        ax.plot(estimate, positions, "o", color=colour, label=label)
+        ax.errorbar(bars[0], bars[2], xerr=bars[1], fmt="none", capsize=3, ecolor=colour)
+        ax.plot(points[0], points[1], "o", color=colour, label=label)
     else:
-        ax.errorbar(positions, middle, yerr=half, fmt="none", capsize=3, ecolor=colour)
-        ax.plot(positions, estimate, "o", color=colour, label=label)
+        ax.errorbar(bars[2], bars[0], yerr=bars[1], fmt="none", capsize=3, ecolor=colour)
+        ax.plot(points[1], points[0], "o", color=colour, label=label)
 
 
 def icc_interval_figure(frame: pd.DataFrame, *, columns: Sequence[tuple[str, str]]) -> Figure:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from ...data.temperatures import temperature_label
 from ..settings import statistics_note
 from .cells import Figure, Section, frame_view, text_columns
 from .figures import Drawn, figure
@@ -64,6 +65,13 @@ _T4B = [
 _BOOTSTRAP = ["quantity", "estimate", "low", "high", "confidence", "n_items", "n_resamples"]
 _BOOTSTRAP += ["n_undefined", "seed"]
 TABLE1_AVERAGE = "average"
+
+
+def _labelled_temperatures(frame):
+    """The ``temperature`` column as a lead reads it ("not recorded" for none)."""
+    if "temperature" not in frame.columns:
+        return frame
+    return frame.assign(temperature=frame["temperature"].map(temperature_label))
 
 
 def table1_frame(tables) -> pd.DataFrame:
@@ -165,8 +173,8 @@ def report_sections(tables, drawn: Mapping[str, Drawn] | None = None) -> list[Se
         _section(
             "table4b",
             "Table 4b: human-LLM agreement per model",
-            "Human mean against each model at the main temperature, per scale." + runs,
-            _ordered(tables.models[_T4B], "model"),
+            "Human mean against each model at its temperature, per scale." + runs,
+            _labelled_temperatures(_ordered(tables.models[_T4B], "model")),
             rule=BEST_RULES["models"],
         ),
         _section(
@@ -181,7 +189,7 @@ def report_sections(tables, drawn: Mapping[str, Drawn] | None = None) -> list[Se
             "Table 6: agreement per temperature",
             "Per model, scale and temperature: human-LLM ICC(A,1) and nMAE. A model's runs "
             "at different temperatures are never combined." + runs,
-            tables.temperatures,
+            _labelled_temperatures(tables.temperatures),
         ),
         _section(
             "alttest",

@@ -43,14 +43,25 @@ def raters(slug: str):
 
 
 def _quality(study: Study, where: str) -> dict:
-    """The rater quality partial's context: the table, or the reason it is missing."""
-    from ...analysis.rater_quality import cached_rater_quality
+    """The rater quality partial's context: the table, or the reason it is missing.
 
+    ``quality_error`` is the lead's input (the filter) at fault, and marks the field;
+    ``quality_failure`` is a table that could not be computed, which the filter did
+    not cause.
+    """
+    from ...analysis.rater_quality import cached_rater_quality
+    from ...data.selection import parse_where, raters_where
+
+    context = {"quality": None, "quality_error": None, "quality_failure": None}
+    try:
+        raters_where(get_session(), study, parse_where(where))
+    except ValueError as exc:
+        return {**context, "quality_error": str(exc), "quality_where": where}
     try:
         table = cached_rater_quality(get_session(), study, where=where)
     except ValueError as exc:
-        return {"quality": None, "quality_error": str(exc), "quality_where": where}
-    return {"quality": table, "quality_error": None, "quality_where": where}
+        return {**context, "quality_failure": str(exc), "quality_where": where}
+    return {**context, "quality": table, "quality_where": where}
 
 
 @bp.route("/studies/<slug>/raters/<id:rater_id>/lift-gap", methods=["POST"])

@@ -89,11 +89,15 @@ def _analysis(the_study: Study) -> dict:
     and ``error`` (an unknown key, value or aggregation: the study's settings are used).
     """
     from ...analysis.settings import study_settings_where
+    from ...data.temperatures import parse_judge_temperatures
     from ...metrics._names import RUNS
 
     runs = request.args.get("runs", RUNS[0])
     where = request.args.get("where", "").strip()
-    args = {k: v for k, v in (("runs", runs), ("where", where)) if v and v != RUNS[0]}
+    # The lead's temperature for single judges (annotator.data.temperatures).
+    temperatures = request.args.get("temperatures", "").strip()
+    chosen = (("runs", runs), ("where", where), ("temperatures", temperatures))
+    args = {k: v for k, v in chosen if v and v != RUNS[0]}
     out = {"settings": None, "args": args, "error": None, "runs_choices": RUNS}
     out.update(_criterion_choice(the_study))
     if not args:
@@ -101,9 +105,15 @@ def _analysis(the_study: Study) -> dict:
             out["args"] = {"criterion": out["criterion"]}
         return out
     try:
-        out["settings"] = study_settings_where(get_session(), the_study, where, runs=runs)
+        overrides = {"runs": runs}
+        if temperatures:
+            overrides["judge_temperatures"] = parse_judge_temperatures(temperatures)
+        out["settings"] = study_settings_where(get_session(), the_study, where, **overrides)
     except ValueError as exc:
-        out["error"] = f"{str(exc)[:1].upper()}{str(exc)[1:]}; showing every rater, runs by mean."
+        out["error"] = (
+            f"{str(exc)[:1].upper()}{str(exc)[1:]}; showing the study's settings "
+            "(every rater, runs by mean)."
+        )
         out["args"] = {}
     if out["criterion"]:
         out["args"]["criterion"] = out["criterion"]

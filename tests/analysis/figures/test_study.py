@@ -176,6 +176,29 @@ def test_an_interval_that_misses_its_estimate_is_drawn_as_computed():
     assert png_bytes(fig).startswith(b"\x89PNG")
 
 
+def test_an_inverted_or_infinite_interval_has_no_bar():
+    # Three raters who disagree more than chance: ICC(A,k) far below 0 with its
+    # F-based bounds swapped, or infinite. matplotlib refused the report
+    # ("'yerr' must not contain negative values"); such an interval now has no bar
+    # (the tables' notes say why), an infinite estimate no point.
+    frame = pd.DataFrame(
+        {
+            "scale": ["0-5", "0-10", "0-100"],
+            "icc_ak_human": [-9.0, -np.inf, 0.70],
+            "icc_ak_human_low": [8.74, -np.inf, 0.50],
+            "icc_ak_human_high": [0.44, 0.30, 0.80],
+        }
+    )
+    fig = icc_interval_figure(frame, columns=[("icc_ak_human", "human")])
+    ax = fig.axes[0]
+    (bars,) = ax.collections
+    spans = sorted(v for seg in bars.get_segments() for v in (seg[0][1], seg[1][1]))
+    assert spans == pytest.approx([0.50, 0.80])
+    (points,) = [line for line in ax.lines if line.get_label() == "human"]
+    assert list(points.get_ydata()) == [-9.0, 0.70]
+    assert png_bytes(fig).startswith(b"\x89PNG")
+
+
 def test_a_bootstrap_interval_that_misses_its_estimate_is_drawn_as_computed():
     frame = pd.DataFrame(
         {

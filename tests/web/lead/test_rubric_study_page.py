@@ -120,7 +120,7 @@ def test_each_criterion_dashboard_is_a_job_of_its_own(
     done = session.get(Job, queued["coherence"].id)
     assert done.status == JobStatus.DONE
     result = session.exec(select(JobResult).where(JobResult.job_id == done.id)).one()
-    _, dashboard = pickle.loads(result.data)
+    _, _, dashboard = pickle.loads(result.data)  # (format, ratings, dashboard)
     assert dashboard.criterion == "coherence"
     assert dashboard.scale("0-5").n_ratings == 4 * len(RATERS) + 4
     fresh = lead_client.get("/lead/studies/rubric?criterion=coherence").get_data(as_text=True)

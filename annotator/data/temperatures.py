@@ -1,0 +1,298 @@
+"""Which LLM scores are analysed: each judge at one temperature (the one rule).
+
+A judge's runs at different temperatures are never combined (greedy and sampled
+scores estimate different things), so each judge (an LLM score ``model``) is
+analysed on each scale at one temperature: the one the lead chose for that judge,
+else the study's ``[validation] temperature``, else the judge's own main
+temperature (the most common among its own scores on that scale). The
+dashboard, the report, the CLI and the exports all call :func:`judge_temperatures`,
+so they list the same judges with the same numbers.
+
+Kept in ``data`` (it knows no statistics) so that the exports and the analysis both
+import it without an import circle.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .frames import study_llm_scores
+
+__all__ = [
+    "NOT_RECORDED",
+    "JudgeTemperatures",
+    "judge_temperatures",
+    "study_judge_temperatures",
+    "parse_judge_temperatures",
+    "temperature_label",
+]
+
+#: How a score stored without a temperature (an import without one) is named.
+NOT_RECORDED = "not recorded"
+# What a lead may write for it when choosing a judge's temperature.
+NONE_WORDS = ("none", NOT_RECORDED)
+
+
+def temperature_label(temperature: float | None) -> str:
+    """``"1"``, ``"0.7"``; :data:`NOT_RECORDED` for a score without a temperature."""
+    if temperature is None or (isinstance(temperature, float) and math.isnan(temperature)):
+        return NOT_RECORDED
+    return f"{temperature:g}"
+
+
+@dataclass(frozen=True)
+class JudgeTemperatures:
+    """The temperature each judge is analysed at, per scale.
+
+    Attributes
+    ----------
+    chosen : tuple of ((str, str), float or None)
+        ``((judge, scale), temperature)`` sorted; None: the judge's scores without a
+        recorded temperature.
+    reasons : tuple of ((str, str), str)
+        ``((judge, scale), how its temperature was chosen)``, in the same order.
+    """
+
+    chosen: tuple[tuple[tuple[str, str], float | None], ...] = ()
+    reasons: tuple[tuple[tuple[str, str], str], ...] = ()
+
+    def of(self, judge: str, scale: str) -> float | None:
+        """The temperature of ``judge`` on ``scale``; ``KeyError`` for one without scores."""
+        return dict(self.chosen)[(judge, scale)]
+
+    def keep(self, judges: Iterable, scales: Iterable, temperatures: Iterable) -> np.ndarray:
+        """True for each score (its judge, scale and temperature, NaN: none) at its
+        judge's chosen temperature on that scale."""
+        models = np.asarray(list(judges), dtype=object)
+        on = np.asarray(list(scales), dtype=object)
+        temps = np.asarray(list(temperatures), dtype=float)
+        out = np.zeros(len(models), dtype=bool)
+        for (judge, scale), temperature in self.chosen:
+            mine = (models == judge) & (on == scale)
+            at = np.isnan(temps) if temperature is None else np.isclose(temps, temperature)
+            out |= mine & at
+        return out
+
+    def _on(self, scale: str | None) -> list[tuple[tuple[str, str], float | None]]:
+        return [(key, t) for key, t in self.chosen if scale is None or key[1] == scale]
+
+    def _per_judge(self, scale: str | None) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for (judge, _), t in self._on(scale):
+            label = temperature_label(t)
+            if label not in out.setdefault(judge, []):
+                out[judge].append(label)
+        return out
+
+    @property
+    def uniform(self) -> bool:
+        """Every judge is at one temperature on every scale (or there is no judge)."""
+        return len({temperature_label(t) for _, t in self.chosen}) <= 1
+
+    @property
+    def single(self) -> float | None:
+        """The one temperature every judge is at on every scale (None: several, none
+        recorded, or no judge)."""
+        values = {temperature_label(t) for _, t in self.chosen}
+        if len(values) != 1:
+            return None
+        return self.chosen[0][1]
+
+    def label(self, scale: str | None = None) -> str:
+        """``"1"`` when every judge is at one temperature (on ``scale``; None: every
+        scale), else ``"judge-a not recorded, judge-c 1"`` (a judge at several on
+        different scales: ``"0.1/1"``)."""
+        chosen = self._on(scale)
+        if not chosen:
+            return "none (no LLM scores)"
+        values = {temperature_label(t) for _, t in chosen}
+        if len(values) == 1:
+            return values.pop()
+        per = self._per_judge(scale)
+        return ", ".join(f"{judge} {'/'.join(ts)}" for judge, ts in per.items())
+
+    def describe(self, scale: str | None = None) -> str:
+        """A sentence for a lead: each judge's temperature (on ``scale``; None: every
+        scale) and how it was chosen."""
+        scales = {on for (_, on), _ in self.reasons if scale is None or on == scale}
+        parts: dict[str, list[str]] = {}
+        for (judge, on), how in self.reasons:
+            if scale is None or on == scale:
+                # The scale is named only where the study has several.
+                named = how if len(scales) == 1 else f"{how} on scale {on}"
+                parts.setdefault(judge, []).append(named)
+        if not parts:
+            return "no LLM scores"
+        return "; ".join(f"{judge} at {', '.join(hows)}" for judge, hows in parts.items())
+
+    def to_dict(self) -> dict[str, dict[str, float | None]]:
+        """``{judge: {scale: temperature}}`` (None: not recorded), JSON-ready."""
+        out: dict[str, dict[str, float | None]] = {}
+        for (judge, scale), t in self.chosen:
+            out.setdefault(judge, {})[scale] = t
+        return out
+
+
+def _rank(temps: np.ndarray) -> dict[float | None, tuple]:
+    """Each temperature's place among all the study's scores: the most common first,
+    then the lowest recorded, scores without one last (the tie-break of
+    :func:`_main_of`)."""
+    recorded = temps[~np.isnan(temps)]
+    values, counts = np.unique(recorded, return_counts=True)
+    out: dict[float | None, tuple] = {
+        float(v): (-int(c), 0, float(v)) for v, c in zip(values, counts, strict=True)
+    }
+    out[None] = (-int(np.isnan(temps).sum()), 1, 0.0)
+    return out
+
+
+def _main_of(temps: np.ndarray, rank: dict[float | None, tuple]) -> tuple[float | None, int]:
+    """The most common temperature of one judge's scores on one scale, and its count.
+
+    A tie goes to the temperature most common among all the study's scores (the
+    one a study-wide rule would pick, so a judge also run at a second temperature as
+    often stays at the study's), then to the lowest recorded one; scores without a
+    temperature win a tie only against none recorded.
+    """
+    counts: dict[float | None, int] = {}
+    for t in temps.tolist():
+        key = None if math.isnan(t) else float(t)
+        counts[key] = counts.get(key, 0) + 1
+    top = max(counts.values())
+    best = min((t for t, n in counts.items() if n == top), key=rank.__getitem__)
+    return best, top
+
+
+def _float_or_none(value: Any) -> float | None:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return float(value)
+
+
+def judge_temperatures(
+    judges: Iterable,
+    scales: Iterable,
+    temperatures: Iterable,
+    *,
+    requested: float | None = None,
+    per_judge: Mapping[str, float | None] | Iterable[tuple[str, float | None]] = (),
+) -> JudgeTemperatures:
+    """The temperature each judge is analysed at on each scale.
+
+    Parameters
+    ----------
+    judges, scales, temperatures : iterable
+        One entry per LLM score: its judge (``model``), scale and temperature (NaN
+        or None: not recorded).
+    requested : float, optional, keyword-only
+        The study's temperature (``[validation] temperature``, ``--temperature``,
+        the export form's): every judge is analysed at it, but those chosen in
+        ``per_judge``. A judge without scores at it is left out, and its reason
+        says so.
+    per_judge : mapping, keyword-only
+        ``{judge: temperature}`` the lead chose for single judges
+        (``[validation.temperatures]``, ``--judge-temperature``); wins over
+        ``requested``.
+
+    Returns
+    -------
+    JudgeTemperatures
+        Without a choice, a judge is analysed on each scale at its main temperature
+        there: the most common among its own scores on that scale (a tie goes to the
+        temperature most common among all the study's scores, then to the lowest
+        recorded one; scores without one win a tie only against none recorded).
+    """
+    models = np.asarray([str(j) for j in judges], dtype=object)
+    on = np.asarray([str(s) for s in scales], dtype=object)
+    temps = np.asarray([np.nan if t is None else float(t) for t in temperatures], dtype=float)
+    if not len(models) == len(on) == len(temps):
+        raise ValueError(
+            f"judges, scales, temperatures: give one of each per score (got {len(models)}, "
+            f"{len(on)} and {len(temps)})"
+        )
+    lead = dict(judge_temperature_pairs(per_judge))
+    rank = _rank(temps)
+    chosen, reasons = [], []
+    for judge in sorted(set(models.tolist())):
+        for scale in sorted(set(on[models == judge].tolist())):
+            mine = temps[(models == judge) & (on == scale)]
+            if judge in lead or requested is not None:
+                t = lead[judge] if judge in lead else float(requested)
+                found = int((np.isnan(mine) if t is None else np.isclose(mine, t)).sum())
+                whose = "chosen for this judge" if judge in lead else "the study's"
+                part = f"{temperature_label(t)} ({whose}; {found} of {len(mine)} scores"
+                part += ")" if found else ": none, so it is left out)"
+            else:
+                t, found = _main_of(mine, rank)
+                part = f"{temperature_label(t)} (its most common: {found} of {len(mine)} scores)"
+            chosen.append(((judge, scale), t))
+            reasons.append(((judge, scale), part))
+    return JudgeTemperatures(chosen=tuple(chosen), reasons=tuple(reasons))
+
+
+def parse_judge_temperatures(
+    values: Iterable[str] | str,
+) -> tuple[tuple[str, float | None], ...]:
+    """``("judge-a=0", "judge-c=1")`` or ``"judge-a=0, judge-c=1"`` as pairs.
+
+    ``JUDGE=none`` (or ``JUDGE=not recorded``) chooses the judge's scores stored
+    without a temperature (None). ``ValueError`` naming the clause that is not
+    ``JUDGE=TEMPERATURE`` with a temperature of at least 0.
+    """
+    if isinstance(values, str):
+        values = [part for part in values.split(",")]
+    out: dict[str, float | None] = {}
+    for clause in values:
+        clause = clause.strip()
+        if not clause:
+            continue
+        judge, sep, text = clause.rpartition("=")
+        judge = judge.strip()
+        if sep and judge and text.strip().lower() in NONE_WORDS:
+            out[judge] = None
+            continue
+        try:
+            value = float(text)
+        except ValueError:
+            value = -1.0
+        if not sep or not judge or not value >= 0:
+            raise ValueError(
+                f"judge temperature: {clause!r} is not JUDGE=TEMPERATURE with a temperature "
+                "of at least 0 or none (e.g. judge-a=0.7, judge-b=none)"
+            )
+        out[judge] = value
+    return tuple(sorted(out.items()))
+
+
+def judge_temperature_pairs(
+    chosen: Mapping[str, Any] | Iterable[tuple[str, Any]],
+) -> tuple[tuple[str, float | None], ...]:
+    """Settings' ``{judge: temperature}`` as sorted pairs; None, NaN or a word of
+    :data:`NONE_WORDS` (the study file's way to say it): not recorded."""
+    pairs = chosen.items() if isinstance(chosen, Mapping) else chosen
+    out = []
+    for judge, value in pairs:
+        if isinstance(value, str) and value.strip().lower() in NONE_WORDS:
+            value = None
+        out.append((str(judge), _float_or_none(value)))
+    return tuple(sorted(out))
+
+
+def study_judge_temperatures(
+    session: Any,
+    study: Any,
+    *,
+    requested: float | None = None,
+    per_judge: Mapping[str, float | None] | Iterable[tuple[str, float | None]] = (),
+) -> JudgeTemperatures:
+    """:func:`judge_temperatures` on every LLM score of a stored study (each judge's
+    newest prompt, every scale and criterion), as the analysis counts them."""
+    llm = study_llm_scores(session, study)
+    return judge_temperatures(
+        llm["model"], llm["scale"], llm["temperature"], requested=requested, per_judge=per_judge
+    )
