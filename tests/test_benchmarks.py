@@ -1,5 +1,6 @@
 """The benchmark scripts: each still loads, and each one `make bench` runs is in the
-README's list (a script left out of either was found broken long after a refactor)."""
+list of docs/performance.md (a script left out of either was found broken long after
+a refactor)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+
+from tests.documentation import section
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCHMARKS = sorted((ROOT / "benchmarks").glob("*.py"))
@@ -36,14 +39,15 @@ def test_every_benchmark_script_loads():
     assert result.returncode == 0, result.stderr[-3000:]
 
 
-def test_make_bench_runs_the_scripts_the_readme_lists():
+def test_make_bench_runs_the_scripts_the_docs_list():
     scripts = _make_bench_scripts()
     # Every script with a main() is run by `make bench` (a module others import,
     # such as the alt-test's per-item loop, need not be).
     runnable = {p.name for p in BENCHMARKS if "def main(" in p.read_text()}
     assert runnable <= set(scripts), sorted(runnable - set(scripts))
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("## Benchmarks", 1)[1].split("\n\n", 1)[1].split("\n\n", 1)[0]
-    listed = re.findall(r"`benchmarks/(\w+\.py)`", section)
+    # The first paragraph under the heading lists them.
+    listed = re.findall(
+        r"`benchmarks/(\w+\.py)`", section("Running the benchmarks").strip().split("\n\n")[0]
+    )
     assert sorted(set(scripts)) == sorted(set(listed))
     assert all((ROOT / "benchmarks" / name).is_file() for name in scripts)

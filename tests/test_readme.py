@@ -1,7 +1,9 @@
-"""The README's "Running a study" commands run as written on a fresh instance.
+"""The README's "Running a study" commands run as written on a fresh instance,
+and so do the guide's judge commands (docs/judges.md).
 
-The commands are read from the README itself (its first ``sh`` block under
-"## Running a study"), so the test and the README cannot drift apart. Each
+The commands are read from the documentation itself (the first ``sh`` block under
+the section's heading, wherever it lives), so the test and the text cannot drift
+apart. Each
 runs in a folder holding a copy of ``examples/`` (the README names files
 relative to the repository), against a new instance folder and database;
 ``serve`` is the only one left out. A password prompt gets the password typed
@@ -11,7 +13,6 @@ in, as a person would.
 from __future__ import annotations
 
 import json
-import re
 import shlex
 import shutil
 from pathlib import Path
@@ -23,18 +24,15 @@ from flask.cli import ScriptInfo
 from annotator import create_app
 from annotator.cli import main
 from annotator.db import get_engine
+from tests.documentation import command_lines, first_block, section
 
 ROOT = Path(__file__).resolve().parents[1]
 PASSWORD = "a long passphrase"
 
 
-def readme_commands(section: str = "Running a study") -> list[str]:
-    """The lines of the first ``sh`` block under the README's ``## SECTION``."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    body = text.split(f"\n## {section}\n", 1)[1]
-    match = re.search(r"```sh\n(.*?)```", body, re.DOTALL)
-    assert match, f"no sh block under {section!r}"
-    return [line for line in match.group(1).splitlines() if line.strip()]
+def readme_commands(title: str = "Running a study") -> list[str]:
+    """The lines of the first ``sh`` block under the heading ``title``."""
+    return command_lines(first_block(section(title), "sh"))
 
 
 def _split(line: str) -> tuple[list[str], str | None]:

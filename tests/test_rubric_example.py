@@ -1,24 +1,21 @@
-"""The README's rubric example runs as written on a fresh instance, and its
+"""The guide's rubric example (docs/rubrics.md) runs as written on a fresh instance, and its
 exports hold the example files' scores of each criterion."""
 
 from __future__ import annotations
 
 import json
-import re
 
 import pandas as pd
 from click.testing import CliRunner
 from flask.cli import ScriptInfo
 
 from annotator.cli import main
+from tests.documentation import command_lines, first_block, section
 from tests.test_readme import ROOT, _split, fresh_instance  # noqa: F401  (the fixture)
 
 
 def _rubric_commands() -> list[str]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    body = text.split("\n### Rubrics (several criteria per item)\n", 1)[1]
-    block = re.search(r"```sh\n(.*?)```", body, re.DOTALL).group(1)
-    return [line for line in block.splitlines() if line.strip()]
+    return command_lines(first_block(section("Rubrics (several criteria per item)"), "sh"))
 
 
 def test_the_rubric_example_runs_as_the_readme_says(fresh_instance):  # noqa: F811

@@ -73,12 +73,10 @@ def test_items_per_rater_may_come_from_the_crowd_cap():
         parse_study_file(VALID + table + CROWD + "max_raters = 2\n")
 
 
-def test_the_readme_example_is_a_valid_assignment_table():
-    from pathlib import Path
+def test_the_guide_example_is_a_valid_assignment_table():
+    from tests.documentation import first_block, section
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
-    section = readme.split("## Spending fewer ratings", 1)[1]
-    table = section.split("```toml\n", 1)[1].split("```", 1)[0]
+    table = first_block(section("Overlap designs"), "toml")
     spec = parse_study_file(VALID + table).assignment
     assert (spec.design, spec.raters_per_item, spec.anchor_items, spec.items_per_rater) == (
         "overlap",

@@ -1,15 +1,12 @@
 """The ``[crowd]`` table and ``screen_out_after`` of a study file."""
 
-import re
-from pathlib import Path
-
 import pytest
 
 from annotator.study.studyfile import StudyFileError, parse_study_file
+from tests.documentation import first_block, section
 
 from .test_studyfile import VALID
 
-README = Path(__file__).resolve().parents[2] / "README.md"
 THREE_SCALES = "".join(f'[[scales]]\nname = "s{i}"\nmin = 0\nmax = 5\nstep = 1\n' for i in range(3))
 
 
@@ -74,9 +71,8 @@ def test_screen_out_after_must_be_positive():
     assert caught.value.problems[0].startswith("attention_checks.screen_out_after:")
 
 
-def test_the_readme_example_is_valid():
-    section = README.read_text("utf-8").split("### Running on Prolific", 1)[1]
-    example = re.search(r"```toml\n(.*?)```", section, re.DOTALL).group(1)
+def test_the_guide_example_is_valid():
+    example = first_block(section("Running on Prolific (and MTurk)"), "toml")
     head = VALID.split("[[scales]]", 1)[0]
     benchmarks = "[[benchmarks]]" + VALID.split("[[benchmarks]]", 1)[1]
     spec = parse_study_file(head + THREE_SCALES + benchmarks + example)
