@@ -31,7 +31,7 @@ def warm_up(app: Flask) -> bool:
     from ...collect.unshown_items import unshown_items
     from ...data.data_version import data_version
     from ...db import session_scope
-    from ...jobs import find_current_job
+    from ...jobs import find_current_job, get_queue
     from ...jobs.service import study_jobs
     from ...judge.history import cached_judge_run_summaries
     from ...models import Study, User
@@ -58,6 +58,9 @@ def warm_up(app: Flask) -> bool:
             for kind in ("report", "dashboard"):
                 find_current_job(session, study, kind, {})
             session.rollback()
+            # The job queue's connection (huey's SQLite file, or Redis), opened by a
+            # count: the first "Download report" otherwise opens it.
+            get_queue(app).pending_count()
     except Exception:  # a warm-up must never stop a worker
         log.warning("Warm-up of the lead's pages failed", exc_info=True)
         return False
