@@ -39,8 +39,7 @@ def _bind(host: str, port: int) -> str:
 WARM_MODULES = (
     "annotator.analysis.live",
     "annotator.data.exporters",
-    "annotator.web.lead.jobs",
-    "annotator.web.lead.warm",
+    "annotator.warm",
     "huey",
     "huey.serializer",
 )
@@ -70,14 +69,14 @@ def _worker_ready(worker) -> None:
     """After the worker's app is built: warm it up, then say it is ready.
 
     Compiling every template here (about 60, a few ms each) spares the first request
-    of each page its compilation, and :func:`annotator.web.lead.warm.warm_up` the
+    of each page its compilation, and :func:`annotator.warm.warm_up` the
     study page's SQL compilation; both live in the worker's own app and engine.
     """
     app = worker.wsgi
     if isinstance(app, Flask):
         for name in app.jinja_env.list_templates():
             app.jinja_env.get_template(name)
-        from ..web.lead.warm import warm_up
+        from ..warm import warm_up
 
         warm_up(app)
     worker.log.info("Worker ready (pid: %s)", worker.pid)

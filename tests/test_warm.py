@@ -1,11 +1,11 @@
-"""A fresh worker's warm-up (annotator.web.lead.warm): the study page's reads, nothing
+"""A fresh worker's warm-up (annotator.warm): the study page's reads, nothing
 written. Its speed is measured by benchmarks/first_request.py."""
 
 import logging
 
 from annotator.db import get_engine, session_scope
 from annotator.demo import load_demo
-from annotator.web.lead.warm import warm_up
+from annotator.warm import warm_up
 from tests.web.lead.conftest import snapshot
 
 
@@ -35,7 +35,7 @@ def test_the_warm_up_of_an_empty_database_does_nothing(app):
 
 def test_a_failed_warm_up_is_logged_and_leaves_the_worker_serving(make_app, caplog):
     app = make_app(create_schema=False)  # no tables: every read fails
-    with caplog.at_level(logging.WARNING, logger="annotator.web.lead.warm"):
+    with caplog.at_level(logging.WARNING, logger="annotator.warm"):
         assert warm_up(app) is False
     assert "Warm-up of the lead's pages failed" in caplog.text
     assert app.test_client().get("/login").status_code == 200

@@ -4,9 +4,10 @@ SQLAlchemy compiles each statement the first time a process runs it (then keeps 
 the engine's cache): on the study page, about 20 statements and 100 ms of a fresh
 worker's first view against 30-60 ms for a whole warm one (issue 34, item 7;
 ``benchmarks/first_request.py``). :func:`warm_up` runs those reads once, for the
-latest study, in the worker that will serve it (its own engine, after the fork). It
-only reads: nothing is computed, stored or queued (the page itself may compute a
-first dashboard or start a job; the warm-up does neither).
+latest study, in the worker that will serve it (its own engine, after the fork), and
+opens the job queue's connection. It only reads: nothing is computed, stored or queued
+(the page itself may compute a first dashboard or start a job; the warm-up does
+neither). Called by ``annotator serve``'s workers (:mod:`annotator.cli.serve`).
 """
 
 from __future__ import annotations
@@ -28,17 +29,17 @@ def warm_up(app: Flask) -> bool:
     """
     from sqlmodel import select
 
-    from ...collect.unshown_items import unshown_items
-    from ...data.data_version import data_version
-    from ...db import session_scope
-    from ...jobs import find_current_job, get_queue
-    from ...jobs.service import study_jobs
-    from ...judge.history import cached_judge_run_summaries
-    from ...models import Study, User
-    from ...study.criteria import criterion_names, study_criteria
-    from ...study.members import study_role
-    from ...study.studies import study_benchmarks, study_scales
-    from .jobs import INTERNAL_KINDS
+    from .analysis.live import KIND as DASHBOARD
+    from .collect.unshown_items import unshown_items
+    from .data.data_version import data_version
+    from .db import session_scope
+    from .jobs import find_current_job, get_queue
+    from .jobs.service import study_jobs
+    from .judge.history import cached_judge_run_summaries
+    from .models import Study, User
+    from .study.criteria import criterion_names, study_criteria
+    from .study.members import study_role
+    from .study.studies import study_benchmarks, study_scales
 
     try:
         with app.app_context(), session_scope() as session:
@@ -54,8 +55,8 @@ def warm_up(app: Flask) -> bool:
             unshown_items(session, study)
             cached_judge_run_summaries(session, study)
             data_version(session, study)
-            study_jobs(session, study, limit=10, exclude=INTERNAL_KINDS)
-            for kind in ("report", "dashboard"):
+            study_jobs(session, study, limit=10, exclude=(DASHBOARD,))
+            for kind in ("report", DASHBOARD):
                 find_current_job(session, study, kind, {})
             session.rollback()
             # The job queue's connection (huey's SQLite file, or Redis), opened by a
