@@ -1,7 +1,8 @@
 """A fresh server worker's warm-up: the lead's study page's reads, before its first request.
 
 SQLAlchemy compiles each statement the first time a process runs it (then keeps it in
-the engine's cache): on the study page, about 20 statements and 100 ms of a fresh
+the engine's cache), and markdown-it renders each benchmark's instructions the first
+time (then keeps them): on the study page, about 20 statements and 100 ms of a fresh
 worker's first view against 30-60 ms for a whole warm one (issue 34, item 7;
 ``benchmarks/first_request.py``). :func:`warm_up` runs those reads once, for the
 latest study, in the worker that will serve it (its own engine, after the fork), and
@@ -40,6 +41,7 @@ def warm_up(app: Flask) -> bool:
     from .study.criteria import criterion_names, study_criteria
     from .study.members import study_role
     from .study.studies import study_benchmarks, study_scales
+    from .web.display import instructions_for
 
     try:
         with app.app_context(), session_scope() as session:
@@ -50,8 +52,11 @@ def warm_up(app: Flask) -> bool:
             study_role(session, study, lead)
             criterion_names(session, study)
             study_criteria(session, study)
-            study_scales(session, study)
-            study_benchmarks(session, study)
+            # The instructions the page shows, rendered once (kept per process).
+            scales = study_scales(session, study)
+            for benchmark in study_benchmarks(session, study):
+                for scale in scales:
+                    instructions_for(benchmark, scale)
             unshown_items(session, study)
             cached_judge_run_summaries(session, study)
             data_version(session, study)
