@@ -1,9 +1,11 @@
 """The demo study that ``annotator serve`` loads into an empty database.
 
-``demo_data/`` holds the study file, its 13 items, the scores of two LLM judges and
-the ratings of five example raters on all three scales (made up: each item's level
-as the judges see it, an item effect of the humans' own, a bias per rater and noise),
-so that the first dashboard and the report show numbers rather than what is missing.
+``demo_data/`` holds the study file, its 41 items (one an attention check), the scores
+of two LLM judges and the ratings of five example raters on all three scales, made up
+by ``demo_data/make_demo.py`` (fixed seed): enough items (40 per rater, the alt-test
+needs 30) that the first dashboard and the report give the answer the tool exists for.
+judge-a follows the raters' consensus closely on the 0-5 and 0-10 scales and passes the
+alt-test there, not on 0-100; judge-b, lenient and noisy, passes on none.
 """
 
 from __future__ import annotations

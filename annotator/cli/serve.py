@@ -33,7 +33,54 @@ def _bind(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
+# The modules a lead's pages import on first use (the dashboard's analysis: pandas,
+# scipy, the metrics; the job queue: huey), imported by the server before it forks its
+# workers. Not the report's figures (matplotlib): the report is built by the job worker.
+WARM_MODULES = (
+    "annotator.analysis.live",
+    "annotator.data.exporters",
+    "annotator.warm",
+    "huey",
+    "huey.serializer",
+)
+
+
+def _import_warm_modules() -> None:
+    """Import :data:`WARM_MODULES` in the server's master process, before the fork.
+
+    Without this a fresh worker's first study page or "Download report" took 0.4-6 s
+    (its imports) against 30-90 ms warm (issue 34; ``benchmarks/first_request.py``).
+    The modules are imported, not the app built (gunicorn's ``preload_app``): each
+    worker still builds its own app, and with it its database engine, after the fork
+    (an engine's pooled connections must not be shared by two processes; SQLAlchemy,
+    "Using Connection Pools with Multiprocessing or os.fork()"). Importing once
+    before the fork also costs less than in each worker after it: the workers share
+    the master's pages of these modules until they write to them (copy-on-write),
+    and they do not import them at once on a busy machine (with 2 workers, 247 MB
+    PSS in all after each served the study page, against 341 MB importing in each;
+    docs/performance.md). After a code update, restart the server: gunicorn's HUP
+    re-forks the workers from this master, which keeps the modules it imported.
+    """
+    import importlib
+
+    for name in WARM_MODULES:
+        importlib.import_module(name)
+
+
 def _worker_ready(worker) -> None:
+    """After the worker's app is built: warm it up, then say it is ready.
+
+    Compiling every template here (about 60, a few ms each) spares the first request
+    of each page its compilation, and :func:`annotator.warm.warm_up` the
+    study page's SQL compilation; both live in the worker's own app and engine.
+    """
+    app = worker.wsgi
+    if isinstance(app, Flask):
+        for name in app.jinja_env.list_templates():
+            app.jinja_env.get_template(name)
+        from ..warm import warm_up
+
+        warm_up(app)
     worker.log.info("Worker ready (pid: %s)", worker.pid)
 
 
@@ -108,6 +155,7 @@ def run_server(app: Flask, host: str, port: int, *, workers: int, threads: int, 
 
             return create_app()
 
+    _import_warm_modules()
     _Gunicorn().run()
 
 

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import textwrap
 import time
 import uuid
 from pathlib import Path
+from types import SimpleNamespace
 from urllib.parse import urlencode
 
 import pytest
@@ -76,6 +79,57 @@ def test_dev_runs_the_development_server(make_app, monkeypatch, gunicorn_setting
     assert "development server" in result.output
     assert calls and calls[0][:2] == ("127.0.0.1", 5062)
     assert gunicorn_settings == {}
+
+
+def test_the_server_imports_the_pages_modules_before_it_forks(tmp_path, database_url):
+    """Warm workers (issue 34): the modules of the lead's pages (pandas, scipy, the
+    analysis, huey) are in the master when gunicorn starts forking, so a worker's first
+    request does not import them; the app itself is not built there (each worker builds
+    its own, engine included, after the fork). Speed: benchmarks/first_request.py."""
+    code = textwrap.dedent(
+        """
+        import json, sys
+        from gunicorn.app.base import BaseApplication
+        from annotator.cli import main
+        from annotator.cli.serve import WARM_MODULES
+
+        def run(self):
+            names = [*WARM_MODULES, "pandas", "scipy.stats", "matplotlib"]
+            print(json.dumps({name: name in sys.modules for name in names}))
+
+        BaseApplication.run = run
+        main(["serve", "--no-demo", "--no-jobs-worker"], prog_name="annotator")
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={
+            **os.environ,
+            "ANNOTATOR_INSTANCE_PATH": str(tmp_path / "instance"),
+            "ANNOTATOR_DATABASE_URL": database_url,
+        },
+    )
+    assert result.returncode == 0, result.stderr
+    imported = json.loads(result.stdout.strip().splitlines()[-1])
+    # The report's figures are drawn by the job worker, not by the web workers.
+    assert imported.pop("matplotlib") is False
+    assert all(imported.values()), imported
+
+
+def test_a_worker_compiles_every_template_before_it_says_it_is_ready(make_app, gunicorn_settings):
+    result = make_app(create_schema=False).test_cli_runner().invoke(args=["serve", "--no-demo"])
+    assert result.exit_code == 0, result.output
+    app, logged = gunicorn_settings["app"], []
+    log = SimpleNamespace(info=lambda *message: logged.append(message))
+    worker = SimpleNamespace(wsgi=app, pid=1, log=log)
+    assert not app.jinja_env.cache
+    gunicorn_settings["post_worker_init"](worker)
+    compiled = {name for _loader, name in app.jinja_env.cache}
+    assert compiled == set(app.jinja_env.list_templates()) and len(compiled) > 40
+    assert logged == [("Worker ready (pid: %s)", 1)]
 
 
 @pytest.mark.parametrize("bad", [["--workers", "0"], ["--threads", "0"]])

@@ -30,16 +30,16 @@ def test_plural(count, words, expected):
 
 
 def test_imported_ratings_are_called_so_and_checks_counted_apart(app, lead_client):
-    # The demo study: 13 items (one an attention check), 5 raters' ratings imported.
+    # The demo study: 41 items (one an attention check), 5 raters' ratings imported.
     with session_scope(app) as session:
         load_demo(session, base_url="http://localhost", instance_path=app.instance_path)
     listed = lead_client.get("/lead/").get_data(as_text=True)
     row = lxml.html.fromstring(listed).xpath("//tr[.//a[contains(@href, '/studies/demo')]]")[0]
-    assert " ".join(row.xpath("string(td[2])").split()) == "13 (1 of them an attention check)"
+    assert " ".join(row.xpath("string(td[2])").split()) == "41 (1 of them an attention check)"
     page = _text(lead_client.get("/lead/studies/demo"))
     assert "Blocks: none (the ratings were imported)." in page
     assert "0 done" not in page
-    assert "of the study's 12 items (attention checks are counted apart)" in page
+    assert "of the study's 40 items (attention checks are counted apart)" in page
     # The labels of this page's own (the analysis' notes say "item(s)" still).
     for label in ("rating(s)", "rater(s)", "day(s)", "blocks(s)"):
         assert label not in page

@@ -1,0 +1,73 @@
+"""A fresh server worker's warm-up: the lead's study page's reads, before its first request.
+
+SQLAlchemy compiles each statement the first time a process runs it (then keeps it in
+the engine's cache), and markdown-it renders each benchmark's instructions the first
+time (then keeps them): on the study page, about 20 statements and 100 ms of a fresh
+worker's first view against 30-60 ms for a whole warm one (issue 34, item 7;
+``benchmarks/first_request.py``). :func:`warm_up` runs those reads once, for the
+latest study, in the worker that will serve it (its own engine, after the fork), and
+opens the job queue's connection. It only reads: nothing is computed, stored or queued
+(the page itself may compute a first dashboard or start a job; the warm-up does
+neither). Called by ``annotator serve``'s workers (:mod:`annotator.cli.serve`).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Flask
+
+__all__ = ["warm_up"]
+
+log = logging.getLogger(__name__)
+
+
+def warm_up(app: Flask) -> bool:
+    """Run the study page's and the job start's reads once for the latest study.
+
+    Returns whether they ran; a failure (a database not reachable yet) is logged and
+    left for the first request to meet, as it would without the warm-up.
+    """
+    from sqlmodel import select
+
+    from .analysis.live import KIND as DASHBOARD
+    from .collect.unshown_items import unshown_items
+    from .data.data_version import data_version
+    from .db import session_scope
+    from .jobs import find_current_job, get_queue
+    from .jobs.service import study_jobs
+    from .judge.history import cached_judge_run_summaries
+    from .models import Study, User
+    from .study.criteria import criterion_names, study_criteria
+    from .study.members import study_role
+    from .study.studies import study_benchmarks, study_scales
+    from .web.display import instructions_for
+
+    try:
+        with app.app_context(), session_scope() as session:
+            study = session.exec(select(Study).order_by(Study.id.desc())).first()
+            lead = session.exec(select(User).order_by(User.id)).first()
+            if study is None or lead is None:
+                return False
+            study_role(session, study, lead)
+            criterion_names(session, study)
+            study_criteria(session, study)
+            # The instructions the page shows, rendered once (kept per process).
+            scales = study_scales(session, study)
+            for benchmark in study_benchmarks(session, study):
+                for scale in scales:
+                    instructions_for(benchmark, scale)
+            unshown_items(session, study)
+            cached_judge_run_summaries(session, study)
+            data_version(session, study)
+            study_jobs(session, study, limit=10, exclude=(DASHBOARD,))
+            for kind in ("report", DASHBOARD):
+                find_current_job(session, study, kind, {})
+            session.rollback()
+            # The job queue's connection (huey's SQLite file, or Redis), opened by a
+            # count: the first "Download report" otherwise opens it.
+            get_queue(app).pending_count()
+    except Exception:  # a warm-up must never stop a worker
+        log.warning("Warm-up of the lead's pages failed", exc_info=True)
+        return False
+    return True
