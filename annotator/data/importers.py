@@ -16,7 +16,7 @@ from sqlmodel import Session, select
 
 from ..clock import now
 from ..collect.scores import parse_score
-from ..models import Item, LLMScore, Scale, Study
+from ..models import Item, LLMScore, Scale, Study, bump_revision
 from ..study.studies import study_benchmarks, study_scales
 from ..study.studyfile import template_fields
 from ._bulk import (
@@ -146,6 +146,8 @@ def import_items(
     created_at = now()
     for chunk in _chunks(new_items, progress, "items"):
         _insert_rows(session, Item, [dict(row, created_at=created_at) for row in chunk])
+    if new_items:
+        bump_revision(session, study.id)
     report.created = len(new_items)
     return report
 
@@ -371,6 +373,8 @@ def import_llm_scores(
                     for key in chunk
                 ],
             )
+    if to_insert:
+        bump_revision(session, study.id)
     report.created = len(to_insert)
     return report
 

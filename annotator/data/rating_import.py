@@ -23,6 +23,7 @@ from ..models import (
     Study,
     User,
     UserSource,
+    bump_revision,
 )
 from ..study.studies import study_scales
 from ..study.studyfile import question_specs
@@ -298,6 +299,8 @@ def import_ratings(
         for chunk in _chunks(history, progress, "history"):
             _insert_rows(session, RatingChange, chunk)
     session.flush()
+    # Raters, answers, ratings and history may all be new: one bump for the import.
+    bump_revision(session, study.id)
     report.created = n_new
     report.updated = len(to_update)
     return report
