@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
+from ._icc import icc
+from ._nmae import nmae
 from ._validation import check_integer, check_probability
 from .agreement import _named_columns
-from .icc import icc
-from .nmae import nmae
 
 __all__ = ["BootstrapInterval", "bootstrap_icc_difference", "bootstrap_nmae"]
 

@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._icc import icc
 from ._validation import as_ratings_matrix, check_probability, json_float
 from .alpha import krippendorff_alpha
-from .icc import icc
 
 __all__ = ["CONSISTENCY_COLUMNS", "SelfConsistency", "self_consistency", "self_consistency_table"]
 

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._icc import icc
 from ._validation import as_ratings_matrix
-from .icc import icc
 
 __all__ = [
     "SPEEDING_FRACTION",

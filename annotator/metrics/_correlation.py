@@ -141,7 +141,7 @@ def correlation(
 
     Examples
     --------
-    >>> from annotator.metrics.correlation import correlation
+    >>> from annotator.metrics import correlation
     >>> res = correlation([1, 2, 3, 4, 5], [1, 3, 2, 5, 4], method="spearman")
     >>> round(res.estimate, 2)
     0.8
