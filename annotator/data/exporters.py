@@ -23,7 +23,7 @@ from ..models import (
     User,
 )
 from ..study.raters import counted_rater
-from .alttest_text import alttest_cells, alttest_json
+from .alttest_text import alttest_cells, alttest_export, alttest_json
 from .csv_cells import escape_cells
 from .export_scope import ExportError
 from .long_rows import (
@@ -33,7 +33,7 @@ from .long_rows import (
     demographic_keys,
     long_export,
 )
-from .matrix_export import MatrixExport, alttest_export, matrix_export
+from .matrix_export import MatrixExport, matrix_export
 from .selection import Where, raters_where
 
 __all__ = [
