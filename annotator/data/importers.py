@@ -30,7 +30,7 @@ from ._bulk import (
     _text,
     copy_rows,
 )
-from .criterion_cells import CriterionCells
+from .criterion_column import CriterionCells
 from .foreign_keys import check_references, foreign_key_triggers_off
 from .rating_import import import_ratings
 from .readers import InputError, Problems, Row, iter_rows, parse_number, read_rows
@@ -231,7 +231,7 @@ def import_llm_scores(
     file, or stored already with another value, is refused (stored scores are
     never overwritten); stored with the same value, it counts as unchanged.
     ``criterion`` names the score's criterion in a rubric study (optional when
-    the study has one; :mod:`annotator.data.criterion_cells`).
+    the study has one; :mod:`annotator.data.criterion_column`).
     """
     problems = Problems(str(path))
     rows = iter_rows(path, required=list(LLM_COLUMNS), problems=problems)

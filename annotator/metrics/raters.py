@@ -107,11 +107,6 @@ class RaterQualityResult:
                 return row
         raise KeyError(name)
 
-    def to_frame(self) -> pd.DataFrame:
-        """One row per rater, the fields of :class:`RaterQuality` as columns."""
-        columns = list(RaterQuality.__dataclass_fields__)
-        return pd.DataFrame([asdict(r) for r in self.raters], columns=columns)
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "study_median_seconds": _json(self.study_median_seconds),

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import func
 from sqlmodel import Session, select
 
-from ..collect.blocks import BlockState, BlockStatus, block_states
+from ..collect.block_states import BlockState, BlockStatus, block_states
 from ..models import (
     AuditAction,
     AuditEvent,

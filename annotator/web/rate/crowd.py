@@ -42,7 +42,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
 from ...collect import crowd
-from ...collect.blocks import BlockState
+from ...collect.block_states import BlockState
 from ...collect.stopping import study_complete
 from ...db import get_session
 from ...extensions import limiter
