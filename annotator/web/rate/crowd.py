@@ -51,7 +51,7 @@ from ...study.studies import get_study, link_base_url, study_scales
 from ..auth.access import withdrawn_page
 from ..confirm import confirmed, render_confirm
 from ..display import instructions_for, render_item_text
-from . import bp
+from .blueprint import bp
 
 __all__ = [
     "crowd_block_done",

@@ -14,7 +14,7 @@ from ...models import Invite, RaterStatus, Study, User, UserSource
 from ...study.return_links import rater_by_return_token
 from ..auth.access import withdrawn_page
 from ..confirm import confirmed, render_confirm
-from . import bp
+from .blueprint import bp
 
 
 @bp.route("/invite/<token>", methods=["GET", "POST"])

@@ -18,7 +18,7 @@ from ...collect.unshown_items import pass_over
 from ...db import get_session
 from ..auth.access import rater_required
 from ..display import render_item_text
-from . import bp
+from .blueprint import bp
 from .views import _own_block, _study, questionnaire_first
 
 

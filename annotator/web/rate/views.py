@@ -51,7 +51,7 @@ from ...db import commit_retrying, get_session
 from ...models import Demographics, UserSource
 from ..auth.access import rater_required
 from ..auth.passwords import check_password
-from . import bp
+from .blueprint import bp
 from .crowd import crowd_block_done, note_entry, screened_out_redirect
 from .current import current_rater as _rater
 from .current import current_study as _study
