@@ -42,8 +42,9 @@ def update_block(session: Session, block: Block, **values) -> None:
     rollback expires it and the next access reads the database again.
     """
     session.execute(_UPDATE_BLOCK, {"block_key": block.id, **values})
-    if "started_at" in values or "completed_at" in values:
-        # A started or completed block changes what the analysis sees.
+    if values.keys() & {"started_at", "completed_at", "item_order"}:
+        # A started, completed or reordered block (an item passed over or dealt
+        # to it) changes what the analysis sees; serving the next place does not.
         bump_revision(session, study_of_scale(block.scale_id))
     for name, value in values.items():
         set_committed_value(block, name, value)

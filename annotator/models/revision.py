@@ -25,10 +25,11 @@ __all__ = ["bump_revision", "bump_statement", "study_of_scale"]
 
 _STUDY = Study.__table__
 
-# Changes of a block or a rater that the analysis sees; serving the next
-# place (current_position, current_served_at) is no change of the data.
+# Changes of a block or a rater that the analysis sees (a block's entries: an
+# item passed over or dealt to it); serving the next place (current_position,
+# current_served_at) is no change of the data.
 _WATCHED = {
-    Block: ("started_at", "completed_at", "scale_id", "rater_id"),
+    Block: ("started_at", "completed_at", "item_order", "scale_id", "rater_id"),
     User: ("status", "status_changed_at", "study_id"),
 }
 _ANY_CHANGE = (Rating, RatingChange, LLMScore, Item, Demographics)

@@ -49,6 +49,14 @@ def _complete_block(session, study):
     update_block(session, block, completed_at=None)
 
 
+def _pass_over(session, study):
+    # What a pass-over writes: the block's entries, one of them marked.
+    block = session.exec(select(Block).order_by(Block.id)).first()
+    order = [dict(entry) for entry in block.item_order]
+    order[0]["passed_over"] = "2026-01-01T00:00:00+00:00"
+    update_block(session, block, item_order=order)
+
+
 def _answer(session, study):
     rater = session.exec(
         select(User)
@@ -83,6 +91,7 @@ CHANGES = {
     "LLM score deleted": _delete_llm,
     "item added": _add_item,
     "block reopened": _complete_block,
+    "item passed over": _pass_over,
     "demographic answer": _answer,
     "rater excluded": _exclude,
     "rater withdrawn": _withdraw,
