@@ -204,6 +204,19 @@ def is_database_locked(exc: BaseException) -> bool:
     return "database is locked" in message or "database table is locked" in message
 
 
+def is_deadlock(exc: BaseException) -> bool:
+    """PostgreSQL's deadlock_detected (SQLSTATE 40P01): it rolled this transaction back.
+
+    Two writers that lock the same block and the same study row (a score post
+    bumps the study's revision; dealing locks the study first) can meet in
+    either order; the loser may simply run again.
+    """
+    if not isinstance(exc, OperationalError):
+        return False
+    orig = getattr(exc, "orig", None)
+    return (getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)) == "40P01"
+
+
 def commit_retrying(
     session: Session,
     work: Callable[[], T],
@@ -217,7 +230,8 @@ def commit_retrying(
     loaded object). Two races are retried: an ``IntegrityError`` (a twin
     request inserted the same row first: the rerun finds it and stores
     nothing new), at most ``retry_integrity`` times; and SQLite's "database
-    is locked" after its busy timeout, at most ``retry_locked`` times with a
+    is locked" after its busy timeout or a PostgreSQL deadlock
+    (:func:`is_deadlock`), at most ``retry_locked`` times with a
     growing, jittered pause so that the waiting processes do not collide
     again in step. A lock error leaves SQLAlchemy's transaction unusable,
     so retrying the statement alone is not possible: the whole unit is.
@@ -237,7 +251,8 @@ def commit_retrying(
         except OperationalError as exc:
             session.rollback()
             locked_failures += 1
-            if not is_database_locked(exc) or locked_failures > retry_locked:
+            lost = is_database_locked(exc) or is_deadlock(exc)
+            if not lost or locked_failures > retry_locked:
                 raise
             time.sleep(random.uniform(0.01, 0.05) * locked_failures)
         except BaseException:

@@ -51,8 +51,8 @@ def test_the_package_keeps_every_contract(package_copy):
 @pytest.mark.parametrize(
     ("module", "planted", "contract"),
     [
-        ("metrics/icc.py", "import flask", "metrics: statistics on arrays"),
-        ("metrics/nmae.py", "from annotator import models", "metrics: statistics on arrays"),
+        ("metrics/_icc.py", "import flask", "metrics: statistics on arrays"),
+        ("metrics/_nmae.py", "from annotator import models", "metrics: statistics on arrays"),
         ("metrics/kappa.py", "import matplotlib.pyplot", "metrics: statistics on arrays"),
         ("cli/export.py", "from annotator.web import downloads", "cli: no web helpers"),
         ("web/downloads.py", "from annotator.cli import export", "web: no cli helpers"),

@@ -30,6 +30,7 @@ from sqlalchemy import delete
 from sqlmodel import Session, select
 
 from ..clock import now
+from ..data.data_version import rating_count
 from ..data.frames import data_version, study_frames
 from ..db import commit_retrying
 from ..jobs import (
@@ -129,15 +130,11 @@ def _version_key(version: tuple) -> str:
     return hashlib.sha256(repr(version).encode("utf-8")).hexdigest()
 
 
-def _ratings(version: tuple) -> int:
-    # data_version's second member: (highest id, number) of the study's ratings.
-    return int(version[1][1])
-
-
 def _compute(session: Session, study: Study, params: dict) -> tuple[tuple, bytes]:
     # The version is read first: data arriving during the computation leaves the
     # result one version behind, so the next view recomputes (never the reverse).
     version = data_version(session, study)
+    ratings = rating_count(session, study)
     dashboard = study_dashboard(
         study_frames(session, study),
         settings=AnalysisSettings(**params["settings"]),
@@ -145,7 +142,7 @@ def _compute(session: Session, study: Study, params: dict) -> tuple[tuple, bytes
     )
     # Pickled: the result is the app's own object, written and read only by the app
     # through its database (never anything a user uploads).
-    stored = (DASHBOARD_FORMAT, _ratings(version), dashboard)
+    stored = (DASHBOARD_FORMAT, ratings, dashboard)
     return version, pickle.dumps(stored, pickle.HIGHEST_PROTOCOL)
 
 
@@ -310,7 +307,7 @@ def live_dashboard(
         # this session writes anything: the result is kept by a session of its own).
         return LiveDashboard(_compute_and_keep(session, study, params))
     request_job(session, study, KIND, params, version=key)
-    new = max(0, _ratings(version) - ratings)
+    new = max(0, rating_count(session, study) - ratings)
     return LiveDashboard(dashboard, stale=True, new_ratings=new, updating=True)
 
 

@@ -9,7 +9,6 @@ items x models at one temperature, a model's runs combined as the settings say.
 from __future__ import annotations
 
 import functools
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, TypeVar
@@ -20,6 +19,7 @@ import pandas as pd
 from ..data.frames import StudyFrames
 from ..data.temperatures import JudgeTemperatures, judge_temperatures, temperature_label
 from ..metrics.matrix import largest_complete_block
+from ..metrics.notes import collect_notes
 from ..metrics.runs import aggregate_runs
 
 __all__ = [
@@ -96,20 +96,20 @@ class Notes(list):
     ) -> T | None:
         """``function(*args, **kwargs)``; None and a note on ``ValueError``.
 
-        A ``RuntimeWarning`` (a degenerate matrix: the statistic is NaN) becomes a
-        note too, so a NaN cell always has its reason.
+        The reason a metric gives for a NaN (a degenerate matrix) becomes a note too,
+        so a NaN cell always has its reason. Collected in this thread's context,
+        not with ``warnings.catch_warnings`` (not thread-safe: another thread's
+        analysis could take or lose the note).
         """
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        with collect_notes() as caught:
             try:
                 result = function(*args, **kwargs)
             except ValueError as exc:
                 self.last_error = f"{where}: {exc}"
                 self.add(self.last_error)
                 return None
-        for warning in caught:
-            if issubclass(warning.category, RuntimeWarning):
-                self.add(f"{where}: {warning.message}")
+        for message in caught:
+            self.add(f"{where}: {message}")
         return result
 
 

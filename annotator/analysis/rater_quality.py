@@ -9,13 +9,13 @@ The raters page, ``annotator raters quality`` and the report show this one table
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
 from ..data.frames import StudyFrames
+from ..metrics.notes import quiet
 from ..metrics.raters import SPEEDING_FRACTION, STRAIGHT_LINING_SHARE, rater_quality
 from ..metrics.retest import retest_reliability
 from .criteria import criterion_frames, criterion_names
@@ -162,9 +162,8 @@ def _retest(frames: StudyFrames, scale: str, notes: list[str]) -> dict[str, tupl
     pairs, n_repeated = retest_pairs(frames, scale)
     if not n_repeated:
         return {}
-    with warnings.catch_warnings():
+    with quiet():
         # One rater's constant pairs give NaN: shown as "not computable", not a warning.
-        warnings.simplefilter("ignore", RuntimeWarning)
         try:
             result = retest_reliability(pairs)
         except ValueError as exc:

@@ -39,10 +39,10 @@ def raters_links(study: str, code: str | None, rotate: bool, base_url: str | Non
     Raters whose ratings were imported, and raters who declined, have none.
     Every replacement is logged.
     """
-    from ..collect.enrolment import no_return_link, return_url
     from ..db import session_scope
     from ..models import RaterStatus
     from ..study.raters import rotate_return_link
+    from ..study.return_links import no_return_link, return_url
     from ..study.studies import study_raters
 
     with session_scope() as session:

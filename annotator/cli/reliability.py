@@ -45,7 +45,7 @@ def icc_command(
     as_json: bool,
 ) -> None:
     """ICC(A,1), ICC(A,k), ICC(C,1), ICC(C,k) of the matrix export MATRIX (a CSV)."""
-    from ..metrics.icc import icc
+    from ..metrics._icc import icc
 
     frame = select_columns(read_matrix_or_fail(matrix), raters, benchmark, runs)
     try:

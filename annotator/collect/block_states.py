@@ -71,10 +71,6 @@ class BlockState:
     rated_places: set[int] | None = None
 
     @property
-    def startable(self) -> bool:
-        return self.status == BlockStatus.AVAILABLE
-
-    @property
     def over(self) -> bool:
         """Nothing left to do in it: done, or closed as the study stopped when decided."""
         return self.status in (BlockStatus.DONE, BlockStatus.CLOSED)

@@ -61,6 +61,7 @@ from sqlmodel import Session, select
 from ..clock import now
 from ..models import Block, Item, ItemShare, RaterStatus, Rating, Role, Study, User
 from ..study.assignment_spec import anchor_item_ids
+from ..study.raters import exclude_rater
 from ..study.studyfile import AssignmentSpec, assignment_settings, crowd_settings
 
 __all__ = [
@@ -202,9 +203,6 @@ def departed_raters(session: Session, study: Study, spec: AssignmentSpec) -> dic
 def release_departed(session: Session, study: Study, spec: AssignmentSpec) -> int:
     """Exclude the raters who left (see :func:`departed_raters`) and give back every
     share held by a rater who no longer counts. Returns how many shares went back."""
-    # Imported here: annotator.study.raters imports this package's enrolment.
-    from ..study.raters import exclude_rater
-
     for rater_id, why in departed_raters(session, study, spec).items():
         exclude_rater(
             session,

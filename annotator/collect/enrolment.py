@@ -1,12 +1,10 @@
 """Enrolment: an invite, the consent (or its refusal), the questionnaire
-check and the rater's personal return link.
+check; a new rater gets a personal return link (:mod:`annotator.study.return_links`).
 
 Data-access functions take the session and leave the commit to the caller.
 """
 
 from __future__ import annotations
-
-import secrets
 
 from sqlalchemy import func, update
 from sqlmodel import Session, select
@@ -22,6 +20,7 @@ from ..models import (
     User,
     UserSource,
 )
+from ..study.return_links import issue_return_link
 from ..study.studies import new_rater_code, study_scales
 from . import dealing, protocol
 
@@ -33,10 +32,6 @@ __all__ = [
     "new_rater",
     "admit",
     "needs_demographics",
-    "issue_return_link",
-    "no_return_link",
-    "rater_by_return_token",
-    "return_url",
 ]
 
 
@@ -154,34 +149,3 @@ def needs_demographics(session: Session, user: User, study: Study) -> bool:
 
 
 # ------------------------------------------------------------ return links
-
-
-def issue_return_link(user: User) -> None:
-    """Give ``user`` a new personal return link; any earlier one stops working."""
-    # 32 random bytes: the link alone logs the rater in, like a password.
-    user.return_token = secrets.token_urlsafe(32)
-    user.return_token_issued_at = now()
-
-
-def no_return_link(rater: User) -> str:
-    """Why ``rater`` has no return link."""
-    if rater.source == UserSource.IMPORT:
-        reason = "was imported"
-    elif rater.source == UserSource.CROWD:
-        reason = "came in by the crowd entry link"
-    else:
-        reason = "declined to take part"
-    return f"rater {rater.rater_code} {reason} and has no return link"
-
-
-def rater_by_return_token(session: Session, token: str) -> User | None:
-    if not token:
-        return None
-    return session.exec(
-        select(User).where(User.return_token == token, User.role == Role.RATER)
-    ).first()
-
-
-def return_url(token: str, base_url: str) -> str:
-    """The rater's personal way back in (served by the rate blueprint)."""
-    return f"{base_url.rstrip('/')}/r/{token}"

@@ -14,6 +14,7 @@ from sqlmodel import Session, select
 
 from ..clock import now
 from ..models import AuditAction, AuditEvent, Benchmark, Block, Item, Rating
+from ..models.revision import bump_revision, study_of_scale
 from .rated_places import next_position, passed_over, ratings_by_position
 
 __all__ = [
@@ -41,6 +42,10 @@ def update_block(session: Session, block: Block, **values) -> None:
     rollback expires it and the next access reads the database again.
     """
     session.execute(_UPDATE_BLOCK, {"block_key": block.id, **values})
+    if values.keys() & {"started_at", "completed_at", "item_order"}:
+        # A started, completed or reordered block (an item passed over or dealt
+        # to it) changes what the analysis sees; serving the next place does not.
+        bump_revision(session, study_of_scale(block.scale_id))
     for name, value in values.items():
         set_committed_value(block, name, value)
 

@@ -81,7 +81,7 @@ def item_order(
 
     ``regular`` are the items every rater rates; ``gold`` the items with a
     gold score, which serve only as attention checks (see
-    :mod:`annotator.collect.blocks`). The result is a list of
+    :mod:`annotator.collect.block_states`). The result is a list of
     ``{"item": id, "repeat": bool, "attention": bool}`` entries:
 
     * the regular items in a random order;

@@ -30,6 +30,7 @@ from sqlmodel import Session, select
 
 from ..clock import now
 from ..models import Block, ItemShare, RaterStatus, Scale, Study, User
+from ..models.revision import bump_revision
 from .dealing import _lock, overlap_spec, planned_raters, study_pool
 
 __all__ = ["give_back_place"]
@@ -123,6 +124,8 @@ def give_back_place(session: Session, block: Block, item_id: int) -> str | None:
         )
         if grown.rowcount != 1:
             continue
+        # The block has one more entry: the blocks frame counts them.
+        bump_revision(session, study.id)
         session.execute(
             insert(ItemShare.__table__).values(
                 study_id=study.id,

@@ -34,6 +34,7 @@ from ..models import (
     Scale,
     User,
 )
+from ..models.revision import bump_revision, study_of_scale
 from ..study.criteria import criteria_for
 from .item_pages import ItemPage, item_and_benchmark, item_page, serve, update_block
 from .rated_places import next_position, ratings_by_position
@@ -165,6 +166,9 @@ def submit_rubric(
             outcomes[name] = "revise"
         ratings[name] = rating
     session.flush()
+    if "create" in outcomes.values():
+        # Core inserts: the ORM's flush does not see them (a revise does).
+        bump_revision(session, study_of_scale(block.scale_id))
     rated[position] = ratings[criteria[0]]
     completed = False
     following = next_position(block, rated)

@@ -22,6 +22,7 @@ from sqlmodel import Session
 from ..clock import now
 from ..db import commit_retrying
 from ..models import Block, ChangeReason, Rating, RatingChange, RatingSource, Scale, Study, User
+from ..models.revision import bump_revision, bump_statement, study_of_scale
 from .block_states import BlockUnavailable
 from .item_pages import ItemPage, item_and_benchmark, item_page, serve, update_block
 from .rated_places import RatedPlaces, next_position, passed_over, ratings_by_position
@@ -98,7 +99,11 @@ def _create_in_one_statement(block_columns: tuple[str, ...]):
             bindparam("new_rater_id", type_=change.c.actor_id.type),
         ),
     )
-    statement = select(new.c.id).add_cte(history.cte("new_change"))
+    # The study's revision, in the same statement (the key of its cached results).
+    bump = bump_statement(
+        study_of_scale(bindparam("new_scale_id", type_=rating.c.scale_id.type))
+    ).cte("revision_bump")
+    statement = select(new.c.id).add_cte(history.cte("new_change")).add_cte(bump)
     if block_columns:
         statement = statement.add_cte(
             update(block)
@@ -144,6 +149,7 @@ def _create(session: Session, columns: dict, block: Block, block_values: dict) -
     )
     if block_values:
         update_block(session, block, **block_values)
+    bump_revision(session, study_of_scale(columns["scale_id"]))
     return rating_id
 
 

@@ -15,7 +15,7 @@ from sqlmodel import Session, select
 
 from ..clock import now
 from ..models import Role, Study, User
-from .blocks import BlockStatus, block_states
+from .block_states import BlockStatus, block_states
 
 __all__ = ["WaveStatus", "WaveRow", "wave_rows", "eligible_ids"]
 

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import json
 from json.encoder import encode_basestring_ascii
-from typing import TYPE_CHECKING
 
 import numpy as np
+from sqlmodel import Session
 
 from ..metrics.matrix import LLM_PREFIX
+from ..models import Study
+from .matrix_export import MatrixExport, matrix_export
+from .selection import Where
 
-if TYPE_CHECKING:
-    from .matrix_export import MatrixExport
-
-__all__ = ["alttest_data", "alttest_json", "alttest_cells"]
+__all__ = ["alttest_data", "alttest_export", "alttest_json", "alttest_cells"]
 
 
 def _columns(matrix: MatrixExport) -> dict[str, list[tuple[str, str]]]:
@@ -86,3 +86,34 @@ def _float_texts(values: np.ndarray) -> np.ndarray:
     odd = ~np.isfinite(distinct)
     texts[odd] = [json.dumps(v) for v in distinct[odd].tolist()]
     return texts[inverse.reshape(-1)]
+
+
+def alttest_export(
+    session: Session,
+    study: Study,
+    *,
+    scale: str | None = None,
+    benchmark: str | None = None,
+    temperature: float | None = None,
+    runs: str = "mean",
+    where: Where | None = None,
+    criterion: str | None = None,
+    judge_temperatures: tuple[tuple[str, float], ...] | None = None,
+) -> dict:
+    """``{"humans": {rater: {item: score}}, "llm": {model: {item: score}}}``.
+
+    LLM scores at ``temperature``, runs and raters chosen as in :func:`matrix_export`
+    (``runs="each"``: one ``MODEL#RUN`` key per run).
+    """
+    matrix = matrix_export(
+        session,
+        study,
+        scale=scale,
+        benchmark=benchmark,
+        temperature=temperature,
+        runs=runs,
+        where=where,
+        criterion=criterion,
+        judge_temperatures=judge_temperatures,
+    )
+    return alttest_data(matrix)

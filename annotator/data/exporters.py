@@ -23,8 +23,8 @@ from ..models import (
     User,
 )
 from ..study.raters import counted_rater
-from .alttest_text import alttest_cells, alttest_json
-from .csv_cells import escape_cells
+from .alttest_text import alttest_cells, alttest_export, alttest_json
+from .csv_escape import escape_cells
 from .export_scope import ExportError
 from .long_rows import (
     LONG_COLUMNS,
@@ -33,7 +33,7 @@ from .long_rows import (
     demographic_keys,
     long_export,
 )
-from .matrix_export import MatrixExport, alttest_export, matrix_export
+from .matrix_export import MatrixExport, matrix_export
 from .selection import Where, raters_where
 
 __all__ = [
@@ -169,7 +169,7 @@ def _csv(frame: pd.DataFrame, *, header: bool = True) -> str:
         numbers = _number_texts(frame.iloc[:, floats].to_numpy(dtype=float))
         for j, position in enumerate(floats):
             frame.isetitem(position, numbers[:, j])
-    # Text cells that a spreadsheet would run as formulas (csv_cells).
+    # Text cells that a spreadsheet would run as formulas (csv_escape).
     for position in texts:
         frame.isetitem(position, escape_cells(frame.iloc[:, position]))
     frame.columns = escape_cells(np.array([str(c) for c in frame.columns], dtype=object))
@@ -185,7 +185,7 @@ def _matrix_csv(frame: pd.DataFrame) -> str:
     :func:`_number_texts` (never quoted), a text cell is quoted by the csv
     module only when it holds a comma, a quote or a line break, and the columns
     are concatenated as arrays. Other columns: ``_csv``. Text cells and the
-    header are escaped as :mod:`annotator.data.csv_cells` says.
+    header are escaped as :mod:`annotator.data.csv_escape` says.
     """
     cells = []
     for _, column in frame.items():

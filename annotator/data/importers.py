@@ -16,7 +16,7 @@ from sqlmodel import Session, select
 
 from ..clock import now
 from ..collect.scores import parse_score
-from ..models import Item, LLMScore, Scale, Study
+from ..models import Item, LLMScore, Scale, Study, bump_revision
 from ..study.studies import study_benchmarks, study_scales
 from ..study.studyfile import template_fields
 from ._bulk import (
@@ -30,7 +30,7 @@ from ._bulk import (
     _text,
     copy_rows,
 )
-from .criterion_cells import CriterionCells
+from .criterion_column import CriterionCells
 from .foreign_keys import check_references, foreign_key_triggers_off
 from .rating_import import import_ratings
 from .readers import InputError, Problems, Row, iter_rows, parse_number, read_rows
@@ -146,6 +146,8 @@ def import_items(
     created_at = now()
     for chunk in _chunks(new_items, progress, "items"):
         _insert_rows(session, Item, [dict(row, created_at=created_at) for row in chunk])
+    if new_items:
+        bump_revision(session, study.id)
     report.created = len(new_items)
     return report
 
@@ -229,7 +231,7 @@ def import_llm_scores(
     file, or stored already with another value, is refused (stored scores are
     never overwritten); stored with the same value, it counts as unchanged.
     ``criterion`` names the score's criterion in a rubric study (optional when
-    the study has one; :mod:`annotator.data.criterion_cells`).
+    the study has one; :mod:`annotator.data.criterion_column`).
     """
     problems = Problems(str(path))
     rows = iter_rows(path, required=list(LLM_COLUMNS), problems=problems)
@@ -371,6 +373,8 @@ def import_llm_scores(
                     for key in chunk
                 ],
             )
+    if to_insert:
+        bump_revision(session, study.id)
     report.created = len(to_insert)
     return report
 

@@ -13,7 +13,6 @@ from ..metrics.matrix import LLM_PREFIX, largest_complete_block
 from ..metrics.runs import aggregate_runs
 from ..models import Item, LLMScore, Rating, Scale, Study, User
 from ..study.raters import counted_rater
-from .alttest_text import alttest_data
 from .export_scope import ExportError, export_criterion, export_scope, items_frame
 from .prompt_versions import latest_prompt_version
 from .selection import Where, describe_where, raters_where
@@ -23,7 +22,6 @@ from .temperatures import JudgeTemperatures, study_judge_temperatures
 __all__ = [
     "MatrixExport",
     "matrix_export",
-    "alttest_export",
     "round_significant",
     "round_significant_array",
 ]
@@ -339,34 +337,3 @@ def _llm_scores(session: Session, scale_id: int, criterion: str) -> pd.DataFrame
     scores = pd.DataFrame.from_records(rows, columns=columns)
     # The rows come in the order of their ids: their position stands for the id.
     return scores.assign(order=np.arange(len(scores)))
-
-
-def alttest_export(
-    session: Session,
-    study: Study,
-    *,
-    scale: str | None = None,
-    benchmark: str | None = None,
-    temperature: float | None = None,
-    runs: str = "mean",
-    where: Where | None = None,
-    criterion: str | None = None,
-    judge_temperatures: tuple[tuple[str, float], ...] | None = None,
-) -> dict:
-    """``{"humans": {rater: {item: score}}, "llm": {model: {item: score}}}``.
-
-    LLM scores at ``temperature``, runs and raters chosen as in :func:`matrix_export`
-    (``runs="each"``: one ``MODEL#RUN`` key per run).
-    """
-    matrix = matrix_export(
-        session,
-        study,
-        scale=scale,
-        benchmark=benchmark,
-        temperature=temperature,
-        runs=runs,
-        where=where,
-        criterion=criterion,
-        judge_temperatures=judge_temperatures,
-    )
-    return alttest_data(matrix)

@@ -23,6 +23,7 @@ from ..models import (
     Study,
     User,
     UserSource,
+    bump_revision,
 )
 from ..study.studies import study_scales
 from ..study.studyfile import question_specs
@@ -35,7 +36,7 @@ from ._bulk import (
     _text,
     copy_rows,
 )
-from .criterion_cells import CRITERION_COLUMN, CriterionCells
+from .criterion_column import CRITERION_COLUMN, CriterionCells
 from .foreign_keys import check_references, foreign_key_triggers_off
 from .imported_raters import existing_ratings, resolve_raters, store_demographics
 from .readers import Problems, iter_rows
@@ -66,7 +67,7 @@ def import_ratings(
     """Import human ratings collected elsewhere: ``item_id,rater,scale,score``.
 
     A ``criterion`` column names each rating's criterion in a rubric study
-    (optional when the study has one; :mod:`annotator.data.criterion_cells`).
+    (optional when the study has one; :mod:`annotator.data.criterion_column`).
     Any further column is a demographic answer of the rater (``gender``...),
     which must be the same on all of that rater's rows.
     """
@@ -298,6 +299,8 @@ def import_ratings(
         for chunk in _chunks(history, progress, "history"):
             _insert_rows(session, RatingChange, chunk)
     session.flush()
+    # Raters, answers, ratings and history may all be new: one bump for the import.
+    bump_revision(session, study.id)
     report.created = n_new
     report.updated = len(to_update)
     return report

@@ -16,7 +16,18 @@ import numpy as np
 from sqlalchemy import insert
 from sqlmodel import Session, select
 
-from ..models import Block, Demographics, Item, LLMScore, Rating, RatingChange, Role, Study, User
+from ..models import (
+    Block,
+    Demographics,
+    Item,
+    LLMScore,
+    Rating,
+    RatingChange,
+    Role,
+    Study,
+    User,
+    bump_revision,
+)
 from ..study.studies import create_study, study_benchmarks, study_scales
 from ..study.studyfile import parse_study_file
 
@@ -348,4 +359,5 @@ def build_synthetic_study(session: Session, spec: SyntheticSpec | None = None) -
                     ]
     _insert(session, LLMScore, llm_rows)
     session.flush()
+    bump_revision(session, study.id)
     return study

@@ -91,7 +91,7 @@ def version_key(session: Session, study: Study) -> str:
     with any rating, score, item, block, answer, rater status or study-file change."""
     # Imported here: the frames module brings pandas, which commands that need no
     # statistics must not load.
-    from ..data.frames import data_version
+    from ..data.data_version import data_version
 
     return hashlib.sha256(repr(data_version(session, study)).encode("utf-8")).hexdigest()
 

@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._icc import ICCResult, icc
+from ._nmae import nmae
 from ._validation import as_float_array, check_nan_policy, check_probability
-from .icc import ICCResult, icc
-from .nmae import nmae
 
 __all__ = [
     "GroupAgreement",

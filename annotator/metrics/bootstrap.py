@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ._icc import icc
+from ._nmae import nmae
 from ._validation import check_integer, check_probability
 from .agreement import _named_columns
-from .icc import icc
-from .nmae import nmae
+from .notes import quiet
 
 __all__ = ["BootstrapInterval", "bootstrap_icc_difference", "bootstrap_nmae"]
 
@@ -234,8 +234,7 @@ def bootstrap_icc_difference(
         raise ValueError(f"human_a needs at least 2 items, got {n}")
     a = np.column_stack(columns[:2])
     b = np.column_stack(columns[2:])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with quiet():
         estimate = icc(a).icc_a1 - icc(b).icc_a1
     index = np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
     stats = np.empty(n_resamples)

@@ -10,7 +10,6 @@ matrix.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -18,9 +17,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._icc import icc
 from ._validation import as_ratings_matrix, check_probability, json_float
 from .alpha import krippendorff_alpha
-from .icc import icc
+from .notes import collect_notes, degenerate
 
 __all__ = ["CONSISTENCY_COLUMNS", "SelfConsistency", "self_consistency", "self_consistency_table"]
 
@@ -136,9 +136,8 @@ def self_consistency(
     block = x[complete]
     constant = float(np.ptp(values)) == 0.0
     if constant:
-        warnings.warn(
+        degenerate(
             "every run gave the same score to every item: alpha and ICC are undefined (NaN)",
-            RuntimeWarning,
             stacklevel=2,
         )
     nan = math.nan
@@ -236,8 +235,7 @@ def self_consistency_table(
             continue
         wide = cells.unstack(run)
         row.update(n_runs=int(wide.shape[1]), n_items=0, n_complete=0, note="")
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        with collect_notes() as caught:
             try:
                 res = self_consistency(wide, confidence=confidence)
             except ValueError as exc:
@@ -254,7 +252,7 @@ def self_consistency_table(
             icc_a1_low=res.ci_a1[0],
             icc_a1_high=res.ci_a1[1],
             identical_share=res.identical_share,
-            note="; ".join(str(w.message) for w in caught if issubclass(w.category, Warning)),
+            note="; ".join(caught),
         )
         rows.append(row)
     return pd.DataFrame(rows, columns=[*by, *CONSISTENCY_COLUMNS])

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._icc import ICCResult, icc
 from ._validation import as_scores, check_nan_policy, check_probability
-from .icc import ICCResult, icc
 
 __all__ = ["InterScaleAgreement", "ScalePair", "inter_scale_agreement"]
 

@@ -8,7 +8,6 @@ short formulas; they stay test dependencies.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ._validation import as_ratings_matrix, as_scores, first_non_number
+from .notes import degenerate
 
 __all__ = [
     "KAPPA_WEIGHTS",
@@ -179,10 +179,9 @@ def cohen_kappa(a: Any, b: Any, *, weights: str = "quadratic", categories: Any =
     ]
     chance = float(np.sum(w * expected))
     if chance == 0.0:
-        warnings.warn(
+        degenerate(
             "both raters gave one and the same score to every item: no disagreement is "
             "expected by chance, kappa is undefined (NaN)",
-            RuntimeWarning,
             stacklevel=2,
         )
         return math.nan
@@ -258,9 +257,8 @@ def fleiss_kappa(ratings: Any, *, categories: Any = None) -> float:
     p = counts.sum(axis=0) / (n_items * n)
     p_e = float(np.dot(p, p))
     if p_e == 1.0:
-        warnings.warn(
+        degenerate(
             "every rating is the same category: Fleiss' kappa is undefined (NaN)",
-            RuntimeWarning,
             stacklevel=2,
         )
         return math.nan

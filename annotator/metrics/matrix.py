@@ -10,7 +10,7 @@ from typing import IO
 import numpy as np
 import pandas as pd
 
-from ._cells import unescape_cell
+from ._csv_escape import unescape_cell
 from ._names import LLM_PREFIX
 
 __all__ = [
@@ -111,7 +111,7 @@ def read_matrix(source: str | PathLike[str] | IO[str]) -> RatingMatrix:
     Empty cells are missing ratings (NaN). Rater codes and item ids are read as
     strings, so codes such as ``007`` keep their leading zeros; the ``'`` the
     export puts before a code or id starting with ``=``, ``+``, ``-``, ``@``
-    (:mod:`annotator.data.csv_cells`) is taken off.
+    (:mod:`annotator.data.csv_escape`) is taken off.
 
     Parameters
     ----------
@@ -129,7 +129,7 @@ def read_matrix(source: str | PathLike[str] | IO[str]) -> RatingMatrix:
     """
     frame = pd.read_csv(source, dtype=str, keep_default_na=False, na_values=[""])
     # The export escapes text cells a spreadsheet would run as formulas
-    # (annotator.data.csv_cells): rater codes, item ids and benchmarks.
+    # (annotator.data.csv_escape): rater codes, item ids and benchmarks.
     frame.columns = [unescape_cell(str(name)) for name in frame.columns]
     for name in _ID_COLUMNS:
         if name in frame.columns:

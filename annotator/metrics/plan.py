@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from ._icc import icc
 from ._validation import check_integer, check_integers
-from .icc import icc
 
 __all__ = [
     "DStudy",

@@ -10,7 +10,6 @@ frequent value (straight-lining), and the median seconds per item against the st
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Hashable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -18,8 +17,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._icc import icc
 from ._validation import as_ratings_matrix
-from .icc import icc
+from .notes import quiet
 
 __all__ = [
     "SPEEDING_FRACTION",
@@ -107,11 +107,6 @@ class RaterQualityResult:
                 return row
         raise KeyError(name)
 
-    def to_frame(self) -> pd.DataFrame:
-        """One row per rater, the fields of :class:`RaterQuality` as columns."""
-        columns = list(RaterQuality.__dataclass_fields__)
-        return pd.DataFrame([asdict(r) for r in self.raters], columns=columns)
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "study_median_seconds": _json(self.study_median_seconds),
@@ -145,9 +140,8 @@ def _loo(values: np.ndarray, j: int, span: float) -> tuple[int, float, float]:
     mae = float(np.mean(np.abs(own[both] - mean[both]))) / span
     if n < 2:
         return n, math.nan, mae
-    with warnings.catch_warnings():
+    with quiet():
         # A constant pair (no variance) gives NaN, which is the honest value here.
-        warnings.simplefilter("ignore", RuntimeWarning)
         value = icc(np.column_stack([own[both], mean[both]])).icc_a1
     return n, float(value), mae
 

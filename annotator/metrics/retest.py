@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._icc import icc
 from ._names import LEVELS
 from .alpha import krippendorff_alpha
-from .icc import icc
 
 __all__ = ["RaterRetest", "RetestResult", "retest_reliability"]
 

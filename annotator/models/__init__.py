@@ -22,9 +22,13 @@ from .accounts import MIN_PASSWORD_LENGTH, AuditEvent, CrowdEntry, Demographics,
 from .jobs import Job, JobResult, JobStatus
 from .judges import NO_TEMPERATURE_KEY, JudgeFailure, LLMScore
 from .ratings import Block, BlockAssignment, ItemShare, Rating, RatingChange
+
+# Also registers the listener that bumps a study's revision on every ORM change of its data.
+from .revision import bump_revision
 from .study import Benchmark, Criterion, Item, Scale, Study, StudyMember, StudyVersion
 
 __all__ = [
+    "bump_revision",
     "Study",
     "StudyVersion",
     "StudyMember",

@@ -45,6 +45,9 @@ class Study(SQLModel, table=True):
     # collecting (annotator.collect.stopping).
     stopped_at: datetime | None = None
     stop_reason: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    # One more with every change of the study's data, in the same transaction
+    # (annotator.models.revision): the key of its cached results.
+    revision: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class StudyVersion(SQLModel, table=True):

@@ -7,8 +7,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import func
 from sqlmodel import Session, select
 
-from ..collect.blocks import BlockState, BlockStatus, block_states
-from ..collect.enrolment import return_url
+from ..collect.block_states import BlockState, BlockStatus, block_states
 from ..models import (
     AuditAction,
     AuditEvent,
@@ -23,6 +22,7 @@ from ..models import (
 )
 from .members import visible_studies
 from .raters import counted_rater
+from .return_links import return_url
 from .studies import link_base_url, study_scales
 
 __all__ = ["study_overviews", "RaterRow", "rater_rows"]

@@ -15,7 +15,6 @@ from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, select
 
 from ..clock import now
-from ..collect.enrolment import issue_return_link, no_return_link
 from ..models import (
     AuditAction,
     AuditEvent,
@@ -29,6 +28,7 @@ from ..models import (
     User,
     WithdrawnRatings,
 )
+from .return_links import issue_return_link, no_return_link
 
 __all__ = [
     "lift_gap",

@@ -9,9 +9,9 @@ from flask import Flask
 from flask_login import current_user
 from markupsafe import Markup
 
-from ..collect.blocks import BlockStatus
-from ..collect.enrolment import return_url
+from ..collect.block_states import BlockStatus
 from ..models import UserSource
+from ..study.return_links import return_url
 from ..study.studies import link_base_url
 from .markdown import render_markdown
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from sqlmodel import select
 
-from annotator.collect.blocks import BlockStatus, BlockUnavailable, block_states, start_block
+from annotator.collect.block_states import BlockStatus, BlockUnavailable, block_states, start_block
 from annotator.collect.stopping import check_stop
 from annotator.models import Study, User
 

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from annotator.data.csv_cells import escape_cell, unescape_cell
+from annotator.data.csv_escape import escape_cell, unescape_cell
 from annotator.data.exporters import render_export
 from annotator.db import session_scope
 from annotator.metrics.matrix import read_matrix

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import inspect
 import math
-import warnings
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +18,7 @@ import numpy as np
 
 from .._names import CURVES
 from .._validation import check_integer, check_probability, json_float
+from ..notes import quiet
 from ._api import _check_threshold, _options, _result, alt_test
 from ._core import _decide, _Resample, _statistics
 from ._inputs import _as_mapping, _is_missing
@@ -335,9 +335,8 @@ def alt_test_curve(
         resamples += [draw(size) for _ in range(draws)]
         # The whole data drawn once stands for every resample of its point.
         rows.append(np.r_[start : start + draws, np.full(n_resamples - draws, start)])
-    with warnings.catch_warnings():
+    with quiet():
         # Tiny subsets give NaN t statistics; the resample then counts as not rejected.
-        warnings.simplefilter("ignore", RuntimeWarning)
         epsilons = [epsilon] if against == "items" else values
         args = {**_DEFAULTS, **options}
         # Checked first, as every resample's alt_test checks them before scoring.

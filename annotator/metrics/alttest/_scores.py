@@ -9,12 +9,12 @@ of Calderon, Reichart and Dror (2025) adds them, so that ties are decided identi
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 from scipy import special, stats
 
+from ..notes import degenerate
 from ._inputs import _Annotations, _Options
 
 
@@ -196,10 +196,9 @@ def _nan_scores(opts: _Options, names: list[Any], annotator: Any) -> None:
             "compared, so fix the scoring function, or pass nan_scores='omit' to leave such "
             "items out of the test with a warning"
         )
-    warnings.warn(
+    degenerate(
         f"scoring returned NaN on {len(names)} kept item(s), left out of the alt-test: "
         f"{names[:5]!r}{' ...' if len(names) > 5 else ''}",
-        RuntimeWarning,
         stacklevel=5,
     )
 

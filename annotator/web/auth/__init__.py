@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from flask import Blueprint
+from .blueprint import bp
 
 __all__ = ["bp"]
 
-bp = Blueprint("auth", __name__)
-
-from . import views  # noqa: E402,F401  (registers the routes on bp)
+from . import views  # noqa: F401  (registers the routes on bp)

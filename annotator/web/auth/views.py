@@ -14,8 +14,8 @@ from ...db import get_session
 from ...extensions import limiter
 from ...models import RaterStatus, Role, Study, User
 from ..confirm import confirmed, render_confirm
-from . import bp
 from .access import withdrawn_page
+from .blueprint import bp
 from .forms import LoginForm
 from .passwords import check_password, dummy_hash
 

@@ -7,11 +7,11 @@ from flask import abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from ...collect.crowd import browsers_per_rater
-from ...collect.enrolment import return_url
 from ...db import get_session
 from ...models import RaterStatus, Role, Study, User
 from ...study.overview import rater_rows
 from ...study.raters import lift_gap, rotate_return_link
+from ...study.return_links import return_url
 from ...study.studies import link_base_url
 from ..auth.access import lead_required
 from ..confirm import confirmed, render_confirm

@@ -42,7 +42,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
 from ...collect import crowd
-from ...collect.blocks import BlockState
+from ...collect.block_states import BlockState
 from ...collect.stopping import study_complete
 from ...db import get_session
 from ...extensions import limiter
@@ -51,7 +51,7 @@ from ...study.studies import get_study, link_base_url, study_scales
 from ..auth.access import withdrawn_page
 from ..confirm import confirmed, render_confirm
 from ..display import instructions_for, render_item_text
-from . import bp
+from .blueprint import bp
 
 __all__ = [
     "crowd_block_done",

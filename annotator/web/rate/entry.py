@@ -7,13 +7,14 @@ from flask_login import current_user, login_user, logout_user
 from sqlmodel import select
 
 from ...collect.dealing import StudyFull, overlap_spec, seats_full
-from ...collect.enrolment import InviteUsed, decline, enrol, rater_by_return_token
+from ...collect.enrolment import InviteUsed, decline, enrol
 from ...collect.stopping import study_complete
 from ...db import commit_retrying, get_session
 from ...models import Invite, RaterStatus, Study, User, UserSource
+from ...study.return_links import rater_by_return_token
 from ..auth.access import withdrawn_page
 from ..confirm import confirmed, render_confirm
-from . import bp
+from .blueprint import bp
 
 
 @bp.route("/invite/<token>", methods=["GET", "POST"])

@@ -11,8 +11,8 @@ from flask_login import current_user
 from markupsafe import Markup
 from sqlmodel import Session
 
-from ...collect.blocks import BlockState, ItemPage, count_blocks
-from ...collect.item_pages import report_unshown_item
+from ...collect.block_states import BlockState, count_blocks
+from ...collect.item_pages import ItemPage, report_unshown_item
 from ...collect.rubric import item_criteria, position_ratings
 from ...collect.scores import format_number, scale_hint
 from ...db import get_session

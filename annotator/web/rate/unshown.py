@@ -11,12 +11,14 @@ from __future__ import annotations
 from flask import abort, current_app, flash, redirect, url_for
 
 from ...analysis.fresh import queue_dashboards_after
-from ...collect.blocks import BlockStatus, BlockUnavailable, item_page, ratings_by_position
+from ...collect.block_states import BlockStatus, BlockUnavailable
+from ...collect.item_pages import item_page
+from ...collect.rated_places import ratings_by_position
 from ...collect.unshown_items import pass_over
 from ...db import get_session
 from ..auth.access import rater_required
 from ..display import render_item_text
-from . import bp
+from .blueprint import bp
 from .views import _own_block, _study, questionnaire_first
 
 

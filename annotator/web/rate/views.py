@@ -26,22 +26,19 @@ from werkzeug.security import generate_password_hash
 
 from ...analysis.fresh import queue_dashboards_after
 from ...clock import now
-from ...collect.blocks import (
+from ...collect.block_states import (
     BlockState,
     BlockStatus,
     BlockUnavailable,
     block_state,
     block_states,
-    item_page,
-    next_position,
-    open_item,
-    rate_item,
-    ratings_by_position,
     start_block,
 )
 from ...collect.crowd import screen_out_if_due
 from ...collect.enrolment import needs_demographics
+from ...collect.item_pages import item_page, open_item
 from ...collect.questionnaire import choice_label, read_answers, self_describe_key
+from ...collect.rated_places import next_position, ratings_by_position
 from ...collect.rubric import (
     RubricScoreError,
     item_criteria,
@@ -49,11 +46,12 @@ from ...collect.rubric import (
     rate_rubric_item,
 )
 from ...collect.scores import ScoreError, parse_score
+from ...collect.scoring import rate_item
 from ...db import commit_retrying, get_session
 from ...models import Demographics, UserSource
 from ..auth.access import rater_required
 from ..auth.passwords import check_password
-from . import bp
+from .blueprint import bp
 from .crowd import crowd_block_done, note_entry, screened_out_redirect
 from .current import current_rater as _rater
 from .current import current_study as _study

@@ -9,7 +9,6 @@ human mean that Langfuse, Potato and the papers report beside ICC.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +18,7 @@ from scipy import stats
 
 from ._validation import as_scores, check_nan_policy, check_probability, json_float
 from .agreement import ENSEMBLE, _aligned, _named_columns
+from .notes import degenerate
 
 __all__ = ["CORRELATION_METHODS", "Correlation", "correlation", "llm_correlations"]
 
@@ -141,7 +141,7 @@ def correlation(
 
     Examples
     --------
-    >>> from annotator.metrics.correlation import correlation
+    >>> from annotator.metrics import correlation
     >>> res = correlation([1, 2, 3, 4, 5], [1, 3, 2, 5, 4], method="spearman")
     >>> round(res.estimate, 2)
     0.8
@@ -165,10 +165,9 @@ def correlation(
     if n < 2:
         raise ValueError(f"a correlation needs at least 2 pairs, got {n}")
     if np.ptp(a) == 0 or np.ptp(b) == 0:
-        warnings.warn(
+        degenerate(
             f"{'x' if np.ptp(a) == 0 else 'y'} is constant: the {method} correlation is "
             "undefined (NaN)",
-            RuntimeWarning,
             stacklevel=2,
         )
         return Correlation(method, math.nan, (math.nan, math.nan), math.nan, n, confidence)

@@ -14,7 +14,7 @@ takes exactly one off such a cell and leaves every other cell as it is.
 A file whose cells were never escaped therefore reads back unchanged, with
 one exception: a cell such as ``'=x`` (an apostrophe, then a formula start),
 which loses its first ``'``. The rule cell by cell is in
-:mod:`annotator.metrics._cells` (the metrics read the matrix back without the
+:mod:`annotator.metrics._csv_escape` (the metrics read the matrix back without the
 rest of the app); this module applies it to whole columns.
 """
 
@@ -25,7 +25,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from ..metrics._cells import FORMULA_STARTS, escape_cell, needs_escape, unescape_cell
+from ..metrics._csv_escape import FORMULA_STARTS, escape_cell, needs_escape, unescape_cell
 
 __all__ = ["FORMULA_STARTS", "needs_escape", "escape_cell", "unescape_cell", "escape_cells"]
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -10,6 +9,7 @@ import numpy as np
 from scipy import special
 
 from ._validation import as_ratings_matrix, check_nan_policy, check_probability
+from .notes import degenerate
 
 __all__ = ["ICCResult", "icc"]
 
@@ -168,18 +168,16 @@ def icc(ratings: Any, *, confidence: float = 0.95, nan_policy: str = "raise") ->
     mse = np.float64(ss_error / df_error)
 
     if ss_items == 0 and ss_raters == 0 and ss_error == 0:
-        warnings.warn(
+        degenerate(
             "ratings are constant (every mean square is 0): every ICC is 0/0 and returned "
             "as NaN, with NaN confidence intervals",
-            RuntimeWarning,
             stacklevel=2,
         )
     elif ss_error == 0:
-        warnings.warn(
+        degenerate(
             "ratings have no residual variance (the raters agree perfectly, up to a constant "
             "offset per rater): ICC(C,1) = ICC(C,k) = 1 and the F-based confidence intervals "
             "are undefined (F = MS_I / MS_E is infinite), returned as (NaN, NaN)",
-            RuntimeWarning,
             stacklevel=2,
         )
     alpha = 1.0 - confidence

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
@@ -49,10 +48,13 @@ def _align(x: np.ndarray, x_index: Any, y: np.ndarray, y_index: Any) -> np.ndarr
 
 def _consensus(arr: np.ndarray) -> np.ndarray:
     if arr.ndim == 2:
-        # One row per item: the item's consensus is the mean of its available scores.
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows stay NaN
-            arr = np.nanmean(arr, axis=1)
+        # One row per item: the item's consensus is the mean of its available scores;
+        # an all-NaN row stays NaN. numpy.nanmean's sum and count, without its
+        # "Mean of empty slice" warning (catching it is not thread-safe).
+        present = ~np.isnan(arr)
+        counts = present.sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            arr = np.where(present, arr, 0.0).sum(axis=1) / counts
     return arr
 
 

@@ -1,6 +1,6 @@
 """The rule of the CSV exports' formula escaping, cell by cell (no heavy imports).
 
-:mod:`annotator.data.csv_cells` applies it to the exports' columns (its
+:mod:`annotator.data.csv_escape` applies it to the exports' columns (its
 docstring says why); :func:`annotator.metrics.read_matrix` undoes it. It lives
 here because the metrics run without the rest of the app.
 """

@@ -1,0 +1,10 @@
+"""The auth blueprint, apart from the package so that its view modules do not import
+the package that imports them."""
+
+from __future__ import annotations
+
+from flask import Blueprint
+
+__all__ = ["bp"]
+
+bp = Blueprint("auth", "annotator.web.auth")
