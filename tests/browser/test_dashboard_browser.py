@@ -41,7 +41,7 @@ def test_lead_watches_the_dashboard_and_downloads_the_report(served_app, browser
     from playwright.sync_api import expect
 
     app, base = served_app
-    with session_scope(app) as session:
+    with app.app_context(), session_scope(app) as session:
         create_lead(session, LEAD_EMAIL, LEAD_PASSWORD)
         # During collection: few items rated, two raters' last blocks still open.
         build_synthetic_study(
