@@ -36,8 +36,12 @@ format: install-test
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
+# On every core (pytest-xdist); tests that share something outside their tmp_path
+# carry an xdist_group mark and run on one worker (--dist loadgroup). PYTEST_XDIST=
+# (empty) runs them in one process.
+PYTEST_XDIST ?= -n auto --dist loadgroup
 test: lint
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(PYTEST_XDIST) $(PYTEST_ARGS)
 
 bench: install-test
 	$(BIN)/python benchmarks/import_export.py
