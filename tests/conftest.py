@@ -7,6 +7,7 @@ PostgreSQL URL, each test gets its own schema in that database instead.
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
@@ -330,3 +331,22 @@ def download_report(client, slug: str, query: str = ""):
     job_page = started.headers["Location"]
     assert "/jobs/" in job_page and "done" in client.get(job_page).get_data(as_text=True)
     return client.get(f"{job_page}/file")
+
+
+@pytest.fixture
+def fresh_instance(tmp_path, monkeypatch, database_url):
+    """(folder, load): a working folder holding a copy of examples/, with a new instance
+    folder and database in the environment; ``load()`` builds the app from them."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    monkeypatch.setenv("ANNOTATOR_INSTANCE_PATH", str(tmp_path / "instance"))
+    monkeypatch.setenv("ANNOTATOR_DATABASE_URL", database_url)
+    apps = []
+
+    def load():
+        apps.append(create_app())
+        return apps[-1]
+
+    yield tmp_path, load
+    for app in apps:
+        get_engine(app).dispose()
