@@ -29,7 +29,7 @@ LEAD_PASSWORD = "lead-password-1"
 SERVER_URL = os.environ.get("ANNOTATOR_TEST_DATABASE_URL")
 # One iteration of PBKDF2 instead of scrypt (annotator/passwords.py): the tests create
 # hundreds of leads, and scrypt costs some 0.6 s a hash. The production default is
-# tested in tests/web/auth/test_password_hash.py.
+# tested in tests/test_passwords.py.
 CHEAP_PASSWORD_HASH = "pbkdf2:sha256:1"
 
 
