@@ -36,8 +36,13 @@ format: install-test
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
+# On every core (pytest-xdist). Each test has its own tmp_path, database (file or
+# PostgreSQL schema), free port and queue name, so tests run side by side; those that
+# must not run at the same time as each other share an xdist_group mark and go to one
+# worker (--dist loadgroup). PYTEST_XDIST= (empty) runs the suite in one process.
+PYTEST_XDIST ?= -n auto --dist loadgroup
 test: lint
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(PYTEST_XDIST) $(PYTEST_ARGS)
 
 bench: install-test
 	$(BIN)/python benchmarks/import_export.py

@@ -7,6 +7,7 @@ PostgreSQL URL, each test gets its own schema in that database instead.
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,10 +27,23 @@ DATA = Path(__file__).resolve().parent / "data"
 LEAD_EMAIL = "lead@example.org"
 LEAD_PASSWORD = "lead-password-1"
 SERVER_URL = os.environ.get("ANNOTATOR_TEST_DATABASE_URL")
+# One iteration of PBKDF2 instead of scrypt (annotator/passwords.py): the tests create
+# hundreds of leads, and scrypt costs some 0.6 s a hash. The production default is
+# tested in tests/test_passwords.py.
+CHEAP_PASSWORD_HASH = "pbkdf2:sha256:1"
 
 
 def pytest_report_header(config):
     return f"annotator test database: {SERVER_URL or 'SQLite (a file per test)'}"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def cheap_password_hash():
+    """The cheap hash for every app a test starts in a process of its own (``annotator``
+    commands and servers read ANNOTATOR_PASSWORD_HASH_METHOD); ``make_app`` sets it."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ANNOTATOR_PASSWORD_HASH_METHOD", CHEAP_PASSWORD_HASH)
+        yield
 
 
 @pytest.fixture(scope="session")
@@ -85,6 +99,7 @@ def make_app(database_url, tmp_path, clock, monkeypatch):
             # run at once in the request that asks for them, in the test's thread; no
             # worker outlives its test. tests/jobs/ run them through real workers too.
             "JOBS_IMMEDIATE": True,
+            "PASSWORD_HASH_METHOD": CHEAP_PASSWORD_HASH,
         }
         settings.update(config)
         app = create_app(settings)
@@ -128,7 +143,7 @@ def lead_client(app):
     from annotator.db import session_scope
     from annotator.study.studies import create_lead
 
-    with session_scope(app) as session:
+    with app.app_context(), session_scope(app) as session:
         create_lead(session, LEAD_EMAIL, LEAD_PASSWORD)
     client = app.test_client()
     response = client.post("/login", data={"username": LEAD_EMAIL, "password": LEAD_PASSWORD})
@@ -211,6 +226,72 @@ def make_study(session):
     clear_dashboard_cache()
 
 
+# The PostgreSQL pass runs the tests that use the database, chosen by their fixtures.
+# ``server_engine`` is the one fixture that reads ANNOTATOR_TEST_DATABASE_URL:
+# ``database_url`` and so ``make_app``, ``app``, ``client``, ``runner``, ``session``...
+# depend on it, and ``item.fixturenames`` is a test's whole fixture closure, so a new
+# database test (or fixture) is in by construction. A test must not read the URL
+# otherwise (the check below catches a module that holds it); a test that starts a
+# server or a subprocess gives it ``database_url``. The SQLite pass runs every test.
+DATABASE_FIXTURE = "server_engine"
+
+
+def uses_database(item) -> bool:
+    """Whether ``item`` reaches the test database (through its fixtures)."""
+    return DATABASE_FIXTURE in getattr(item, "fixturenames", ()) or bool(
+        item.get_closest_marker("postgresql_only")
+    )
+
+
+def _holds_the_url(module) -> bool:
+    return any(isinstance(value, str) and value == SERVER_URL for value in vars(module).values())
+
+
+def pytest_collection_modifyitems(config, items):
+    if not SERVER_URL:
+        return
+    selected, deselected = [], []
+    for item in items:
+        (selected if uses_database(item) else deselected).append(item)
+    holders = [i.nodeid for i in deselected if _holds_the_url(getattr(i, "module", None) or i)]
+    if holders:
+        raise pytest.UsageError(
+            "these tests hold ANNOTATOR_TEST_DATABASE_URL but use no database fixture, so "
+            f"the PostgreSQL pass would leave them out: {', '.join(holders[:5])}; take the "
+            f"database from the {DATABASE_FIXTURE} or database_url fixture"
+        )
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = selected
+    counts = (len(selected), len(deselected))
+    if hasattr(config, "workeroutput"):  # a pytest-xdist worker: its controller reports
+        config.workeroutput["database_selection"] = counts
+    else:
+        config.stash[_SELECTION] = counts
+
+
+_SELECTION = pytest.StashKey[tuple[int, int]]()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """pytest-xdist's controller: every worker collected the same tests; keep one's count."""
+    counts = getattr(node, "workeroutput", {}).get("database_selection")
+    if counts:
+        node.config.stash[_SELECTION] = tuple(counts)
+
+
+def _selection_line(config) -> str | None:
+    if _SELECTION not in config.stash:
+        return None
+    selected, deselected = config.stash[_SELECTION]
+    return (
+        f"PostgreSQL pass: {selected} tests use the database (their fixtures include "
+        f"{DATABASE_FIXTURE}); {deselected} that do not were deselected (the SQLite pass "
+        "runs them)"
+    )
+
+
 # In CI (ANNOTATOR_REQUIRE_ALL_TESTS=1) a skipped test fails the run: the
 # PostgreSQL and browser tests must really run there.
 _skipped: list[str] = []
@@ -229,6 +310,9 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 def pytest_terminal_summary(terminalreporter):
+    line = _selection_line(terminalreporter.config)
+    if line:
+        terminalreporter.write_line(line)
     if os.environ.get("ANNOTATOR_REQUIRE_ALL_TESTS") and _skipped:
         terminalreporter.write_line(
             f"FAILED: {len(_skipped)} test(s) skipped where all must run: "
@@ -247,3 +331,22 @@ def download_report(client, slug: str, query: str = ""):
     job_page = started.headers["Location"]
     assert "/jobs/" in job_page and "done" in client.get(job_page).get_data(as_text=True)
     return client.get(f"{job_page}/file")
+
+
+@pytest.fixture
+def fresh_instance(tmp_path, monkeypatch, database_url):
+    """(folder, load): a working folder holding a copy of examples/, with a new instance
+    folder and database in the environment; ``load()`` builds the app from them."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    monkeypatch.setenv("ANNOTATOR_INSTANCE_PATH", str(tmp_path / "instance"))
+    monkeypatch.setenv("ANNOTATOR_DATABASE_URL", database_url)
+    apps = []
+
+    def load():
+        apps.append(create_app())
+        return apps[-1]
+
+    yield tmp_path, load
+    for app in apps:
+        get_engine(app).dispose()

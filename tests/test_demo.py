@@ -21,11 +21,11 @@ from annotator.study.studies import get_study
 
 
 def test_demo_loads_once_and_prints_a_login_and_an_invite(app, client, db_session):
-    with session_scope(app) as session:
+    with app.app_context(), session_scope(app) as session:
         first = load_demo(
             session, base_url="http://127.0.0.1:5000", instance_path=app.instance_path
         )
-    with session_scope(app) as session:
+    with app.app_context(), session_scope(app) as session:
         second = load_demo(
             session, base_url="http://127.0.0.1:5000", instance_path=app.instance_path
         )
@@ -56,7 +56,7 @@ def test_demo_loads_once_and_prints_a_login_and_an_invite(app, client, db_sessio
 def test_the_demo_dashboard_shows_numbers_on_every_scale(app):
     """The first dashboard a newcomer sees: reliability and agreement with both judges,
     computed from the demo's example ratings (not "needs 2 items")."""
-    with session_scope(app) as session:
+    with app.app_context(), session_scope(app) as session:
         load_demo(session, base_url="http://127.0.0.1:5000", instance_path=app.instance_path)
     with session_scope(app) as session:
         study = get_study(session, "demo")

@@ -54,7 +54,7 @@ OLD_KEY_RATING = (
 
 
 def test_existing_rows_become_the_unnamed_criterion(make_app):
-    from tests.test_migrations import _downgrade
+    from tests.helpers import downgrade
 
     app = make_app(create_schema=False)
     engine = get_engine(app)
@@ -76,7 +76,7 @@ def test_existing_rows_become_the_unnamed_criterion(make_app):
     for statement in (RATING, SCORE):
         with pytest.raises(IntegrityError), engine.begin() as connection:
             connection.execute(text(statement), {"id": 3, "criterion": "fluency"})
-    _downgrade(engine, BEFORE)
+    downgrade(engine, BEFORE)
     schema = inspect(engine)
     assert "criterion" not in schema.get_table_names()
     for table in ("rating", "llmscore", "judgefailure"):

@@ -11,7 +11,7 @@ BEFORE = "b7e2f1a4c9d0"
 
 
 def test_item_shares_come_and_go(make_app):
-    from tests.test_migrations import _downgrade
+    from tests.helpers import downgrade
 
     app = make_app(create_schema=False)
     engine = get_engine(app)
@@ -22,7 +22,7 @@ def test_item_shares_come_and_go(make_app):
     assert "itemshare" in inspector.get_table_names()
     unique = {tuple(u["column_names"]) for u in inspector.get_unique_constraints("itemshare")}
     assert ("item_id", "scale_id", "slot") in unique and ("block_id", "item_id") in unique
-    _downgrade(engine, BEFORE)
+    downgrade(engine, BEFORE)
     assert "itemshare" not in inspect(engine).get_table_names()
     migrate.upgrade(engine)
     assert migrate.current_revision(engine) == migrate.head_revision()

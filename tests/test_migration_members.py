@@ -28,7 +28,7 @@ def _user(id_: int, role: str, email: str) -> str:
 
 
 def test_existing_leads_own_existing_studies(make_app):
-    from tests.test_migrations import _downgrade
+    from tests.helpers import downgrade
 
     app = make_app(create_schema=False)
     engine = get_engine(app)
@@ -70,7 +70,7 @@ def test_existing_leads_own_existing_studies(make_app):
         ("study-shared", 5, 2, None),
     ]
 
-    _downgrade(engine, BEFORE)
+    downgrade(engine, BEFORE)
     schema = inspect(engine)
     assert "studymember" not in schema.get_table_names()
     assert "is_admin" not in {column["name"] for column in schema.get_columns("user")}

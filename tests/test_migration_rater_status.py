@@ -12,7 +12,7 @@ BEFORE = "160690878d0b"
 
 
 def test_existing_rows_are_back_filled(make_app):
-    from tests.test_migrations import _downgrade
+    from tests.helpers import downgrade
 
     app = make_app(create_schema=False)
     engine = get_engine(app)
@@ -48,7 +48,7 @@ def test_existing_rows_are_back_filled(make_app):
         assert connection.execute(
             text("SELECT study_id, version, source_toml FROM studyversion")
         ).all() == [(1, 1, 'slug = "s"')]
-    _downgrade(engine, BEFORE)
+    downgrade(engine, BEFORE)
     assert "studyversion" not in inspect(engine).get_table_names()
     assert "study_version" not in {c["name"] for c in inspect(engine).get_columns("rating")}
     migrate.upgrade(engine)

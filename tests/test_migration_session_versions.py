@@ -13,7 +13,7 @@ BEFORE = "c4d8a2e6f1b3"
 
 
 def test_existing_accounts_migrate(make_app):
-    from tests.test_migrations import _downgrade
+    from tests.helpers import downgrade
 
     app = make_app(create_schema=False)
     engine = get_engine(app)
@@ -43,7 +43,7 @@ def test_existing_accounts_migrate(make_app):
             (3, 0, None, None),
         ]
         assert connection.execute(text("SELECT COUNT(*) FROM crowdentry")).scalar() == 0
-    _downgrade(engine, BEFORE)
+    downgrade(engine, BEFORE)
     schema = inspect(engine)
     assert "crowdentry" not in schema.get_table_names()
     assert "session_version" not in {c["name"] for c in schema.get_columns("user")}

@@ -39,7 +39,7 @@ def _key_index(engine) -> str:
 
 
 def test_scores_keep_and_the_key_gains_the_temperature(make_app):
-    from tests.test_migrations import _downgrade
+    from tests.helpers import downgrade
 
     app = make_app(create_schema=False)
     engine = get_engine(app)
@@ -74,13 +74,13 @@ def test_scores_keep_and_the_key_gains_the_temperature(make_app):
         rows = connection.execute(text("SELECT temperature, value FROM llmscore ORDER BY id")).all()
     assert [tuple(row) for row in rows] == [(1.0, 4.0), (0.1, 2.0), (None, 3.0)]
 
-    _downgrade(engine, AFTER)  # the migrations after this one first
+    downgrade(engine, AFTER)  # the migrations after this one first
     with pytest.raises(RuntimeError, match="1 \\(item, scale, model, run\\) key"):
-        _downgrade(engine, BEFORE)
+        downgrade(engine, BEFORE)
     assert migrate.current_revision(engine) == AFTER
     with engine.begin() as connection:
         connection.execute(text("DELETE FROM llmscore WHERE temperature IS NULL OR value = 2"))
-    _downgrade(engine, BEFORE)
+    downgrade(engine, BEFORE)
     assert _key_index(engine) == ""
     with pytest.raises(IntegrityError):
         _insert(engine, "0.1", 2)

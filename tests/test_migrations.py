@@ -7,6 +7,7 @@ from sqlmodel import SQLModel
 
 from annotator import migrate
 from annotator.db import get_engine
+from tests.helpers import downgrade
 
 
 # SQLite's reflection cannot read an expression index (LLMScore's key on
@@ -59,15 +60,6 @@ def test_return_links_are_back_filled_for_raters_who_joined(make_app):
     assert rows["R-NO"] is None and rows["imported"] is None and rows[None] is None
 
 
-def _downgrade(engine, target: str) -> None:
-    from alembic import command
-
-    config = migrate._config()
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.downgrade(config, target)
-
-
 def test_rating_sessions_become_blocks_with_their_ratings(make_app):
     from sqlalchemy import inspect, text
 
@@ -98,7 +90,7 @@ def test_rating_sessions_become_blocks_with_their_ratings(make_app):
     with engine.connect() as connection:
         assert connection.execute(text("SELECT id, seed FROM block")).all() == [(7, 42)]
         assert connection.execute(text("SELECT block_id, value FROM rating")).all() == [(7, 3)]
-    _downgrade(engine, "ef4333975625")
+    downgrade(engine, "ef4333975625")
     assert "block" not in inspect(engine).get_table_names()
     with engine.connect() as connection:
         assert connection.execute(text("SELECT session_id FROM rating")).all() == [(7,)]

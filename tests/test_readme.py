@@ -13,18 +13,14 @@ in, as a person would.
 from __future__ import annotations
 
 import json
-import shlex
-import shutil
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 from flask.cli import ScriptInfo
 
-from annotator import create_app
 from annotator.cli import main
-from annotator.db import get_engine
 from tests.documentation import command_lines, first_block, section
+from tests.helpers import annotator_args
 
 ROOT = Path(__file__).resolve().parents[1]
 PASSWORD = "a long passphrase"
@@ -35,41 +31,13 @@ def readme_commands(title: str = "Running a study") -> list[str]:
     return command_lines(first_block(section(title), "sh"))
 
 
-def _split(line: str) -> tuple[list[str], str | None]:
-    """Arguments of an ``annotator`` line and the file its output is sent to."""
-    words = shlex.split(line, comments=True)
-    assert words[0] == "annotator", line
-    if ">" in words:
-        at = words.index(">")
-        assert len(words) == at + 2, f"only a trailing '> FILE' is supported: {line}"
-        return words[1:at], words[at + 1]
-    return words[1:], None
-
-
-@pytest.fixture
-def fresh_instance(tmp_path, monkeypatch, database_url):
-    monkeypatch.chdir(tmp_path)
-    shutil.copytree(ROOT / "examples", tmp_path / "examples")
-    monkeypatch.setenv("ANNOTATOR_INSTANCE_PATH", str(tmp_path / "instance"))
-    monkeypatch.setenv("ANNOTATOR_DATABASE_URL", database_url)
-    apps = []
-
-    def load():
-        apps.append(create_app())
-        return apps[-1]
-
-    yield tmp_path, load
-    for app in apps:
-        get_engine(app).dispose()
-
-
 def test_running_a_study_as_the_readme_says(fresh_instance):
     folder, load = fresh_instance
     lines = readme_commands()
-    assert any(_split(line)[0][0] == "serve" for line in lines)
+    assert any(annotator_args(line)[0][0] == "serve" for line in lines)
     outputs: dict[str, str] = {}
     for line in lines:
-        args, redirect = _split(line)
+        args, redirect = annotator_args(line)
         if args[0] == "serve":
             continue
         result = CliRunner().invoke(
@@ -103,7 +71,7 @@ def test_running_llm_judges_as_the_readme_says(fresh_instance, fake_endpoint):
     lines = readme_commands("Running LLM judges")
     assert "--base-url http://127.0.0.1:8000/v1" in lines[0]
     commands = setup + [
-        _split(line.replace("http://127.0.0.1:8000/v1", endpoint.url))[0] for line in lines
+        annotator_args(line.replace("http://127.0.0.1:8000/v1", endpoint.url))[0] for line in lines
     ]
     outputs = []
     for args in commands:

@@ -10,17 +10,18 @@ from click.testing import CliRunner
 from flask.cli import ScriptInfo
 
 from annotator.cli import main
+from tests.conftest import ROOT
 from tests.documentation import command_lines, first_block, section
-from tests.test_readme import ROOT, _split, fresh_instance  # noqa: F401  (the fixture)
+from tests.helpers import annotator_args
 
 
 def _rubric_commands() -> list[str]:
     return command_lines(first_block(section("Rubrics (several criteria per item)"), "sh"))
 
 
-def test_the_rubric_example_runs_as_the_readme_says(fresh_instance):  # noqa: F811
+def test_the_rubric_example_runs_as_the_readme_says(fresh_instance):
     folder, load = fresh_instance
-    for args in [["init"]] + [_split(line)[0] for line in _rubric_commands()]:
+    for args in [["init"]] + [annotator_args(line)[0] for line in _rubric_commands()]:
         result = CliRunner().invoke(main, args, obj=ScriptInfo(create_app=load))
         assert result.exit_code == 0, f"{args}\n{result.output}"
     ratings = pd.read_csv(ROOT / "examples" / "rubric-ratings.csv")

@@ -58,3 +58,32 @@ def test_tests_needing_shared_data_skip_and_say_how_to_get_it(tmp_path, require_
         assert "skipped where all must run" in output
     else:
         assert result.returncode == 0, output
+
+
+def test_the_postgresql_pass_runs_the_tests_that_use_a_database():
+    """With ANNOTATOR_TEST_DATABASE_URL set, only tests whose fixtures reach the database
+    are collected (tests/conftest.py); collecting connects to no server."""
+    env = {k: v for k, v in os.environ.items() if k != "ANNOTATOR_REQUIRE_ALL_TESTS"}
+    env["ANNOTATOR_TEST_DATABASE_URL"] = "postgresql://nobody@127.0.0.1:9/never-reached"
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist"]
+        + ["--collect-only", "-q", "tests/test_app.py"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    collected = {line.split("::")[1] for line in result.stdout.splitlines() if "::" in line}
+    # Through app, client, lead_client, make_app; and the PostgreSQL-only test.
+    assert collected == {
+        "test_database_settings",
+        "test_front_page_sends_anonymous_users_to_login",
+        "test_building_an_app_leaves_the_environment_alone",
+        "test_a_postgresql_connection_the_server_ended_is_replaced_without_a_ping_per_request",
+    }, output
+    # The factory's own tests build apps from the environment, on no test database.
+    assert "test_environment_overrides" not in output
+    assert "tests use the database" in output and "deselected" in output

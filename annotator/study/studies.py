@@ -8,7 +8,6 @@ from urllib.parse import urlsplit
 
 from sqlalchemy import func
 from sqlmodel import Session, select
-from werkzeug.security import generate_password_hash
 
 from ..models import (
     MIN_PASSWORD_LENGTH,
@@ -22,6 +21,7 @@ from ..models import (
     StudyVersion,
     User,
 )
+from ..passwords import hash_password
 from .criteria import add_criteria
 from .studyfile import StudyFile
 
@@ -127,9 +127,7 @@ def create_lead(
         raise ValueError(f"a user with email {email!r} already exists")
     if admin is None:
         admin = session.exec(select(User.id).where(User.is_admin)).first() is None
-    user = User(
-        role=Role.LEAD, email=email, password_hash=generate_password_hash(password), is_admin=admin
-    )
+    user = User(role=Role.LEAD, email=email, password_hash=hash_password(password), is_admin=admin)
     session.add(user)
     session.flush()
     session.add(
@@ -156,7 +154,7 @@ def reset_lead_password(session: Session, email: str, password: str) -> User:
     """Give the lead ``email`` a new password, logged as an AuditEvent."""
     _check_password(password)
     user = lead_by_email(session, email)
-    user.password_hash = generate_password_hash(password)
+    user.password_hash = hash_password(password)
     session.add(user)
     session.add(
         AuditEvent(actor_id=None, subject_id=user.id, action=AuditAction.LEAD_PASSWORD_RESET)

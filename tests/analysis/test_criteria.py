@@ -20,7 +20,7 @@ from annotator.analysis.dashboard import study_dashboard
 from annotator.analysis.settings import study_settings
 from annotator.analysis.study_analysis import REPORT_PARTS, analyse
 from annotator.data.frames import study_frames
-from tests.analysis import test_one_analysis as one_analysis
+from tests.analysis import one_analysis
 
 CRITERIA = ("plain", "mirrored")
 
@@ -115,7 +115,7 @@ def test_every_dashboard_number_is_the_reports_per_criterion(rubric):
         dash = study_dashboard(frames, settings=settings, criterion=name)
         assert dash.criterion == name and dash.criteria == CRITERIA
         tables = report.by_criterion[name].tables
-        one_analysis.test_every_dashboard_number_is_the_reports((dash, tables, settings, None))
+        one_analysis.assert_every_dashboard_number_is_the_reports(dash, tables, settings)
     # The dashboard shows the first criterion unless asked.
     assert study_dashboard(frames, settings=settings).criterion == "plain"
 

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from lxml import html as lxml_html
 
 from annotator.analysis.agreement_tables import consistency_rows
 from annotator.analysis.dashboard import study_dashboard
 from annotator.data.frames import study_frames
-
-from .test_agreement_tables import two_judge_study
-from .test_report_dashboard_page import _cards, _text, lead  # noqa: F401  (fixture)
+from tests.analysis.agreement_study import two_judge_study
+from tests.analysis.dashboard_page import cell_text, scale_cards
 
 
 @pytest.fixture
@@ -30,15 +28,21 @@ def test_dashboard_rows_are_the_report_table(session, study):
     assert rows["steady", "0.7"].n_runs == 3
 
 
-def test_lead_page_shows_the_table(lead, study):  # noqa: F811
-    page = lead.get("/lead/studies/dash").get_data(as_text=True)
-    card = _cards(page)["0-5"]
+def test_lead_page_shows_the_table(lead_client, session, study):
+    page = lead_client.get("/lead/studies/dash").get_data(as_text=True)
+    card = scale_cards(page)["0-5"]
     table = card.xpath(".//table[@class='consistency']")[0]
     cells = {
-        _text(tr.xpath("./th")[0]): [_text(td) for td in tr.xpath("./td")]
+        cell_text(tr.xpath("./th")[0]): [cell_text(td) for td in tr.xpath("./td")]
         for tr in table.xpath("./tbody/tr")
-        if _text(tr.xpath("./td")[0]) == "0.7"
+        if cell_text(tr.xpath("./td")[0]) == "0.7"
     }
     assert cells["steady"][1] == "3"
     assert float(cells["steady"][3]) > float(cells["noisy"][3])
-    assert lxml_html.fromstring(page) is not None
+    # Each row prints the report table's numbers (computed apart, from the frames).
+    table = consistency_rows(study_frames(session, study)).set_index(["model", "scale"])
+    for model in ("steady", "noisy"):
+        row = table.loc[(model, "0-5")]
+        assert cells[model][2] == str(int(row["n_items"]))
+        assert float(cells[model][3]) == pytest.approx(row["alpha_interval"], abs=0.0005)
+        assert cells[model][4].startswith(f"{row['icc_a1']:.3f} [")

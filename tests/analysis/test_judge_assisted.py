@@ -23,7 +23,7 @@ from annotator.analysis.study_analysis import analyse
 from annotator.analysis.tables import report_tables
 from annotator.data.frames import study_frames
 from annotator.metrics import ppi_mean
-from tests.analysis import test_one_analysis as one_analysis
+from tests.analysis import one_analysis
 
 # 100 items over two benchmarks: the last 30 unrated, so each benchmark has 35 rated
 # items (at least the 30 asked for) and 15 the judges alone scored.
@@ -83,7 +83,7 @@ def test_every_dashboard_number_is_the_reports(app, partly_rated):
     paths = [p for p, _ in one_analysis.shown_numbers(dash) if p[0] == "judge_assisted"]
     assert len(paths) == 36
     # The whole check of test_one_analysis, judge-assisted numbers included.
-    one_analysis.test_every_dashboard_number_is_the_reports((dash, tables, settings, study))
+    one_analysis.assert_every_dashboard_number_is_the_reports(dash, tables, settings)
     with app.test_request_context():
         page = render_template("lead/_dashboard.html", study=study, live=LiveDashboard(dash))
     assert "Human mean score, judge-assisted" in page

@@ -8,6 +8,7 @@ from lxml import html as lxml_html
 
 from annotator.analysis.live import cached_dashboard
 from annotator.study.studies import create_lead
+from tests.analysis.dashboard_page import cell_text, scale_cards
 from tests.conftest import download_report
 
 LEAD = ("lead@example.org", "lead-password-1")
@@ -20,18 +21,6 @@ def lead(client, session):
     response = client.post("/login", data={"username": LEAD[0], "password": LEAD[1]})
     assert response.status_code == 302
     return client
-
-
-def _cards(page: str) -> dict[str, lxml_html.HtmlElement]:
-    tree = lxml_html.fromstring(page)
-    return {
-        card.xpath("./h3")[0].text.removeprefix("Scale "): card
-        for card in tree.xpath("//section[@id='dashboard']/article")
-    }
-
-
-def _text(element) -> str:
-    return " ".join(element.text_content().split())
 
 
 def test_page_and_partial_show_the_dashboard(lead, session, make_study):
@@ -48,12 +37,12 @@ def test_page_and_partial_show_the_dashboard(lead, session, make_study):
 
     dashboard = cached_dashboard(session, study)
     for html in (full, body):
-        cards = _cards(html)
+        cards = scale_cards(html)
         assert list(cards) == [part.scale for part in dashboard.scales]
         for part in dashboard.scales:
             card = cards[part.scale]
             stats = {
-                _text(s.xpath("./span[@class='name']")[0]): _text(
+                cell_text(s.xpath("./span[@class='name']")[0]): cell_text(
                     s.xpath("./span[@class='value']")[0]
                 )
                 for s in card.xpath(".//div[contains(concat(' ', @class, ' '), ' stat ')]")
@@ -64,15 +53,15 @@ def test_page_and_partial_show_the_dashboard(lead, session, make_study):
             rows = card.xpath(".//table[@class='agreement']/tbody/tr")
             assert len(rows) == 1 + len(part.models)
             for row, agreement in zip(rows, [part.ensemble, *part.models], strict=True):
-                cells = [_text(td) for td in row.xpath("./td")]
+                cells = [cell_text(td) for td in row.xpath("./td")]
                 assert cells == [agreement.icc_a1.text, agreement.nmae.text, str(agreement.n_items)]
             verdicts = card.xpath(".//table[@class='alttest']/tbody/tr[not(@class)]")
             assert len(verdicts) == len(part.alttest)
             for row, alt in zip(verdicts, part.alttest, strict=True):
-                assert _text(row.xpath("./th")[0]) == alt.model
-                assert alt.verdict in _text(row)
+                assert cell_text(row.xpath("./th")[0]) == alt.model
+                assert alt.verdict in cell_text(row)
                 if alt.passed is not None:
-                    assert [_text(td) for td in row.xpath("./td")][:2] == [
+                    assert [cell_text(td) for td in row.xpath("./td")][:2] == [
                         alt.winning_rate.text,
                         alt.advantage_probability.text,
                     ]
@@ -88,11 +77,11 @@ def test_during_collection_the_dashboard_says_what_cannot_run_yet(lead, session,
     study = make_study(slug="early", n_items=8, n_raters=3, unfinished_raters=1, seed=2)
     dashboard = cached_dashboard(session, study)
     page = lead.get("/lead/studies/early").get_data(as_text=True)
-    cards = _cards(page)
+    cards = scale_cards(page)
     reasons = [row.reason for part in dashboard.scales for row in part.alttest if row.reason]
     assert reasons, "a study of 8 items cannot run the alt-test"
     for part in dashboard.scales:
-        text = _text(cards[part.scale])
+        text = cell_text(cards[part.scale])
         for row in part.alttest:
             if row.reason:
                 assert row.reason in text and "cannot run yet" in text

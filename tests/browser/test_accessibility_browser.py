@@ -145,7 +145,7 @@ def a11y_app(make_app, tmp_path):
     add_study(app, A11Y_STUDY, A11Y_ITEMS, tmp_path)
     add_study(app, SOLO_STUDY, A11Y_ITEMS[:2], tmp_path)
     add_study(app, CROWD_STUDY, A11Y_ITEMS[:2], tmp_path)
-    with session_scope(app) as session:
+    with app.app_context(), session_scope(app) as session:
         create_lead(session, LEAD_EMAIL, LEAD_PASSWORD)
     with serve(app) as base:
         yield app, base

@@ -15,7 +15,7 @@ from annotator.data.synthetic import SyntheticSpec, build_synthetic_study
 from annotator.db import session_scope
 from annotator.study.studies import create_lead
 
-from .conftest import ARTIFACTS, PNG_SIGNATURE
+from .conftest import ARTIFACTS
 from .layout import assert_no_sideways_scroll
 
 LEAD_EMAIL = "lead@example.org"
@@ -29,10 +29,17 @@ def _shots() -> Path:
     return folder
 
 
-def _screenshot(page, name: str) -> Path:
+def _screenshot(page, name: str, width: int) -> Path:
+    """A full-page screenshot, checked to be of the page at ``width`` and painted."""
+    from PIL import Image
+
     path = _shots() / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
-    assert path.read_bytes().startswith(PNG_SIGNATURE)
+    with Image.open(path) as image:
+        assert image.format == "PNG" and image.width == width, (image.format, image.size)
+        # Text, tables and figures, not a blank page: many colours (anti-aliased text).
+        colours = image.convert("RGB").getcolors(maxcolors=1 << 16)
+        assert colours is None or len(colours) > 16, f"{name}: {len(colours)} colours"
     return path
 
 
@@ -41,7 +48,7 @@ def test_lead_watches_the_dashboard_and_downloads_the_report(served_app, browser
     from playwright.sync_api import expect
 
     app, base = served_app
-    with session_scope(app) as session:
+    with app.app_context(), session_scope(app) as session:
         create_lead(session, LEAD_EMAIL, LEAD_PASSWORD)
         # During collection: few items rated, two raters' last blocks still open.
         build_synthetic_study(
@@ -76,7 +83,7 @@ def test_lead_watches_the_dashboard_and_downloads_the_report(served_app, browser
         for width_name, width in WIDTHS.items():
             page.set_viewport_size({"width": width, "height": 900})
             assert_no_sideways_scroll(page)
-            _screenshot(page, f"dashboard-{slug}-{width_name}")
+            _screenshot(page, f"dashboard-{slug}-{width_name}", width)
 
         # htmx swaps in the partial (the same request its 45 s timer makes).
         page.set_viewport_size({"width": 1280, "height": 900})
@@ -125,7 +132,7 @@ def test_lead_watches_the_dashboard_and_downloads_the_report(served_app, browser
     for width_name, width in WIDTHS.items():
         report.set_viewport_size({"width": width, "height": 900})
         assert_no_sideways_scroll(report)
-        _screenshot(report, f"report-{width_name}")
+        _screenshot(report, f"report-{width_name}", width)
     assert requests == [saved.as_uri()], requests
     offline.close()
     context.close()

@@ -22,7 +22,7 @@ def test_a_refused_export_is_shown_where_the_lead_is_looking(served_app, browser
     from playwright.sync_api import expect
 
     app, base = served_app
-    with session_scope(app) as session:
+    with app.app_context(), session_scope(app) as session:
         create_lead(session, *LEAD)
         build_synthetic_study(session, SyntheticSpec(slug="long", n_items=12, seed=3))
     context = browser.new_context(

@@ -30,7 +30,7 @@ def queued_app(make_app):
         JOBS_IMMEDIATE=False,
         JOBS_QUEUE_NAME=f"browser-{uuid.uuid4().hex[:8]}",
     )
-    with session_scope(app) as session:
+    with app.app_context(), session_scope(app) as session:
         create_lead(session, LEAD_EMAIL, LEAD_PASSWORD)
         build_synthetic_study(session, SyntheticSpec(slug="js", n_items=30, seed=3))
         build_synthetic_study(session, SyntheticSpec(slug="nojs", n_items=30, seed=4))

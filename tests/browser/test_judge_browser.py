@@ -34,7 +34,7 @@ def test_an_owner_runs_a_judge_from_the_study_page(
         WTF_CSRF_ENABLED=True, CLOCK=None, JUDGE_ENDPOINTS={"fake": {"base_url": endpoint.url}}
     )
     add_study(app, STUDY, ITEMS[:3], tmp_path)
-    with session_scope(app) as session:
+    with app.app_context(), session_scope(app) as session:
         create_lead(session, *LEAD)
     with serve(app) as base:
         context = browser.new_context(java_script_enabled=javascript)

@@ -23,7 +23,7 @@ def test_a_rater_comes_back_through_the_return_link(served_app, browser):
     from playwright.sync_api import expect
 
     app, base = served_app
-    with session_scope(app) as session:
+    with app.app_context(), session_scope(app) as session:
         token = create_invites(session, get_study(session, "browser"), 1)[0].token
         create_lead(session, LEAD_EMAIL, LEAD_PASSWORD)
 

@@ -9,8 +9,7 @@ import pytest
 from annotator.analysis.agreement_tables import consistency_rows, correlation_rows, kappa_rows
 from annotator.analysis.matrices import Notes
 from annotator.data.frames import study_frames
-
-from ..analysis.test_agreement_tables import two_judge_study
+from tests.analysis.agreement_study import two_judge_study
 
 
 @pytest.fixture

@@ -141,6 +141,12 @@ def test_workers_and_threads_must_be_positive(make_app, bad):
 # ---------------------------------------------------- the shared login limit
 
 
+# The login-limit tests start a two-worker gunicorn and rely on its idle workers
+# racing for a connection within a second: with pytest-xdist (make test) they run on
+# one worker, one server at a time, not two servers starving each other's workers.
+ONE_SERVER_AT_A_TIME = pytest.mark.xdist_group("two-worker-server")
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -229,12 +235,14 @@ def _failures_on_both_workers(port: int, account: str) -> list[int]:
     return statuses
 
 
+@ONE_SERVER_AT_A_TIME
 def test_the_login_limit_is_shared_by_the_workers(two_worker_server):
     # The default storage: a SQLite file in the instance folder.
     port = two_worker_server()
     assert _failures_on_both_workers(port, "nobody") == [401, 401, 401, 429]
 
 
+@ONE_SERVER_AT_A_TIME
 def test_per_process_counts_would_let_a_fourth_attempt_through(two_worker_server):
     # The control: with flask-limiter's in-memory storage each worker counts
     # alone (1 and 3 here), so the limit of 3 is not reached.
@@ -250,6 +258,7 @@ def _redis_reachable() -> bool:
         return False
 
 
+@ONE_SERVER_AT_A_TIME
 @pytest.mark.skipif(not _redis_reachable(), reason="no Redis on 127.0.0.1:6379")
 def test_the_login_limit_is_shared_through_redis(two_worker_server):
     port = two_worker_server(ANNOTATOR_RATELIMIT_STORAGE_URI="redis://127.0.0.1:6379")

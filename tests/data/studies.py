@@ -135,3 +135,20 @@ def item_rows(n: int = 10, gold: int = 0) -> list[dict]:
             }
         )
     return rows
+
+
+# The smallest valid study file: one scale, one benchmark (tests/study).
+VALID_STUDY = """
+name = "S"
+slug = "s"
+consent = "ok"
+[[scales]]
+name = "0-5"
+min = 0
+max = 5
+step = 0.1
+[[benchmarks]]
+name = "b"
+instructions = "From {min} to {max}."
+template = "{{ text }}"
+"""

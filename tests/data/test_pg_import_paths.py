@@ -21,16 +21,16 @@ from annotator.data._bulk import ROW_BY_ROW_NOTE
 from annotator.data.foreign_keys import FOREIGN_KEYS, _only_listed_triggers
 from annotator.db import get_engine
 from annotator.models import Study
-from tests.conftest import DATA, SERVER_URL
+from tests.conftest import DATA
 
 pytestmark = pytest.mark.postgresql_only
 
 
 @pytest.fixture(autouse=True)
-def _postgresql():
+def _postgresql(server_engine):
     # Per test, not for the module: each test's skip then carries the
     # postgresql_only mark that CI's SQLite pass accepts.
-    if not SERVER_URL:
+    if server_engine is None:
         pytest.skip("about PostgreSQL (ANNOTATOR_TEST_DATABASE_URL) alone")
 
 

@@ -8,6 +8,7 @@ import pytest
 from scipy import stats
 
 from annotator.metrics import AltTestResult, AnnotatorResult, alt_test
+from tests.metrics.references import random_study
 
 from .conftest import ALTTEST_SETTINGS, REPO_ROOT, published_cases
 
@@ -51,31 +52,10 @@ def test_matches_loop_baseline_per_annotator(alttest_data, dataset):
             assert mine.p_value == pytest.approx(ref[5], rel=1e-9, abs=1e-300, nan_ok=True)
 
 
-def _random_study(seed, *, n_items=60, n_humans=5, labels=False, missing=0.3, llm_missing=0.05):
-    rng = np.random.default_rng(seed)
-    truth = rng.integers(1, 6, size=n_items)
-    humans = {}
-    for h in range(n_humans):
-        noisy = np.clip(truth + rng.integers(-1, 2, size=n_items), 1, 5)
-        keep = rng.random(n_items) > missing
-        humans[f"h{h}"] = {
-            f"i{i}": (["a", "b", "c", "d", "e"][v - 1] if labels else int(v))
-            for i, v in enumerate(noisy)
-            if keep[i]
-        }
-    llm_values = np.clip(truth + rng.integers(-1, 2, size=n_items), 1, 5)
-    llm = {
-        f"i{i}": (["a", "b", "c", "d", "e"][v - 1] if labels else int(v))
-        for i, v in enumerate(llm_values)
-        if rng.random() >= llm_missing
-    }
-    return humans, llm
-
-
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("scoring", ["neg_rmse", "accuracy"])
 def test_random_studies_match_loop_baseline(seed, scoring):
-    humans, llm = _random_study(seed, labels=scoring == "accuracy")
+    humans, llm = random_study(seed, labels=scoring == "accuracy")
     kwargs = {"scoring": scoring, "epsilon": 0.1, "min_items_per_human": 20}
     res = alt_test(humans=humans, llm=llm, **kwargs)
     wr, ap, rows = baseline.alt_test_loop(humans, llm, **kwargs)
@@ -104,7 +84,7 @@ def test_fractional_scores_match_loop_baseline():
 
 
 def test_t_test_is_scipys():
-    humans, llm = _random_study(11)
+    humans, llm = random_study(11)
     res = alt_test(humans=humans, llm=llm, epsilon=0.15, min_items_per_human=10)
     # Recompute each annotator's test from the per-item indicators with scipy.
     for row in res.annotators:
@@ -144,7 +124,7 @@ def test_ties_count_for_both_sides():
 
 
 def test_annotators_with_too_few_items_are_skipped():
-    humans, llm = _random_study(5, n_items=60, missing=0.0)
+    humans, llm = random_study(5, n_items=60, missing=0.0)
     humans["few"] = {i: v for i, v in humans["h0"].items() if i in llm}
     humans["few"] = dict(list(humans["few"].items())[:29])
     res = alt_test(humans=humans, llm=llm, epsilon=0.1)
@@ -159,7 +139,7 @@ def test_annotators_with_too_few_items_are_skipped():
 
 
 def test_items_need_enough_humans_and_the_llm():
-    humans, llm = _random_study(6, n_items=50, missing=0.0, llm_missing=0.0)
+    humans, llm = random_study(6, n_items=50, missing=0.0, llm_missing=0.0)
     humans["h0"]["only_h0"] = 3  # a single human: dropped
     del llm["i0"]  # no LLM annotation: dropped
     res = alt_test(humans=humans, llm=llm, min_items_per_human=10)
@@ -185,7 +165,7 @@ def test_nan_p_value_is_never_rejected():
 
 
 def test_single_item_annotator_has_nan_p_value():
-    humans, llm = _random_study(8, n_items=40, missing=0.0)
+    humans, llm = random_study(8, n_items=40, missing=0.0)
     humans["once"] = {"i0": 3}
     res = alt_test(humans=humans, llm=llm, min_items_per_human=1)
     once = res.annotators[-1]
@@ -212,7 +192,7 @@ def test_nan_p_values_count_in_m_but_are_never_rejected(p_values, expected):
 
 
 def test_by_correction_uses_scipy():
-    humans, llm = _random_study(9, n_items=80, n_humans=6, missing=0.1)
+    humans, llm = random_study(9, n_items=80, n_humans=6, missing=0.1)
     res = alt_test(humans=humans, llm=llm, epsilon=0.2, min_items_per_human=10)
     p = np.array([row.p_value for row in res.annotators])
     expected = stats.false_discovery_control(p, method="by") <= 0.05
@@ -276,7 +256,7 @@ def _nan_on(bad_item):
 
 
 def test_nan_alignment_score_raises_naming_the_item():
-    humans, llm = _random_study(20, missing=0.0, llm_missing=0.0)
+    humans, llm = random_study(20, missing=0.0, llm_missing=0.0)
     marker = 3.0  # a float object only the LLM's item i5 holds
     llm["i5"] = marker
     with pytest.raises(ValueError, match=r"NaN.*'i5'.*nan_scores='omit'"):
@@ -284,7 +264,7 @@ def test_nan_alignment_score_raises_naming_the_item():
 
 
 def test_nan_alignment_score_omitted_with_a_warning():
-    humans, llm = _random_study(20, missing=0.0, llm_missing=0.0)
+    humans, llm = random_study(20, missing=0.0, llm_missing=0.0)
     marker = 3.0
     llm["i5"] = marker
     with pytest.warns(RuntimeWarning, match="i5"):
@@ -359,7 +339,7 @@ def _indicator_diffs(humans, llm, annotator):
 
 
 def test_callable_scoring_matches_builtin():
-    humans, llm = _random_study(12)
+    humans, llm = random_study(12)
 
     def neg_rmse(prediction, annotations):
         return -math.sqrt(np.mean([(prediction - a) ** 2 for a in annotations]))
@@ -371,7 +351,7 @@ def test_callable_scoring_matches_builtin():
 
 
 def test_callable_scoring_sees_original_labels():
-    humans, llm = _random_study(13, labels=True)
+    humans, llm = random_study(13, labels=True)
     seen = set()
 
     def accuracy(prediction, annotations):
@@ -386,7 +366,7 @@ def test_callable_scoring_sees_original_labels():
 
 
 def test_missing_annotations_are_ignored():
-    humans, llm = _random_study(14, missing=0.0)
+    humans, llm = random_study(14, missing=0.0)
     with_none = {h: dict(v) for h, v in humans.items()}
     with_none["h0"]["i1"] = None
     with_none["h1"]["i2"] = float("nan")
@@ -399,7 +379,7 @@ def test_missing_annotations_are_ignored():
 
 def test_dataframe_input():
     pd = pytest.importorskip("pandas")
-    humans, llm = _random_study(15, missing=0.2)
+    humans, llm = random_study(15, missing=0.2)
     frame = pd.DataFrame(humans)
     res = alt_test(humans=frame, llm=pd.Series(llm), min_items_per_human=10)
     ref = alt_test(humans=humans, llm=llm, min_items_per_human=10)
@@ -410,7 +390,7 @@ def test_dataframe_input():
 def test_result_types_and_json():
     import json
 
-    humans, llm = _random_study(16)
+    humans, llm = random_study(16)
     res = alt_test(humans=humans, llm=llm, min_items_per_human=10)
     assert isinstance(res, AltTestResult)
     assert all(isinstance(row, AnnotatorResult) for row in res.annotators)
@@ -443,7 +423,7 @@ def test_result_types_and_json():
     ],
 )
 def test_input_checks(kwargs, message):
-    humans, llm = _random_study(17)
+    humans, llm = random_study(17)
     args = {"humans": humans, "llm": llm, "min_items_per_human": 10} | kwargs
     with pytest.raises(ValueError, match=message):
         alt_test(**args)
@@ -455,7 +435,7 @@ def test_keyword_only():
 
 
 def test_too_few_items_error_names_the_option_and_the_papers_advice():
-    humans, llm = _random_study(18, n_items=25, missing=0.0, llm_missing=0.0)
+    humans, llm = random_study(18, n_items=25, missing=0.0, llm_missing=0.0)
     with pytest.raises(ValueError, match="no annotator") as info:
         alt_test(humans=humans, llm=llm)
     message = str(info.value)
@@ -469,7 +449,7 @@ def test_too_few_items_error_names_the_option_and_the_papers_advice():
 def test_too_few_items_error_in_a_domain_keeps_its_type():
     from annotator.metrics.alttest import TooFewItemsError, alt_test_domains
 
-    humans, llm = _random_study(19, n_items=25, missing=0.0, llm_missing=0.0)
+    humans, llm = random_study(19, n_items=25, missing=0.0, llm_missing=0.0)
     with pytest.raises(TooFewItemsError, match="domain 'small'") as info:
         alt_test_domains({"small": {"humans": humans, "llm": llm}})
     assert info.value.domain == "small" and info.value.most_items == 25

@@ -13,8 +13,7 @@ import pytest
 from scipy import stats
 
 from annotator.metrics import MultiDomainAltTestResult, alt_test, alt_test_domains
-
-from .test_alttest import _random_study
+from tests.metrics.references import random_study
 
 
 def _others(humans, j, item):
@@ -37,7 +36,7 @@ def _indicators(s_f, s_h):
 
 
 def test_annotator_weights_match_weighted_loop():
-    humans, llm = _random_study(21, n_items=70, n_humans=5, missing=0.3)
+    humans, llm = random_study(21, n_items=70, n_humans=5, missing=0.3)
     q_weights = {"h0": 3.0, "h1": 1.0, "h2": 0.5, "h3": 2.0, "h4": 1.0}
     res = alt_test(
         humans=humans, llm=llm, epsilon=0.1, annotator_weights=q_weights, min_items_per_human=20
@@ -68,7 +67,7 @@ def test_annotator_weights_match_weighted_loop():
 
 
 def test_equal_weights_change_nothing():
-    humans, llm = _random_study(22)
+    humans, llm = random_study(22)
     plain = alt_test(humans=humans, llm=llm, min_items_per_human=10)
     equal = alt_test(
         humans=humans, llm=llm, min_items_per_human=10, annotator_weights={h: 2.5 for h in humans}
@@ -96,14 +95,14 @@ def test_weighted_winning_rate_favours_heavy_annotators():
 
 @pytest.mark.parametrize("bad", [{"h0": 0.0}, {"h0": -1.0}, {"h0": float("nan")}])
 def test_weights_must_be_positive(bad):
-    humans, llm = _random_study(24)
+    humans, llm = random_study(24)
     weights = {h: 1.0 for h in humans} | bad
     with pytest.raises(ValueError, match="positive"):
         alt_test(humans=humans, llm=llm, annotator_weights=weights, min_items_per_human=10)
 
 
 def test_weights_for_unknown_annotator():
-    humans, llm = _random_study(24)
+    humans, llm = random_study(24)
     weights = {h: 1.0 for h in humans} | {"ghost": 1.0}
     with pytest.raises(ValueError, match="unknown"):
         alt_test(humans=humans, llm=llm, annotator_weights=weights, min_items_per_human=10)
@@ -150,7 +149,7 @@ def _ipw_loop(humans, llm, j, epsilon, scoring):
 @pytest.mark.parametrize("scoring", ["accuracy", "neg_rmse"])
 @pytest.mark.parametrize("seed", [31, 32])
 def test_ipw_matches_loop(scoring, seed):
-    humans, llm = _random_study(seed, n_items=80, labels=scoring == "accuracy", missing=0.2)
+    humans, llm = random_study(seed, n_items=80, labels=scoring == "accuracy", missing=0.2)
     res = alt_test(
         humans=humans,
         llm=llm,
@@ -189,7 +188,7 @@ def test_ipw_penalises_always_predicting_the_majority_class():
 
 @pytest.mark.parametrize("scoring", ["neg_rmse", "accuracy"])
 def test_single_expert_matches_loop(scoring):
-    humans, llm = _random_study(
+    humans, llm = random_study(
         41, n_items=70, n_humans=4, labels=scoring == "accuracy", missing=0.2
     )
     expert = humans["h0"]
@@ -263,7 +262,7 @@ def test_ranks_on_crossed_design_equal_alt_test_on_rank_data():
 
 
 def test_ranks_with_missing_ratings_are_scaled_per_annotator():
-    humans, llm = _random_study(52, missing=0.4)
+    humans, llm = random_study(52, missing=0.4)
     res = alt_test(humans=humans, llm=llm, ranks=True, min_items_per_human=10)
     # By hand: mid-ranks over the kept items, each annotator's stretched to the LLM's range.
     kept = {i for i in llm if sum(i in a for a in humans.values()) >= 2}
@@ -287,7 +286,7 @@ def test_ranks_with_missing_ratings_are_scaled_per_annotator():
 def test_domains_share_one_by_correction():
     domains = {}
     for n, seed in enumerate([61, 62, 63]):
-        humans, llm = _random_study(seed, n_items=70, n_humans=4, missing=0.2)
+        humans, llm = random_study(seed, n_items=70, n_humans=4, missing=0.2)
         domains[f"d{n}"] = {"humans": humans, "llm": llm}
     res = alt_test_domains(domains, epsilon=0.2, min_items_per_human=20)
     assert isinstance(res, MultiDomainAltTestResult)
@@ -313,7 +312,7 @@ def test_domains_share_one_by_correction():
 
 
 def test_one_domain_equals_alt_test():
-    humans, llm = _random_study(64)
+    humans, llm = random_study(64)
     one = alt_test_domains({"only": {"humans": humans, "llm": llm}}, min_items_per_human=10)
     assert one.domains["only"] == alt_test(humans=humans, llm=llm, min_items_per_human=10)
 
@@ -332,7 +331,7 @@ def test_domains_input_checks(domains, message):
 
 
 def test_domain_error_names_the_domain():
-    humans, llm = _random_study(65)
+    humans, llm = random_study(65)
     with pytest.raises(ValueError, match="domain 'small'"):
         alt_test_domains({"small": {"humans": humans, "llm": llm}}, min_items_per_human=500)
 

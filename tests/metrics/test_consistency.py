@@ -10,8 +10,7 @@ import pandas as pd
 import pytest
 
 from annotator.metrics import self_consistency, self_consistency_table
-
-from .test_icc import pingouin_icc
+from tests.metrics.references import pingouin_icc
 
 TOL = 1e-9
 

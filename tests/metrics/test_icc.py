@@ -4,33 +4,19 @@ import warnings
 
 import numpy as np
 import pandas as pd
-import pingouin as pg
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from annotator.metrics import ICCResult, icc
+from tests.metrics.references import pingouin_icc
 
 # Shrout and Fleiss (1979), Table 2: 6 targets x 4 judges.
 SHROUT_FLEISS = np.array(
     [[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]],
     dtype=float,
 )
-
-
-def pingouin_icc(x: np.ndarray) -> dict[str, tuple[float, np.ndarray]]:
-    long = pd.DataFrame(x).reset_index().melt(id_vars="index", var_name="rater", value_name="y")
-    saved = pg.options.get("round.column.CI95")
-    pg.options["round.column.CI95"] = None  # full precision instead of 2 decimals
-    try:
-        with warnings.catch_warnings():
-            # pingouin 0.7 uses a pandas keyword that pandas 3.1 deprecates; not ours.
-            warnings.filterwarnings("ignore", message="The inplace keyword")
-            table = pg.intraclass_corr(long, targets="index", raters="rater", ratings="y")
-    finally:
-        pg.options["round.column.CI95"] = saved
-    return {row.Type: (row.ICC, np.asarray(row.CI95)) for row in table.itertuples()}
 
 
 @pytest.mark.parametrize(

@@ -15,8 +15,7 @@ from annotator.metrics import (
     spearman_brown,
     variance_components,
 )
-
-from .test_icc import pingouin_icc
+from tests.metrics.references import pingouin_icc
 
 
 def _study(rng, n, k, comps):

@@ -8,8 +8,7 @@ import pandas as pd
 import pytest
 
 from annotator.metrics import RetestResult, retest_reliability
-
-from .test_icc import pingouin_icc
+from tests.metrics.references import pingouin_icc
 
 
 def _study(seed, *, raters=4, items=25, noise=0.6):

@@ -8,17 +8,18 @@ from annotator.study.studyfile import (
     assignment_settings,
     parse_study_file,
 )
-from tests.study.test_studyfile import VALID
+from tests.data.studies import VALID_STUDY
+from tests.documentation import first_block, section
 
 
 def test_a_study_without_the_table_is_crossed():
-    assert parse_study_file(VALID).assignment == AssignmentSpec(design="crossed")
+    assert parse_study_file(VALID_STUDY).assignment == AssignmentSpec(design="crossed")
     assert assignment_settings("").design == "crossed"
-    assert assignment_settings(VALID).design == "crossed"
+    assert assignment_settings(VALID_STUDY).design == "crossed"
 
 
 def test_an_overlap_table_is_read_back_from_the_stored_file():
-    text = VALID + '[assignment]\ndesign = "overlap"\nraters_per_item = 3\n'
+    text = VALID_STUDY + '[assignment]\ndesign = "overlap"\nraters_per_item = 3\n'
     text += 'anchor_items = ["a", "b"]\nitems_per_rater = 60\n'
     spec = parse_study_file(text).assignment
     assert (spec.raters_per_item, spec.anchor_items, spec.items_per_rater) == (3, ["a", "b"], 60)
@@ -62,22 +63,23 @@ CROWD = '[crowd]\nplatform = "generic"\nid_param = "pid"\n'
 )
 def test_bad_assignment_tables_name_the_key(table, expected):
     with pytest.raises(StudyFileError) as caught:
-        parse_study_file(VALID + "[assignment]\n" + table + "\n")
+        parse_study_file(VALID_STUDY + "[assignment]\n" + table + "\n")
     assert any(expected in problem for problem in caught.value.problems), caught.value.problems
 
 
 def test_items_per_rater_may_come_from_the_crowd_cap():
     table = '[assignment]\ndesign = "overlap"\nraters_per_item = 3\n'
-    assert parse_study_file(VALID + table + CROWD + "max_raters = 30\n").crowd.max_raters == 30
+    assert (
+        parse_study_file(VALID_STUDY + table + CROWD + "max_raters = 30\n").crowd.max_raters == 30
+    )
     with pytest.raises(StudyFileError, match="raters_per_item: 3 raters per item need"):
-        parse_study_file(VALID + table + CROWD + "max_raters = 2\n")
+        parse_study_file(VALID_STUDY + table + CROWD + "max_raters = 2\n")
 
 
 def test_the_guide_example_is_a_valid_assignment_table():
-    from tests.documentation import first_block, section
 
     table = first_block(section("Overlap designs"), "toml")
-    spec = parse_study_file(VALID + table).assignment
+    spec = parse_study_file(VALID_STUDY + table).assignment
     assert (spec.design, spec.raters_per_item, spec.anchor_items, spec.items_per_rater) == (
         "overlap",
         3,

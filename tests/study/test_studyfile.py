@@ -3,25 +3,11 @@
 import pytest
 
 from annotator.study.studyfile import DEFAULT_DEMOGRAPHICS, StudyFileError, parse_study_file
-
-VALID = """
-name = "S"
-slug = "s"
-consent = "ok"
-[[scales]]
-name = "0-5"
-min = 0
-max = 5
-step = 0.1
-[[benchmarks]]
-name = "b"
-instructions = "From {min} to {max}."
-template = "{{ text }}"
-"""
+from tests.data.studies import VALID_STUDY
 
 
 def test_defaults():
-    spec = parse_study_file(VALID)
+    spec = parse_study_file(VALID_STUDY)
     assert spec.session_gap_days == 7
     assert spec.scale_order == "balanced"
     assert [q.key for q in spec.demographics] == [q["key"] for q in DEFAULT_DEMOGRAPHICS]
@@ -69,9 +55,9 @@ def test_defaults():
 )
 def test_problems_are_reported_with_their_key_path(change, expected):
     old, new = change
-    text = VALID.replace(old, new, 1)
+    text = VALID_STUDY.replace(old, new, 1)
     if "[test_retest]" in new:
-        text = VALID + "[test_retest]\nshare = 2\n"
+        text = VALID_STUDY + "[test_retest]\nshare = 2\n"
     with pytest.raises(StudyFileError) as caught:
         parse_study_file(text, path="study.toml")
     assert expected in str(caught.value)
@@ -79,7 +65,7 @@ def test_problems_are_reported_with_their_key_path(change, expected):
 
 
 def test_several_problems_are_reported_at_once():
-    text = VALID.replace("min = 0", "min = 9").replace("{{ text }}", "{% if %}")
+    text = VALID_STUDY.replace("min = 0", "min = 9").replace("{{ text }}", "{% if %}")
     with pytest.raises(StudyFileError) as caught:
         parse_study_file(text, path="study.toml")
     problems = caught.value.problems
@@ -90,7 +76,7 @@ def test_several_problems_are_reported_at_once():
 
 
 def test_duplicate_benchmark_names_are_refused():
-    text = VALID + '[[benchmarks]]\nname = "b"\ninstructions = "x"\ntemplate = "y"\n'
+    text = VALID_STUDY + '[[benchmarks]]\nname = "b"\ninstructions = "x"\ntemplate = "y"\n'
     with pytest.raises(StudyFileError) as caught:
         parse_study_file(text)
     assert "benchmarks: the name 'b' appears twice" in str(caught.value)
@@ -99,14 +85,14 @@ def test_duplicate_benchmark_names_are_refused():
 @pytest.mark.parametrize("key", ["temperature", "source", "served_at", "study_version"])
 def test_a_demographic_key_may_not_be_a_long_export_column(key):
     # The answers become columns of the long export beside its own.
-    text = VALID + f'[[demographics]]\nkey = "{key}"\nlabel = "x"\ntype = "text"\n'
+    text = VALID_STUDY + f'[[demographics]]\nkey = "{key}"\nlabel = "x"\ntype = "text"\n'
     with pytest.raises(StudyFileError) as caught:
         parse_study_file(text)
     assert f"demographics[0]: key {key!r} is reserved" in str(caught.value)
 
 
 def test_demographic_questions_are_checked():
-    text = VALID + '[[demographics]]\nkey = "rater"\nlabel = "x"\ntype = "text"\n'
+    text = VALID_STUDY + '[[demographics]]\nkey = "rater"\nlabel = "x"\ntype = "text"\n'
     text += '[[demographics]]\nkey = "g"\nlabel = "G"\nchoices = ["a"]\n'
     with pytest.raises(StudyFileError) as caught:
         parse_study_file(text)
@@ -125,7 +111,7 @@ choices = ["native", "fluent", "prefer-not-to-say"]
 
 def test_choice_labels_are_read():
     spec = parse_study_file(
-        VALID
+        VALID_STUDY
         + QUESTION
         + 'labels = { native = "Native speaker", "prefer-not-to-say" = "Rather not" }'
     )
@@ -133,7 +119,7 @@ def test_choice_labels_are_read():
         "native": "Native speaker",
         "prefer-not-to-say": "Rather not",
     }
-    assert parse_study_file(VALID + QUESTION).demographics[0].labels == {}
+    assert parse_study_file(VALID_STUDY + QUESTION).demographics[0].labels == {}
 
 
 @pytest.mark.parametrize(
@@ -150,5 +136,5 @@ def test_choice_labels_are_read():
 )
 def test_bad_choice_labels_are_reported(labels, expected):
     with pytest.raises(StudyFileError) as info:
-        parse_study_file(VALID + QUESTION + labels)
+        parse_study_file(VALID_STUDY + QUESTION + labels)
     assert any(p.startswith(expected) for p in info.value.problems), info.value.problems

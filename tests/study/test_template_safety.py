@@ -15,8 +15,7 @@ import pytest
 from annotator.judge.prompts import prompt_template, render_prompt
 from annotator.study.placeholders import fill_bounds
 from annotator.study.studyfile import StudyFileError, parse_study_file
-
-from .test_studyfile import VALID
+from tests.data.studies import VALID_STUDY
 
 SHELL = "{{ cycler.__init__.__globals__.os.popen('id').read() }}"
 REACHES = [
@@ -52,11 +51,11 @@ def _refused(text: str) -> list[str]:
 )
 def test_templates_reaching_for_private_attributes_are_refused(template, key, line, where):
     if line is not None:
-        text = VALID.replace(line, f"template = {_toml_string(template)}")
+        text = VALID_STUDY.replace(line, f"template = {_toml_string(template)}")
     elif key == "judge_template.0-5":
-        text = VALID + f'judge_template = {{ "0-5" = {_toml_string(template)} }}\n'
+        text = VALID_STUDY + f'judge_template = {{ "0-5" = {_toml_string(template)} }}\n'
     else:
-        text = VALID + f"{key} = {_toml_string(template)}\n"
+        text = VALID_STUDY + f"{key} = {_toml_string(template)}\n"
     problems = _refused(text)
     assert len(problems) == 1, problems
     assert problems[0].startswith(where + ": ")
@@ -68,14 +67,14 @@ def test_templates_reaching_for_private_attributes_are_refused(template, key, li
     ["{min.__class__.__mro__}", "{min.real}", "{max[0]}", "{min!r}", "{min:>9}", "{0}", "{x}", "{"],
 )
 def test_instructions_take_min_and_max_only(instructions):
-    text = VALID.replace('"From {min} to {max}."', _toml_string(instructions))
+    text = VALID_STUDY.replace('"From {min} to {max}."', _toml_string(instructions))
     problems = _refused(text)
     assert len(problems) == 1
     assert problems[0].startswith("benchmarks[0].instructions: instructions may use only")
 
 
 def test_plain_instructions_and_templates_still_load():
-    text = VALID.replace('"From {min} to {max}."', '"From {min} to {max}, {{literal}}."')
+    text = VALID_STUDY.replace('"From {min} to {max}."', '"From {min} to {max}, {{literal}}."')
     text += 'judge_template = "{{ text }} on {min} to {max}; {{ instructions }}"\n'
     text += 'judge_system = "You judge {{ benchmark }}."\n'
     spec = parse_study_file(text)

@@ -1,9 +1,9 @@
 """Checking a password so that the time taken does not tell whether the account exists.
 
 An unknown account, or one without a password, is checked against a dummy
-hash made by the same hasher with the same cost as real passwords
-(werkzeug's ``generate_password_hash`` defaults, which every password of
-the app uses), so every login attempt costs one hash check.
+hash made by the same hasher with the same cost as real passwords (the
+app's ``PASSWORD_HASH_METHOD``, annotator/passwords.py, which every password
+of the app uses), so every login attempt costs one hash check.
 """
 
 from __future__ import annotations
@@ -14,14 +14,20 @@ from functools import cache
 from werkzeug import security
 
 from ...models import User
+from ...passwords import hash_password, password_hash_method
 
 __all__ = ["check_password", "dummy_hash"]
 
 
-@cache
 def dummy_hash() -> str:
-    """A hash of a random password nobody knows, made once per process."""
-    return security.generate_password_hash(secrets.token_urlsafe(24))
+    """A hash of a random password nobody knows, made once per process and method."""
+    return _dummy_hash(password_hash_method())
+
+
+@cache
+def _dummy_hash(method: str | None) -> str:
+    # ``method`` keys the cache: the app in context chose it for hash_password.
+    return hash_password(secrets.token_urlsafe(24))
 
 
 def check_password(user: User | None, password: str) -> bool:

@@ -22,8 +22,10 @@ from .passwords import check_password, dummy_hash
 
 @bp.record_once
 def _make_dummy_hash(state) -> None:
-    # Made before the first login, so that login is not the slower one.
-    dummy_hash()
+    # Made before the first login, so that login is not the slower one; by the
+    # app's PASSWORD_HASH_METHOD, which only its context tells.
+    with state.app.app_context():
+        dummy_hash()
 
 
 def _safe_next(target: str | None) -> str | None:

@@ -22,7 +22,6 @@ from flask import (
 )
 from flask_login import current_user, login_user
 from sqlalchemy.exc import IntegrityError
-from werkzeug.security import generate_password_hash
 
 from ...analysis.fresh import queue_dashboards_after
 from ...clock import now
@@ -49,6 +48,7 @@ from ...collect.scores import ScoreError, parse_score
 from ...collect.scoring import rate_item
 from ...db import commit_retrying, get_session
 from ...models import Demographics, UserSource
+from ...passwords import hash_password
 from ..auth.access import rater_required
 from ..auth.passwords import check_password
 from .blueprint import bp
@@ -180,7 +180,7 @@ def account():
             form.current.errors = ["Your current password is wrong; nothing was changed."]
             return render_template("rate/account.html", form=form), 422
         session = get_session()
-        user.password_hash = generate_password_hash(form.password.data)
+        user.password_hash = hash_password(form.password.data)
         # Every other session and remember cookie of the account ends; this
         # browser stays logged in under the new session version.
         user.end_sessions()

@@ -72,7 +72,7 @@ def team(csrf_app) -> Team:
     with its owner ``owner@`` and analyst ``analyst@``; ``outsider@`` owns study
     ``other`` only; ``admin@`` is the first lead, so the admin."""
     runner = csrf_app.test_cli_runner()
-    with session_scope(csrf_app) as session:
+    with csrf_app.app_context(), session_scope(csrf_app) as session:
         for name in ("admin", "owner", "analyst", "outsider"):
             create_lead(session, f"{name}@example.org", PASSWORD)
     for args in (

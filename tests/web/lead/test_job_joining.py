@@ -22,7 +22,7 @@ EXPORT = "/lead/studies/small/export?format=matrix&scale=0-5"
 def queued_app(make_app):
     """Study ``small`` whose exports are jobs, left queued (no worker runs them)."""
     app = make_app(EXPORT_JOB_MIN_RATINGS=0, JOBS_IMMEDIATE=False, JOBS_MAX_PER_MEMBER=3)
-    with session_scope(app) as session:
+    with app.app_context(), session_scope(app) as session:
         create_lead(session, LEAD_EMAIL, LEAD_PASSWORD)
     runner = app.test_cli_runner()
     for args in (

@@ -18,7 +18,7 @@ from .conftest import PASSWORD, csrf_token, login
 
 def _former_owner_job(app, kind: str, status: str) -> int:
     """A job started by ``former@`` while an owner of ``small``, who is an analyst now."""
-    with session_scope(app) as session:
+    with app.app_context(), session_scope(app) as session:
         study = get_study(session, "small")
         former = create_lead(session, "former@example.org", PASSWORD)
         share_study(session, study, former, StudyRole.OWNER, actor=None, via="cli")

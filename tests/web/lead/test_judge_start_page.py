@@ -47,7 +47,7 @@ def _judge_app(make_app, endpoint, monkeypatch):
         "local": {"base_url": "http://127.0.0.1:9/v1"},
     }
     app = make_app(WTF_CSRF_ENABLED=True, JUDGE_ENDPOINTS=endpoints)
-    with session_scope(app) as session:
+    with app.app_context(), session_scope(app) as session:
         create_lead(session, "owner@example.org", PASSWORD)
     runner = app.test_cli_runner()
     for args in (

@@ -171,7 +171,7 @@ def test_a_study_nobody_was_given_is_the_admins_alone(team, tmp_path):
 
 
 def test_a_lead_without_studies_is_told_how_to_get_one(csrf_app):
-    with session_scope(csrf_app) as session:
+    with csrf_app.app_context(), session_scope(csrf_app) as session:
         create_lead(session, "admin@example.org", PASSWORD)
         create_lead(session, "new@example.org", PASSWORD)
     page = login(csrf_app, "new@example.org").get("/lead/").get_data(as_text=True)

@@ -31,7 +31,7 @@ def test_plural(count, words, expected):
 
 def test_imported_ratings_are_called_so_and_checks_counted_apart(app, lead_client):
     # The demo study: 41 items (one an attention check), 5 raters' ratings imported.
-    with session_scope(app) as session:
+    with app.app_context(), session_scope(app) as session:
         load_demo(session, base_url="http://localhost", instance_path=app.instance_path)
     listed = lead_client.get("/lead/").get_data(as_text=True)
     row = lxml.html.fromstring(listed).xpath("//tr[.//a[contains(@href, '/studies/demo')]]")[0]

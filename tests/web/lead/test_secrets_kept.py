@@ -66,7 +66,7 @@ def echoing(make_app, fake_endpoint, monkeypatch, tmp_path):
     endpoint = fake_endpoint(reply)
     endpoints = {"hosted": {"base_url": endpoint.url, "api_key_env": CANARY_VARIABLE}}
     app = make_app(WTF_CSRF_ENABLED=True, JUDGE_ENDPOINTS=endpoints, SECRET_KEY=SECRET)
-    with session_scope(app) as session:
+    with app.app_context(), session_scope(app) as session:
         for name in ("owner", "analyst"):
             create_lead(session, f"{name}@example.org", PASSWORD)
     runner = app.test_cli_runner()

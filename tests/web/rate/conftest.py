@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
 import pytest
+from sqlalchemy import event
 from sqlmodel import Session, select
 
 from annotator.data.importers import import_items
@@ -111,3 +114,88 @@ def progress(html: str) -> str:
 
 # The second step of a confirmation page (annotator.web.confirm.render_confirm).
 CONFIRMED = {"confirmed": "yes"}
+
+
+HTMX = {"HX-Request": "true"}
+
+
+@contextmanager
+def statements(app):
+    """The SQL statements ``app`` runs inside the block (a list filled as they run)."""
+    engine = get_engine(app)
+    seen: list[str] = []
+
+    def listener(conn, cursor, statement, parameters, context, executemany):
+        seen.append(statement)
+
+    event.listen(engine, "before_cursor_execute", listener)
+    try:
+        yield seen
+    finally:
+        event.remove(engine, "before_cursor_execute", listener)
+
+
+# Scores the rater's form refuses, with the reason it gives (test_scoring, test_score_parity).
+REJECTED = [
+    ("", "Please enter a score."),
+    ("   ", "Please enter a score."),
+    ("abc", "is not a number"),
+    ("3 points", "is not a number"),
+    ("1e0", "is not a number"),
+    ("0x1", "is not a number"),
+    ("1,2,3", "is not a number"),
+    ("NaN", "is not a finite number"),
+    ("nan", "is not a finite number"),
+    ("inf", "is not a finite number"),
+    ("-Infinity", "is not a finite number"),
+    ("5.01", "is outside the scale"),
+    ("-0.01", "is outside the scale"),
+    ("7", "is outside the scale"),
+    ("1e309", "is not a number"),
+    ("2.345", "too many decimals"),
+    ("0.001", "too many decimals"),
+    ("9" * 100, "too long"),
+]
+
+
+ACCEPTED = [
+    ("0", 0.0),
+    ("5", 5.0),
+    ("2.35", 2.35),
+    ("4.50", 4.5),
+    ("2,5", 2.5),
+    (" 3.1 ", 3.1),
+    ("+1", 1.0),
+    ("-0", 0.0),
+    (".5", 0.5),
+    ("0.07", 0.07),
+]
+
+
+PID = "5f1a2b3c4d5e6f708192a3b4"
+
+
+CODES = '[crowd.completion_codes]\nwaves = ["WAVE1CODE", "WAVE2CODE", "WAVE3CODE"]\nscreen_out = "SCREENED"\n'
+
+
+# A Prolific study of slug "crowd" with completion codes per wave (test_crowd and others).
+def crowd_toml(crowd: str = 'platform = "prolific"\n', extra: str = "", **kwargs) -> str:
+    return study_toml(slug="crowd", extra=f"{extra}\n[crowd]\n{crowd}\n{CODES}", **kwargs)
+
+
+def entry(pid: str = PID, study_id: str = "WAVE1STUDY", session_id: str = "SESSION1", **more):
+    query = {"PROLIFIC_PID": pid, "STUDY_ID": study_id, "SESSION_ID": session_id, **more}
+    return "/s/crowd?" + urlencode(query)
+
+
+def users(app) -> list[User]:
+    with Session(get_engine(app)) as session:
+        return list(session.exec(select(User).where(User.role == "rater")))
+
+
+def enter_and_consent(client, url: str | None = None):
+    url = url or entry()
+    assert client.get(url).status_code == 200
+    response = client.post(url, data={"decision": "agree"})
+    assert response.status_code == 302, response.text
+    return response

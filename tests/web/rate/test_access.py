@@ -157,7 +157,7 @@ def test_lead_post_needs_csrf(make_app, study):
     rater = join_without_csrf(app, study.slug)
     from annotator.study.studies import create_lead
 
-    with session_scope(app) as session:
+    with app.app_context(), session_scope(app) as session:
         create_lead(session, LEAD_EMAIL, LEAD_PASSWORD)
     lead = app.test_client()
     csrf = lead.get("/login").text.split('name="csrf_token" value="')[1].split('"')[0]

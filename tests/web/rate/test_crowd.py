@@ -9,7 +9,7 @@ from datetime import timedelta
 from urllib.parse import urlencode
 
 import pytest
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from annotator.db import get_engine, session_scope
 from annotator.models import Block, User
@@ -17,38 +17,26 @@ from annotator.study.studies import create_study
 from annotator.study.studyfile import parse_study_file
 from tests.data.studies import study_toml
 
-from .conftest import ANSWERS, CONFIRMED, blocks_of, item_url, rate_all, start
+from .conftest import (
+    ANSWERS,
+    CONFIRMED,
+    PID,
+    blocks_of,
+    crowd_toml,
+    enter_and_consent,
+    entry,
+    item_url,
+    rate_all,
+    start,
+    users,
+)
 
-PID = "5f1a2b3c4d5e6f708192a3b4"
 OTHER_PID = "60aa11bb22cc33dd44ee55ff"
-CODES = '[crowd.completion_codes]\nwaves = ["WAVE1CODE", "WAVE2CODE", "WAVE3CODE"]\nscreen_out = "SCREENED"\n'
-
-
-def crowd_toml(crowd: str = 'platform = "prolific"\n', extra: str = "", **kwargs) -> str:
-    return study_toml(slug="crowd", extra=f"{extra}\n[crowd]\n{crowd}\n{CODES}", **kwargs)
 
 
 @pytest.fixture
 def prolific(make_study):
     return make_study(crowd_toml())
-
-
-def entry(pid: str = PID, study_id: str = "WAVE1STUDY", session_id: str = "SESSION1", **more):
-    query = {"PROLIFIC_PID": pid, "STUDY_ID": study_id, "SESSION_ID": session_id, **more}
-    return "/s/crowd?" + urlencode(query)
-
-
-def users(app) -> list[User]:
-    with Session(get_engine(app)) as session:
-        return list(session.exec(select(User).where(User.role == "rater")))
-
-
-def enter_and_consent(client, url: str | None = None):
-    url = url or entry()
-    assert client.get(url).status_code == 200
-    response = client.post(url, data={"decision": "agree"})
-    assert response.status_code == 302, response.text
-    return response
 
 
 def test_a_new_participant_consents_and_is_keyed_by_their_id(app, client, prolific):

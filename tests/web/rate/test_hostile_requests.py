@@ -165,7 +165,7 @@ def _form(rng: random.Random):
 
 
 def test_hostile_requests_get_no_5xx_and_store_nothing(app, client, study):
-    with session_scope(app) as session:
+    with app.app_context(), session_scope(app) as session:
         create_lead(session, LEAD_EMAIL, LEAD_PASSWORD)
     lead = app.test_client()
     assert (
@@ -257,7 +257,7 @@ def test_hostile_requests_on_the_new_routes(make_app, tmp_path):
     runner = app.test_cli_runner()
     slugs = {"rt": study_toml(), "rb": study_toml(slug="rb", extra=CRITERIA_TOML)}
     slugs["ov"] = sim.overlap_toml(k=2, per_rater=4, slug="ov")
-    with session_scope(app) as session:
+    with app.app_context(), session_scope(app) as session:
         create_lead(session, LEAD_EMAIL, LEAD_PASSWORD)
     for slug, toml in slugs.items():
         path = tmp_path / f"{slug}.toml"

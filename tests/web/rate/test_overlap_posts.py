@@ -12,8 +12,7 @@ from annotator.models import ItemShare
 from tests.collect import overlap_sim as sim
 from tests.data.studies import study_toml
 
-from .conftest import blocks_of, item_url, join, start
-from .test_query_count import HTMX, _statements
+from .conftest import HTMX, blocks_of, item_url, join, start, statements
 
 
 def _one_post(app, tmp_path, toml: str, slug: str) -> tuple[list[str], int]:
@@ -28,7 +27,7 @@ def _one_post(app, tmp_path, toml: str, slug: str) -> tuple[list[str], int]:
     block = blocks_of(app, rater)[0]
     for position in (1, 2):
         assert client.get(item_url(block.id, position)).status_code == 200
-        with _statements(app) as seen:
+        with statements(app) as seen:
             response = client.post(item_url(block.id, position), data={"score": "3"}, headers=HTMX)
         assert response.status_code == 200, response.text
     with Session(get_engine(app)) as session:

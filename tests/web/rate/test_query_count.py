@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
-from sqlalchemy import event
 from sqlmodel import Session, select
 
 from annotator.clock import now
@@ -13,24 +10,7 @@ from annotator.db import get_engine, session_scope
 from annotator.models import ChangeReason, Rating, RatingChange, RatingSource, Study, User
 from tests.data.studies import study_toml
 
-from .conftest import blocks_of, item_url, join, ratings_of, start
-
-HTMX = {"HX-Request": "true"}
-
-
-@contextmanager
-def _statements(app):
-    engine = get_engine(app)
-    seen: list[str] = []
-
-    def listener(conn, cursor, statement, parameters, context, executemany):
-        seen.append(statement)
-
-    event.listen(engine, "before_cursor_execute", listener)
-    try:
-        yield seen
-    finally:
-        event.remove(engine, "before_cursor_execute", listener)
+from .conftest import HTMX, blocks_of, item_url, join, ratings_of, start, statements
 
 
 def _prior_ratings(app, block, count: int) -> None:
@@ -88,7 +68,7 @@ def _post_statements(app, make_study, prior: int) -> list[str]:
     _prior_ratings(app, block, prior)
     position = prior + 1
     assert client.get(item_url(block.id, position)).status_code == 200
-    with _statements(app) as seen:
+    with statements(app) as seen:
         response = client.post(item_url(block.id, position), data={"score": "3"}, headers=HTMX)
     assert response.status_code == 200, response.text
     assert response.headers["HX-Push-Url"].endswith(item_url(block.id, position + 1))

@@ -207,7 +207,7 @@ def test_failures_are_limited_per_account_not_per_address(limited_app):
 
 
 def test_lead_rotation_is_for_leads_only(app, client, rater):
-    with session_scope(app) as session:
+    with app.app_context(), session_scope(app) as session:
         create_lead(session, LEAD_EMAIL, LEAD_PASSWORD)
     url = f"/lead/studies/rt/raters/{rater}/rotate-link"
     assert client.post(url, data=CONFIRMED).status_code == 403

@@ -15,8 +15,7 @@ from sqlmodel import Session, select
 from annotator.db import get_engine
 from annotator.models import Item, Rating, User
 
-from .conftest import blocks_of, item_url, ratings_of, start
-from .test_scoring import ACCEPTED, REJECTED
+from .conftest import ACCEPTED, REJECTED, blocks_of, item_url, ratings_of, start
 
 # The strings of the issue (accepted by the import, refused by the form) first.
 REFUSED = [

@@ -15,7 +15,17 @@ from annotator.models import Block, Item, Rating, RatingChange
 from annotator.study.studies import get_study
 from tests.data.studies import study_toml
 
-from .conftest import blocks_of, item_url, join, progress, rate_all, ratings_of, start
+from .conftest import (
+    ACCEPTED,
+    REJECTED,
+    blocks_of,
+    item_url,
+    join,
+    progress,
+    rate_all,
+    ratings_of,
+    start,
+)
 
 HTMX = {"HX-Request": "true"}
 
@@ -62,28 +72,6 @@ def test_item_page_shows_instructions_item_progress_and_score_field(app, client,
     assert 'type="range"' in page.text and 'step="0.01"' in page.text
 
 
-REJECTED = [
-    ("", "Please enter a score."),
-    ("   ", "Please enter a score."),
-    ("abc", "is not a number"),
-    ("3 points", "is not a number"),
-    ("1e0", "is not a number"),
-    ("0x1", "is not a number"),
-    ("1,2,3", "is not a number"),
-    ("NaN", "is not a finite number"),
-    ("nan", "is not a finite number"),
-    ("inf", "is not a finite number"),
-    ("-Infinity", "is not a finite number"),
-    ("5.01", "is outside the scale"),
-    ("-0.01", "is outside the scale"),
-    ("7", "is outside the scale"),
-    ("1e309", "is not a number"),
-    ("2.345", "too many decimals"),
-    ("0.001", "too many decimals"),
-    ("9" * 100, "too long"),
-]
-
-
 @pytest.mark.parametrize(("raw", "message"), REJECTED)
 def test_rejected_scores_store_nothing_and_say_why(app, client, rater, block, raw, message):
     client.get(item_url(block.id, 1))
@@ -101,20 +89,6 @@ def test_missing_score_field_is_rejected(app, client, rater, block):
     response = client.post(item_url(block.id, 1), data={})
     assert response.status_code == 422
     assert ratings_of(app, rater) == []
-
-
-ACCEPTED = [
-    ("0", 0.0),
-    ("5", 5.0),
-    ("2.35", 2.35),
-    ("4.50", 4.5),
-    ("2,5", 2.5),
-    (" 3.1 ", 3.1),
-    ("+1", 1.0),
-    ("-0", 0.0),
-    (".5", 0.5),
-    ("0.07", 0.07),
-]
 
 
 @pytest.mark.parametrize(("raw", "stored"), ACCEPTED)

@@ -98,7 +98,7 @@ def test_a_lead_login_keeps_working(make_app):
     from annotator.study.studies import create_lead
 
     app = make_app()
-    with session_scope(app) as session:
+    with app.app_context(), session_scope(app) as session:
         create_lead(session, LEAD_EMAIL, LEAD_PASSWORD)
     response = app.test_client().post(
         "/login", data={"username": LEAD_EMAIL, "password": LEAD_PASSWORD}

@@ -13,8 +13,18 @@ from annotator.db import get_engine
 from annotator.models import Study
 from tests.data.studies import study_toml
 
-from .conftest import blocks_of, item_url, join, new_invite, ratings_of, start
-from .test_crowd import crowd_toml, enter_and_consent, entry, users
+from .conftest import (
+    blocks_of,
+    crowd_toml,
+    enter_and_consent,
+    entry,
+    item_url,
+    join,
+    new_invite,
+    ratings_of,
+    start,
+    users,
+)
 
 STOP = '[validation]\nstop_when_decided = true\njudges = ["gpt"]\n'
 
