@@ -63,6 +63,8 @@ bench: install-test
 	$(BIN)/python benchmarks/report.py
 	$(BIN)/python benchmarks/criteria_analysis.py
 	$(BIN)/python benchmarks/alttest_replay.py
+	$(BIN)/python benchmarks/demo.py
+	$(BIN)/python benchmarks/first_request.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache
