@@ -222,6 +222,10 @@ def _type_score(page, value: str, *, last: bool = False) -> None:
 
     After the ``last`` item the block's end loads a new page: the caller waits for it.
     """
+    # The page's scripts must be in before the key: a form that htmx has not yet
+    # taken over is posted by the browser itself (the no-JavaScript path), a full
+    # navigation this wait would not follow.
+    wait_until(page, "typeof window.htmx !== 'undefined' && document.readyState === 'complete'")
     before = page.locator(".progress-text").inner_text()
     page.keyboard.type(value)
     page.keyboard.press("Enter")
