@@ -30,7 +30,6 @@ def warm_up(app: Flask) -> bool:
     """
     from sqlmodel import select
 
-    from .analysis.live import KIND as DASHBOARD
     from .collect.unshown_items import unshown_items
     from .data.data_version import data_version
     from .db import session_scope
@@ -38,6 +37,7 @@ def warm_up(app: Flask) -> bool:
     from .jobs.service import study_jobs
     from .judge.history import cached_judge_run_summaries
     from .models import Study, User
+    from .services.dashboards import KIND as DASHBOARD
     from .study.criteria import criterion_names, study_criteria
     from .study.members import study_role
     from .study.studies import study_benchmarks, study_scales

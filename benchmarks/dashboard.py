@@ -29,13 +29,13 @@ from sqlalchemy import create_engine, text
 from sqlmodel import Session, SQLModel, select
 
 from annotator import create_app
-from annotator.analysis.dashboard import study_dashboard
-from annotator.analysis.live import cached_dashboard, clear_dashboard_cache, live_dashboard
 from annotator.analysis.settings import study_settings
 from annotator.data.frames import study_frames
 from annotator.data.synthetic import SyntheticSpec, build_synthetic_study
 from annotator.db import get_engine, normalise_url
 from annotator.models import Rating, RatingChange
+from annotator.render.dashboard import study_dashboard
+from annotator.services.dashboards import cached_dashboard, clear_dashboard_cache, live_dashboard
 
 WARM_GOAL = 0.300
 MODELS = ("gpt", "gemini", "llama", "qwen", "deepseek", "mistral")

@@ -35,11 +35,11 @@ def _app(folder: Path):
 
 def _round(data: Path, folder: Path) -> dict[str, float]:
     from annotator import migrate
-    from annotator.analysis.dashboard import study_dashboard
-    from annotator.analysis.report import build_report
     from annotator.analysis.settings import study_settings
     from annotator.data.frames import study_frames
     from annotator.db import get_engine, session_scope
+    from annotator.render.dashboard import study_dashboard
+    from annotator.render.report import build_report
     from annotator.study.studies import get_study
 
     folder.mkdir()

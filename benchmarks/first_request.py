@@ -6,7 +6,7 @@ Each round starts whole ``annotator serve`` processes (one gunicorn worker, two 
 no job worker) on a copy of one SQLite database holding the demo study and its
 dashboard, and waits until the worker says it is ready. The dashboard is computed
 beforehand (in this process) because a study's very first view computes it in the
-request, once per data version (``annotator.analysis.live``): that is the study's
+request, once per data version (``annotator.services.dashboards``): that is the study's
 cost, not the worker's; here every server is a restart on data already seen. On one kept-alive connection (so every request reaches that
 one worker) the lead logs in, then sends one kind of request 11 times: the first is
 the worker's first of its kind, the median of the next 10 its warm cost. Two kinds,
@@ -55,9 +55,9 @@ def _free_port() -> int:
 def _prime(folder: Path) -> None:
     """The demo study and its stored dashboard in ``folder`` (``annotator.sqlite``)."""
     from annotator import create_app, migrate
-    from annotator.analysis.live import cached_dashboard
     from annotator.db import get_engine, session_scope
     from annotator.demo import load_demo
+    from annotator.services.dashboards import cached_dashboard
     from annotator.study.studies import get_study
 
     folder.mkdir()

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from sqlmodel import Session, SQLModel, create_engine
 
-from annotator.analysis.rater_quality import cached_rater_quality, study_rater_quality
 from annotator.data.frames import study_frames
 from annotator.data.synthetic import SyntheticSpec, build_synthetic_study
+from annotator.services.rater_quality import cached_rater_quality, study_rater_quality
 
 WARM_GOAL = 0.300
 

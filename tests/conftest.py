@@ -212,8 +212,8 @@ def session(app):
 @pytest.fixture
 def make_study(session):
     """``make_study(**spec)``: a committed generated study (see SyntheticSpec)."""
-    from annotator.analysis.live import clear_dashboard_cache
     from annotator.data.synthetic import SyntheticSpec, build_synthetic_study
+    from annotator.services.dashboards import clear_dashboard_cache
 
     clear_dashboard_cache()
 

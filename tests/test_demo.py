@@ -10,13 +10,13 @@ import pytest
 from sqlalchemy import func
 from sqlmodel import select
 
-from annotator.analysis.dashboard import study_dashboard
 from annotator.analysis.settings import study_settings
 from annotator.data.frames import study_frames
 from annotator.db import session_scope
 from annotator.demo import DEMO_DIR, DEMO_LEAD_EMAIL, load_demo
 from annotator.metrics import alt_test
 from annotator.models import Benchmark, Invite, Item, LLMScore
+from annotator.render.dashboard import study_dashboard
 from annotator.study.studies import get_study
 
 

@@ -24,9 +24,7 @@ from .matrices import human_ratings, retest_pairs
 __all__ = [
     "QUALITY_COLUMNS",
     "RaterQualityTable",
-    "cached_rater_quality",
     "rater_quality_table",
-    "study_rater_quality",
 ]
 
 QUALITY_COLUMNS = [
@@ -290,43 +288,4 @@ def rater_quality_table(
         straight_share=float(straight_share),
         speed_fraction=float(speed_fraction),
         notes=notes,
-    )
-
-
-def study_rater_quality(
-    session: Any, study: Any, *, scale: str | None = None, where: Any = None
-) -> RaterQualityTable:
-    """:func:`rater_quality_table` of a stored study, its raters chosen by ``where``.
-
-    ``where``: ``--where`` clauses or the form's text
-    (:func:`annotator.data.selection.parse_where`); ``ValueError`` for an unknown key,
-    value or scale.
-    """
-    from dataclasses import replace
-
-    from ..data.frames import study_frames
-    from ..data.selection import describe_where, parse_where, select_frames
-
-    chosen = parse_where(where)
-    frames = select_frames(study_frames(session, study), chosen, questions=study.demographics)
-    table = rater_quality_table(frames, scale=scale)
-    return replace(table, where=describe_where(chosen))
-
-
-def cached_rater_quality(session: Any, study: Any, *, where: Any = None) -> RaterQualityTable:
-    """:func:`study_rater_quality`, reused while the study's data is unchanged.
-
-    The raters page would otherwise read the whole study on every view (3-5 s on
-    5,000 items x 12 raters x 3 scales, ``benchmarks/rater_quality.py``); kept by the
-    report's cache (:func:`annotator.analysis.live.cached_report`) under its own key.
-    """
-    from ..data.selection import parse_where
-    from .live import cached_report
-
-    chosen = parse_where(where)
-    return cached_report(
-        session,
-        study,
-        lambda: study_rater_quality(session, study, where=chosen),
-        variant=("rater quality", tuple(chosen.items())),
     )

@@ -11,7 +11,7 @@ from ..metrics._names import RUNS
 from ..study.assignment_spec import anchor_item_ids
 from ..study.studyfile import AssignmentSpec, assignment_settings, validation_settings
 
-__all__ = ["AnalysisSettings", "statistics_note", "study_settings", "study_settings_where"]
+__all__ = ["AnalysisSettings", "statistics_note", "study_settings"]
 
 # The alt-test's epsilon grid of the report: the paper's range of margins.
 EPSILONS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3)
@@ -170,18 +170,3 @@ def study_settings(study: Any, **overrides: Any) -> AnalysisSettings:
         anchor_items=tuple(anchors) if isinstance(anchors, list) else anchors,
     )
     return replace(settings, **overrides)
-
-
-def study_settings_where(
-    session: Any, study: Any, where: Any = None, **overrides: Any
-) -> AnalysisSettings:
-    """:func:`study_settings` with the raters ``where`` selects, checked against the study.
-
-    ``where``: ``--where`` clauses or the form's text (:func:`parse_where`). An unknown
-    key or value raises ``ValueError`` listing the study's keys or that key's values.
-    """
-    from ..data.selection import parse_where, raters_where
-
-    chosen = parse_where(where)
-    raters_where(session, study, chosen)
-    return study_settings(study, where=tuple(chosen.items()), **overrides)

@@ -21,8 +21,8 @@ import pandas as pd
 from ..data.frames import StudyFrames
 from ..data.selection import select_frames
 from ..metrics import alt_test_pair, krippendorff_alpha, retest_reliability
+from ..render.dashboard_types import BLOCK_STATES
 from .agreement_tables import agreement_tables, consistency_rows
-from .dashboard_types import BLOCK_STATES
 from .judge_assisted import judge_assisted_rows
 from .matrices import (
     Notes,

@@ -15,9 +15,9 @@ __all__ = ["items_group", "ratings_group", "llm_group"]
 def _import(kind: str, importer, study_slug: str, file: Path) -> None:
     from flask import current_app
 
-    from ..analysis.fresh import queue_dashboards_after
     from ..data.readers import InputError
     from ..db import session_scope
+    from ..services.fresh import queue_dashboards_after
 
     try:
         with session_scope() as session:

@@ -180,7 +180,7 @@ def _fresh_numbers(study_id: int | None) -> None:
     if study_id is None:
         return
 
-    from ..analysis.fresh import queue_dashboards_after
+    from ..services.fresh import queue_dashboards_after
 
     queue_dashboards_after(current_app._get_current_object(), study_id, "a judge run")
 

@@ -1,7 +1,7 @@
 """``annotator plan``: raters for a target reliability, or the alt-test's pass probability.
 
 Like the other commands it imports the statistics (and, for ``--plot``, the figures of
-:mod:`annotator.analysis.figures`) only when it runs.
+:mod:`annotator.render.figures`) only when it runs.
 """
 
 from __future__ import annotations
@@ -121,8 +121,8 @@ def _save_plot(fig, path: str) -> None:
 
 
 def _plan_figure(table, target: float, widths):
-    from ..analysis.figures import plan_figure
     from ..metrics.plan import raters_needed
+    from ..render.figures import plan_figure
 
     single = table.absolute[0]
     needed = {}
@@ -238,7 +238,7 @@ def plan_command(
             pilot, model, benchmark, runs, sizes, per_study, reps, seed, options, as_json
         )
         if plot_path is not None:
-            from ..analysis.figures import alt_test_power_figure
+            from ..render.figures import alt_test_power_figure
 
             _save_plot(alt_test_power_figure(table.rows, epsilon=epsilon), plot_path)
         return

@@ -194,8 +194,8 @@ def raters_quality(study: str, scale: str | None, where: tuple[str, ...], as_jso
     """
     import json
 
-    from ..analysis.rater_quality import study_rater_quality
     from ..db import session_scope
+    from ..services.rater_quality import study_rater_quality
 
     with session_scope() as session:
         try:

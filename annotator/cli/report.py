@@ -94,9 +94,9 @@ def report_command(
     where: tuple[str, ...],
 ) -> None:
     """Write the validation report of STUDY: the paper's Tables 1-6, alt-test and plots."""
-    from ..analysis.report import build_report
-    from ..analysis.settings import study_settings_where
     from ..db import session_scope
+    from ..render.report import build_report
+    from ..services.settings import study_settings_where
     from ..study.studies import get_study
 
     with session_scope() as session:
@@ -117,12 +117,12 @@ def report_command(
     _write_atomically(out, report.html)
     click.echo(f"Wrote the report of {study!r} to {out}.", err=True)
     if tables_dir is not None:
-        from ..analysis.table_files import write_csv_tables
+        from ..render.table_files import write_csv_tables
 
         written = write_csv_tables(report.tables, tables_dir, rubric=report.rubric)
         click.echo(f"Wrote {len(written)} CSV table(s) to {tables_dir}.", err=True)
     if latex_dir is not None:
-        from ..analysis.table_files import write_latex_tables
+        from ..render.table_files import write_latex_tables
 
         written = write_latex_tables(report.tables, latex_dir)
         click.echo(f"Wrote {len(written)} LaTeX table(s) to {latex_dir}.", err=True)

@@ -37,7 +37,7 @@ def _bind(host: str, port: int) -> str:
 # scipy, the metrics; the job queue: huey), imported by the server before it forks its
 # workers. Not the report's figures (matplotlib): the report is built by the job worker.
 WARM_MODULES = (
-    "annotator.analysis.live",
+    "annotator.services.dashboards",
     "annotator.data.exporters",
     "annotator.warm",
     "huey",

@@ -26,9 +26,9 @@ def validation_check(study: str, reopen: bool) -> None:
     ``[validation]`` table. Safe to run often (from cron, say): a stop is recorded
     once, with its time and reasons, and shown on the lead's study page.
     """
-    from ..collect.stopping import check_stop
     from ..collect.stopping import reopen as reopen_study
     from ..db import session_scope
+    from ..services.stopping import check_stop
 
     with session_scope() as session:
         the_study = study_or_fail(session, study)

@@ -40,6 +40,7 @@ from .service import (
     study_jobs,
     take_back_stale_jobs,
     version_key,
+    version_key_of,
 )
 
 __all__ = [
@@ -64,4 +65,5 @@ __all__ = [
     "study_jobs",
     "take_back_stale_jobs",
     "version_key",
+    "version_key_of",
 ]

@@ -17,9 +17,9 @@ __all__ = ["KINDS", "register_kind", "kind_body", "is_kind"]
 
 # kind -> "module:function" (or the function itself, once registered so).
 KINDS: dict[str, str | Callable[..., Any]] = {
-    "report": "annotator.jobs.bodies:build_report_job",
-    "export": "annotator.jobs.bodies:build_export_job",
-    "dashboard": "annotator.analysis.live:build_dashboard_job",
+    "report": "annotator.services.report:build_report_job",
+    "export": "annotator.services.report:build_export_job",
+    "dashboard": "annotator.services.dashboards:build_dashboard_job",
     "judge": "annotator.judge.job:judge_job_body",
 }
 

@@ -93,7 +93,12 @@ def version_key(session: Session, study: Study) -> str:
     # statistics must not load.
     from ..data.data_version import data_version
 
-    return hashlib.sha256(repr(data_version(session, study)).encode("utf-8")).hexdigest()
+    return version_key_of(data_version(session, study))
+
+
+def version_key_of(version: tuple) -> str:
+    """:func:`version_key` of a data version already read."""
+    return hashlib.sha256(repr(version).encode("utf-8")).hexdigest()
 
 
 def _enqueue_on_commit(session: Session, app: Flask, job_id: int, attempt: int) -> None:

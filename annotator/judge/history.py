@@ -7,8 +7,6 @@ writes these rows is :mod:`annotator.judge.runner`.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -16,6 +14,7 @@ from sqlalchemy import and_, case, exists, func
 from sqlmodel import Session, select
 
 from ..models import Item, JudgeFailure, LLMScore, Study
+from ..services.cache import VersionedCache
 from ..study.criteria import criterion_names
 from ..study.studies import study_benchmarks, study_scales
 
@@ -262,9 +261,7 @@ def failure_models(session: Session, study: Study) -> list[str]:
 # summary groups every judged score of the study (over 0.4 s for 100,000 on SQLite,
 # more than the warm study page's whole budget), so the study page keeps it until a
 # score or a failure is stored anywhere.
-_SUMMARIES: OrderedDict[tuple, tuple] = OrderedDict()
-_SUMMARIES_LOCK = threading.Lock()
-_MAX_CACHED = 32
+_SUMMARIES = VersionedCache(32)
 
 
 def scores_version(session: Session) -> tuple:
@@ -281,17 +278,8 @@ def scores_version(session: Session) -> tuple:
 def cached_judge_run_summaries(session: Session, study: Study) -> list[JudgeRunSummary]:
     """:func:`judge_run_summaries`, computed again only once an LLM score or a
     judge failure was stored since."""
-    key = (str(session.get_bind().url), study.id)
-    version = scores_version(session)
-    with _SUMMARIES_LOCK:
-        hit = _SUMMARIES.get(key)
-        if hit is not None and hit[0] == version:
-            _SUMMARIES.move_to_end(key)
-            return hit[1]
-    summaries = judge_run_summaries(session, study)
-    with _SUMMARIES_LOCK:
-        _SUMMARIES[key] = (version, summaries)
-        _SUMMARIES.move_to_end(key)
-        while len(_SUMMARIES) > _MAX_CACHED:
-            _SUMMARIES.popitem(last=False)
-    return summaries
+    return _SUMMARIES.get(
+        (str(session.get_bind().url), study.id),
+        lambda: scores_version(session),
+        lambda: judge_run_summaries(session, study),
+    )

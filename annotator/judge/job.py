@@ -263,7 +263,7 @@ def judge_job_body(ctx):
                 ctx.stopped.set()
         return ctx.stopped.is_set()
 
-    from ..analysis.fresh import queue_dashboards_after
+    from ..services.fresh import queue_dashboards_after
 
     try:
         run_judge_job(

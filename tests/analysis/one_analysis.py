@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from annotator.analysis.columns import POOLED
-from annotator.analysis.dashboard_types import Shown
 from annotator.analysis.matrices import temperature_label
+from annotator.render.dashboard_types import Shown
 
 CONFIDENCE = 0.90
 # The alt-test's dashboard verdict and the report's epsilon grid are computed by two

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from lxml import html as lxml_html
 
-from annotator.analysis.dashboard import study_dashboard
 from annotator.analysis.settings import AnalysisSettings, study_settings
 from annotator.data.frames import study_frames
 from annotator.data.selection import select_frames
+from annotator.render.dashboard import study_dashboard
 from tests.conftest import download_report
 
 SPEC = {"slug": "ch", "n_items": 30, "n_raters": 4, "runs": 3, "extra_temperatures": ()}

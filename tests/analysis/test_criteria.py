@@ -16,10 +16,10 @@ import pandas as pd
 import pytest
 
 from annotator.analysis.criteria import HUMANS, POOLED_CRITERIA, criterion_frames
-from annotator.analysis.dashboard import study_dashboard
 from annotator.analysis.settings import study_settings
 from annotator.analysis.study_analysis import REPORT_PARTS, analyse
 from annotator.data.frames import study_frames
+from annotator.render.dashboard import study_dashboard
 from tests.analysis import one_analysis
 
 CRITERIA = ("plain", "mirrored")
@@ -100,7 +100,7 @@ def test_a_criterion_is_analysed_as_a_study_of_its_own(rubric):
             )
         assert set(analysis.consistency["criterion"]) == set(CRITERIA)
         # The LaTeX and HTML tables bold each criterion's best, as in its own table.
-        from annotator.analysis.table_files import BEST_RULES
+        from annotator.render.table_files import BEST_RULES
 
         for key, rule in BEST_RULES.items():
             table = getattr(analysis.tables, key)
@@ -150,7 +150,7 @@ def test_the_report_has_the_tables_across_criteria_and_a_section_per_criterion(
 ):
     from html.parser import HTMLParser
 
-    from annotator.analysis.report import report_of
+    from annotator.render.report import report_of
 
     study = make_study(n_items=12, n_raters=3, models=("gpt",), repeats=2, seed=5)
     settings = replace(study_settings(study), n_resamples=10)
@@ -176,7 +176,7 @@ def test_the_report_has_the_tables_across_criteria_and_a_section_per_criterion(
         assert f">{name}: Table 2" in report.html
     assert set(report.figure_files) >= {"plain-icc", "mirrored-icc"}
     # --tables: each table with the criterion of every row, and the tables across criteria.
-    from annotator.analysis.table_files import write_csv_tables
+    from annotator.render.table_files import write_csv_tables
 
     assert set(report.tables.scales["criterion"]) == set(CRITERIA)
     written = {p.name for p in write_csv_tables(report.tables, tmp_path, rubric=report.rubric)}

@@ -14,12 +14,12 @@ import pytest
 from sqlalchemy import text
 from sqlmodel import select
 
-from annotator.analysis.dashboard import study_dashboard
-from annotator.analysis.live import cached_dashboard
 from annotator.analysis.settings import AnalysisSettings, study_settings
 from annotator.data.frames import study_frames
 from annotator.metrics import alt_test
 from annotator.models import Rating, RatingChange
+from annotator.render.dashboard import study_dashboard
+from annotator.services.dashboards import cached_dashboard
 
 TOL = 1e-9
 
@@ -261,7 +261,7 @@ def test_dashboard_and_report_show_the_same_numbers(session, make_study):
     ],
 )
 def test_an_unusable_interval_is_not_shown_as_one(value, ci, text, bounds):
-    from annotator.analysis.dashboard_types import shown
+    from annotator.render.dashboard_types import shown
 
     number = shown(value, ci=ci)
     assert number.text.startswith(text)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from annotator.analysis.agreement_tables import consistency_rows
-from annotator.analysis.dashboard import study_dashboard
 from annotator.data.frames import study_frames
+from annotator.render.dashboard import study_dashboard
 from tests.analysis.agreement_study import two_judge_study
 from tests.analysis.dashboard_page import cell_text, scale_cards
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 from sqlmodel import Session, select
 
-from annotator.analysis.fresh import queue_dashboards
-from annotator.analysis.live import live_dashboard
 from annotator.analysis.settings import study_settings
 from annotator.db import get_engine
 from annotator.jobs import Job, JobStatus, version_key
 from annotator.models import LLMScore, Rating
+from annotator.services.dashboards import live_dashboard
+from annotator.services.fresh import queue_dashboards
 from annotator.study.studies import get_study
 from tests.conftest import DATA
 

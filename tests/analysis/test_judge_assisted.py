@@ -15,14 +15,14 @@ import pytest
 from flask import render_template
 from lxml import html as lxml_html
 
-from annotator.analysis.dashboard import study_dashboard
-from annotator.analysis.live import LiveDashboard
-from annotator.analysis.report.html import render_report
 from annotator.analysis.settings import study_settings
 from annotator.analysis.study_analysis import analyse
 from annotator.analysis.tables import report_tables
 from annotator.data.frames import study_frames
 from annotator.metrics import ppi_mean
+from annotator.render.dashboard import study_dashboard
+from annotator.render.report.html import render_report
+from annotator.services.dashboards import LiveDashboard
 from tests.analysis import one_analysis
 
 # 100 items over two benchmarks: the last 30 unrated, so each benchmark has 35 rated

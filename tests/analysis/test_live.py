@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 from sqlmodel import select
 
-from annotator.analysis import report as report_package
-from annotator.analysis.dashboard import study_dashboard
-from annotator.analysis.live import cached_dashboard, live_dashboard
 from annotator.analysis.settings import study_settings
 from annotator.data.frames import study_frames
 from annotator.jobs import Job, JobStatus, get_queue
 from annotator.models import Rating, RatingChange
+from annotator.render import report as report_package
+from annotator.render.dashboard import study_dashboard
+from annotator.services.dashboards import cached_dashboard, live_dashboard
 from annotator.study.studies import create_lead
 from tests.conftest import download_report
 
@@ -97,8 +97,8 @@ def test_every_server_shows_the_one_dashboard_computed(make_app, session, make_s
     reads the dashboard the first computed, and computes nothing itself."""
     from sqlmodel import Session
 
-    from annotator.analysis import live
     from annotator.db import get_engine
+    from annotator.services import dashboards as live
 
     study = make_study(n_items=10, n_raters=3, seed=6)
     first = live_dashboard(session, study)
@@ -153,8 +153,8 @@ def planted(request):
 def test_stored_dashboard_of_another_format_is_recomputed(lead, session, make_study, planted):
     import pickle
 
-    from annotator.analysis import live
     from annotator.jobs import JobResult
+    from annotator.services import dashboards as live
 
     study = make_study(slug="old", n_items=10, n_raters=3, seed=4)
     computed = cached_dashboard(session, study)
@@ -165,7 +165,7 @@ def test_stored_dashboard_of_another_format_is_recomputed(lead, session, make_st
     result.data = {
         "unversioned": pickle.dumps((ratings, dashboard)),
         "other-format": pickle.dumps(("an older format", ratings, dashboard)),
-        "renamed-class": b"cannotator.analysis.dashboard_types\nRetestRowBeforeRename\n(tR.",
+        "renamed-class": b"cannotator.render.dashboard_types\nRetestRowBeforeRename\n(tR.",
         "garbage": b"not a pickle",
     }[planted]
     session.add(result)
@@ -188,7 +188,8 @@ def test_dashboard_format_follows_the_classes_fields(monkeypatch):
     not read by the renamed class (the defect: AttributeError until the data changed)."""
     import dataclasses
 
-    from annotator.analysis import dashboard_types, live
+    from annotator.render import dashboard_types
+    from annotator.services import dashboards as live
 
     before = live._dashboard_format()
     renamed = dataclasses.make_dataclass(

@@ -14,12 +14,12 @@ from dataclasses import replace
 import pytest
 from flask import render_template
 
-from annotator.analysis.dashboard import study_dashboard
-from annotator.analysis.live import LiveDashboard
 from annotator.analysis.settings import study_settings
 from annotator.analysis.study_analysis import DASHBOARD_PARTS, PARTS, analyse
 from annotator.analysis.tables import report_tables
 from annotator.data.frames import study_frames
+from annotator.render.dashboard import study_dashboard
+from annotator.services.dashboards import LiveDashboard
 from tests.analysis.one_analysis import (
     CONFIDENCE,
     assert_every_dashboard_number_is_the_reports,
@@ -97,7 +97,7 @@ def test_the_dashboard_computes_only_its_parts(session, make_study):
 def test_the_report_captions_give_the_studys_coverage(study_numbers):
     # The correlation and self-consistency tables are computed at the study's
     # confidence; their captions must not say 95%.
-    from annotator.analysis.report.agreement_sections import agreement_sections
+    from annotator.render.report.agreement_sections import agreement_sections
 
     _dash, tables, _settings, _study = study_numbers
     captions = {section.key: section.caption for section in agreement_sections(tables)}

@@ -10,8 +10,9 @@ import pingouin as pg
 import pytest
 
 from annotator.analysis.matrices import human_ratings
-from annotator.analysis.rater_quality import rater_quality_table, study_rater_quality
+from annotator.analysis.rater_quality import rater_quality_table
 from annotator.data.frames import study_frames
+from annotator.services.rater_quality import study_rater_quality
 
 SPEC = {"slug": "careless", "n_items": 40, "n_raters": 6, "straight_liners": 1, "speeders": 1}
 STRAIGHT, SPEEDER = "careless-r00", "careless-r01"
@@ -96,7 +97,7 @@ def test_cli_json_and_text(runner, careless):
 def test_the_report_shows_the_flags(careless, session):
     from lxml import html as lxml_html
 
-    from annotator.analysis.report import build_report
+    from annotator.render.report import build_report
 
     report = build_report(session, careless)
     tree = lxml_html.fromstring(report.html)
@@ -115,8 +116,8 @@ def test_the_report_shows_the_flags(careless, session):
 def test_the_cached_table_follows_new_ratings(session, careless):
     from sqlmodel import select
 
-    from annotator.analysis.rater_quality import cached_rater_quality
     from annotator.models import Rating
+    from annotator.services.rater_quality import cached_rater_quality
 
     first = cached_rater_quality(session, careless, where="gender=female")
     assert cached_rater_quality(session, careless, where=["gender=female"]) is first

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from lxml import html as lxml_html
 
-from annotator.analysis.live import cached_dashboard
+from annotator.services.dashboards import cached_dashboard
 from annotator.study.studies import create_lead
 from tests.analysis.dashboard_page import cell_text, scale_cards
 from tests.conftest import download_report

@@ -16,14 +16,14 @@ from lxml import html as lxml_html
 from sqlmodel import Session, SQLModel
 
 from annotator import create_app
-from annotator.analysis.report.cells import frame_view
-from annotator.analysis.report.html import render_report
-from annotator.analysis.report.sections import TABLE1_AVERAGE
 from annotator.analysis.settings import AnalysisSettings
 from annotator.analysis.tables import report_tables
 from annotator.data.frames import study_frames
 from annotator.data.synthetic import SyntheticSpec, build_synthetic_study
 from annotator.db import get_engine
+from annotator.render.report.cells import frame_view
+from annotator.render.report.html import render_report
+from annotator.render.report.sections import TABLE1_AVERAGE
 
 # Report table id -> (ReportTables attribute, the columns shown).
 SHOWN = {
@@ -332,8 +332,8 @@ def test_frame_view_marks_the_given_cells_and_keeps_a_named_index():
 
 def test_html_and_latex_bold_by_one_rule(report, tmp_path, monkeypatch):
     """Changing the shared rule of a table changes the HTML report and the LaTeX alike."""
-    from annotator.analysis import table_files
-    from annotator.analysis.table_files import BestRule, write_latex_tables
+    from annotator.render import table_files
+    from annotator.render.table_files import BestRule, write_latex_tables
 
     tables, _ = report
     monkeypatch.setitem(table_files.BEST_RULES, "scales", BestRule(("icc_a1_human",), ()))

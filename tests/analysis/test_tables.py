@@ -18,10 +18,10 @@ import pytest
 from sqlalchemy import text
 
 from annotator.analysis.settings import AnalysisSettings, study_settings
-from annotator.analysis.table_files import mark_best, write_csv_tables, write_latex_tables
 from annotator.analysis.tables import ALL_BENCHMARKS, report_tables
 from annotator.data.frames import study_frames
 from annotator.metrics import alt_test
+from annotator.render.table_files import mark_best, write_csv_tables, write_latex_tables
 
 TOL = 1e-9
 SCALES = {"0-5": (0.0, 5.0), "0-10": (0.0, 10.0), "0-100": (0.0, 100.0)}
@@ -384,7 +384,7 @@ def test_mark_best_marks_ties_and_skips_nan():
     ids=["llm-only", "humans-only", "empty", "one-item"],
 )
 def test_studies_with_missing_parts_give_notes_not_errors(session, make_study, spec):
-    from annotator.analysis.dashboard import study_dashboard
+    from annotator.render.dashboard import study_dashboard
 
     study = make_study(**spec)
     frames = study_frames(session, study)

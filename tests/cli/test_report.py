@@ -97,7 +97,7 @@ def test_report_writes_each_figure_as_a_file_by_its_key(runner, make_study, tmp_
 
     from lxml import html as lxml_html
 
-    from annotator.analysis.report.figures import FIGURES
+    from annotator.render.report.figures import FIGURES
 
     make_study(slug="figs", n_items=30, n_raters=4, seed=7)
     for fmt in ("svg", "pdf"):

@@ -252,7 +252,7 @@ def test_exports_and_analysis_of_an_overlap_study(db, tmp_path):
     assert part.alpha == pytest.approx(krippendorff_alpha(part.ratings, level="interval"))
     assert part.ratings.shape == (15, 4)
     assert "anchor block" in settings.statistics_note()
-    from annotator.analysis.dashboard import study_dashboard
+    from annotator.render.dashboard import study_dashboard
 
     dashboard = study_dashboard(study_frames(db, study), settings=settings)
     assert dashboard.statistics_note == settings.statistics_note()

@@ -7,8 +7,8 @@ import pytest
 from sqlmodel import select
 
 from annotator.collect.block_states import BlockStatus, BlockUnavailable, block_states, start_block
-from annotator.collect.stopping import check_stop
 from annotator.models import Study, User
+from annotator.services.stopping import check_stop
 
 STOP = '[validation]\nstop_when_decided = true\njudges = ["gpt"]\n'
 ONE_SCALE = (("0-5", 0.0, 5.0, 0.1),)

@@ -6,13 +6,13 @@ import numpy as np
 import pandas as pd
 from sqlmodel import select
 
-from annotator.analysis.dashboard import study_dashboard
 from annotator.data.exporters import long_export, matrix_export
 from annotator.data.frames import study_frames
 from annotator.data.prompt_versions import latest_prompt_version
 from annotator.judge.runner import JudgeSettings, run_judge
 from annotator.metrics.matrix import LLM_PREFIX
 from annotator.models import Study
+from annotator.render.dashboard import study_dashboard
 
 
 def test_the_version_stored_last_wins_within_each_judge():

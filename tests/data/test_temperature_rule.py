@@ -10,7 +10,6 @@ import pandas as pd
 import pytest
 from sqlalchemy import update
 
-from annotator.analysis.live import cached_dashboard
 from annotator.analysis.settings import study_settings
 from annotator.analysis.study_analysis import REPORT_PARTS, analyse
 from annotator.data.exporters import alttest_export, matrix_export
@@ -22,6 +21,7 @@ from annotator.data.temperatures import (
 )
 from annotator.metrics.matrix import LLM_PREFIX
 from annotator.models import LLMScore
+from annotator.services.dashboards import cached_dashboard
 
 NAN = math.nan
 JUDGES = ["judge-a", "judge-b", "judge-c"]

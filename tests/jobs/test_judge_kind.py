@@ -100,8 +100,8 @@ def test_a_cancel_stops_the_worker_between_requests(judge_queue):
 
 
 def test_a_finished_judge_run_queues_the_viewed_dashboard(judge_queue):
-    from annotator.analysis.live import cached_dashboard
     from annotator.jobs import version_key
+    from annotator.services.dashboards import cached_dashboard
 
     app, _ = judge_queue()
     with app.app_context(), Session(get_engine(app)) as session:

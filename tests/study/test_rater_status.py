@@ -258,10 +258,10 @@ def test_the_study_file_setting(tmp_path):
 def test_the_cached_dashboard_is_recomputed_without_the_withdrawn_rater(
     app, session, make_study, runner
 ):
-    from annotator.analysis.dashboard import study_dashboard
-    from annotator.analysis.live import cached_dashboard
     from annotator.analysis.settings import study_settings
     from annotator.data.frames import study_frames
+    from annotator.render.dashboard import study_dashboard
+    from annotator.services.dashboards import cached_dashboard
 
     study = make_study(n_items=12, n_raters=4)
     before = cached_dashboard(session, study)

@@ -49,8 +49,8 @@ def _quality(study: Study, where: str) -> dict:
     ``quality_failure`` is a table that could not be computed, which the filter did
     not cause.
     """
-    from ...analysis.rater_quality import cached_rater_quality
     from ...data.selection import parse_where, raters_where
+    from ...services.rater_quality import cached_rater_quality
 
     context = {"quality": None, "quality_error": None, "quality_failure": None}
     try:

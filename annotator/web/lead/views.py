@@ -88,9 +88,9 @@ def _analysis(the_study: Study) -> dict:
     ``settings`` (None: the study's own), ``args`` (what to carry to the next request)
     and ``error`` (an unknown key, value or aggregation: the study's settings are used).
     """
-    from ...analysis.settings import study_settings_where
     from ...data.temperatures import parse_judge_temperatures
     from ...metrics._names import RUNS
+    from ...services.settings import study_settings_where
 
     runs = request.args.get("runs", RUNS[0])
     where = request.args.get("where", "").strip()
@@ -194,7 +194,7 @@ def _study_page(
 
 
 def _live(the_study: Study, analysis: dict):
-    from ...analysis.live import live_dashboard
+    from ...services.dashboards import live_dashboard
 
     # The first criterion by name when none was picked: one stored dashboard for the
     # page's default and the same criterion picked in the form.

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from flask import abort, current_app, flash, redirect, url_for
 
-from ...analysis.fresh import queue_dashboards_after
 from ...collect.block_states import BlockStatus, BlockUnavailable
 from ...collect.item_pages import item_page
 from ...collect.rated_places import ratings_by_position
 from ...collect.unshown_items import pass_over
 from ...db import get_session
+from ...services.fresh import queue_dashboards_after
 from ..auth.access import rater_required
 from ..display import render_item_text
 from .blueprint import bp

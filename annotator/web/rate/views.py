@@ -23,7 +23,6 @@ from flask import (
 from flask_login import current_user, login_user
 from sqlalchemy.exc import IntegrityError
 
-from ...analysis.fresh import queue_dashboards_after
 from ...clock import now
 from ...collect.block_states import (
     BlockState,
@@ -49,6 +48,7 @@ from ...collect.scoring import rate_item
 from ...db import commit_retrying, get_session
 from ...models import Demographics, UserSource
 from ...passwords import hash_password
+from ...services.fresh import queue_dashboards_after
 from ..auth.access import rater_required
 from ..auth.passwords import check_password
 from .blueprint import bp

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import annotator.analysis.report as report_package
+import annotator.render.report as report_package
 
 SCALES = ("0-5", "0-10", "0-100")
 MODELS = ("gpt", "gemini", "llama")

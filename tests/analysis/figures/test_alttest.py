@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from annotator.analysis.figures import alt_test_curve_figure, alt_test_epsilon_figure
+from annotator.render.figures import alt_test_curve_figure, alt_test_epsilon_figure
 
 from .conftest import MODELS, SCALES
 

@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from annotator.analysis.figures import (
+from annotator.render.figures import (
     MAX_WIDTH,
     figure_bytes,
     legend_below,

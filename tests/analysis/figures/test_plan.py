@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from annotator.analysis.figures import alt_test_power_figure, plan_figure
+from annotator.render.figures import alt_test_power_figure, plan_figure
 
 
 def test_plan_figure_draws_the_given_d_study(readable):

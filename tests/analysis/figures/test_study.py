@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from annotator.analysis.figures import (
+from annotator.render.figures import (
     bootstrap_figure,
     icc_interval_figure,
     icc_nmae_figure,

@@ -9,8 +9,8 @@ import pickle
 import lxml.html as lxml_html
 from sqlmodel import select
 
-from annotator.analysis.live import cached_dashboard
 from annotator.jobs import Job, JobResult, JobStatus, get_queue
+from annotator.services.dashboards import cached_dashboard
 from annotator.study.studies import get_study
 from tests.conftest import download_report
 
@@ -105,7 +105,7 @@ def test_each_criterion_dashboard_is_a_job_of_its_own(
     assert jobs[0].params_key != jobs[1].params_key
 
     # New coherence ratings: the import queued each viewed criterion's dashboard job
-    # (annotator.analysis.fresh), one each; the stale page joins its criterion's.
+    # (annotator.services.fresh), one each; the stale page joins its criterion's.
     _import(runner, tmp_path, _ratings(raters=("dee",), criteria=("coherence",)))
     stale = lead_client.get("/lead/studies/rubric?criterion=coherence").get_data(as_text=True)
     assert "(4 new ratings since; updating…)" in stale

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from annotator.collect.stopping import check_stop
+from annotator.services.stopping import check_stop
 
 STOP = '[validation]\nstop_when_decided = true\njudges = ["gpt"]\n'
 SPEC = {

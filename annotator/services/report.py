@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .context import JobContext, JobOutput
+from ..jobs.context import JobContext, JobOutput
 
 __all__ = ["build_report_job", "build_export_job"]
 
@@ -10,9 +10,9 @@ __all__ = ["build_report_job", "build_export_job"]
 def build_report_job(ctx: JobContext) -> JobOutput:
     """The study report (``annotator report``'s file) with the params' ``runs``,
     ``where`` and ``temperatures`` (single judges'; empty: the study's own settings)."""
-    from ..analysis.report import build_report, report_filename
-    from ..analysis.settings import study_settings_where
     from ..data.temperatures import parse_judge_temperatures
+    from ..render.report import build_report, report_filename
+    from .settings import study_settings_where
 
     settings = None
     runs, where = ctx.params.get("runs"), ctx.params.get("where")

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from ...analysis.settings import statistics_note
 from ...data.temperatures import temperature_label
-from ..settings import statistics_note
 from .cells import Figure, Section, frame_view, text_columns
 from .figures import Drawn, figure
 from .judge_assisted import judge_assisted_section

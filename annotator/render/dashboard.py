@@ -5,7 +5,7 @@
 :func:`dashboard_of` renders them as a :class:`Dashboard` whose fields a template
 shows as they are (``Shown.text``, ``Shown.reason``): no statistic is computed here,
 in a view or in a template. The numbers are the report's (the same panels, the study's
-``confidence``). :mod:`annotator.analysis.live` keeps the last dashboard of each study
+``confidence``). :mod:`annotator.services.dashboards` keeps the last dashboard of each study
 and refreshes it when its data changes.
 """
 
@@ -14,6 +14,8 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 
+from ..analysis.settings import AnalysisSettings
+from ..analysis.study_analysis import DASHBOARD_PARTS, ScaleAnalysis, StudyAnalysis, analyse
 from ..data.frames import StudyFrames
 from ..metrics import TooFewItemsError
 from .dashboard_consistency import consistency_rows_of
@@ -28,8 +30,6 @@ from .dashboard_types import (
     missing,
     shown,
 )
-from .settings import AnalysisSettings
-from .study_analysis import DASHBOARD_PARTS, ScaleAnalysis, StudyAnalysis, analyse
 
 __all__ = ["dashboard_of", "study_dashboard"]
 
@@ -269,7 +269,7 @@ def study_dashboard(
     """
     started = time.perf_counter()
     if criterion is None:
-        from .criteria import criterion_names
+        from ..analysis.criteria import criterion_names
 
         # One criterion at a time: the page shows one, and the others cost as much each.
         criterion = next(iter(criterion_names(frames)), None)

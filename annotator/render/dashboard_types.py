@@ -1,6 +1,6 @@
 """What the lead's dashboard shows: display-ready dataclasses a template reads as they are.
 
-:func:`annotator.analysis.dashboard.study_dashboard` fills them; each number is a
+:func:`annotator.render.dashboard.study_dashboard` fills them; each number is a
 :class:`Shown` whose ``text`` is what to print and whose ``reason`` says why a
 value is missing.
 """
@@ -225,7 +225,7 @@ class ScaleDashboard:
         What could not be computed on this scale, and why.
     consistency : tuple of ConsistencyRow
         Each model's self-consistency across its runs
-        (:mod:`annotator.analysis.dashboard_consistency`).
+        (:mod:`annotator.render.dashboard_consistency`).
     """
 
     scale: str
@@ -280,7 +280,7 @@ class Dashboard:
         (:func:`annotator.analysis.settings.statistics_note`).
     judge_assisted : tuple of JudgeAssistedRow
         Judge-assisted estimates of the human mean per benchmark, scale and judge
-        (:mod:`annotator.analysis.dashboard_judge_assisted`); empty when no benchmark
+        (:mod:`annotator.render.dashboard_judge_assisted`); empty when no benchmark
         is judged in full and rated in part.
     criterion : str
         The criterion shown ("" in a study without ``[[criteria]]``).

@@ -84,7 +84,7 @@ def frame_view(frame: pd.DataFrame, *, best: pd.DataFrame | None = None) -> Fram
     """A DataFrame as rows of formatted cells (a named index becomes columns).
 
     ``best`` (same index, one boolean column per marked column, as
-    :func:`annotator.analysis.table_files.mark_best` returns) marks the paper's bold cells.
+    :func:`annotator.render.table_files.mark_best` returns) marks the paper's bold cells.
     """
     if frame.index.names != [None]:
         frame = frame.reset_index()

@@ -2,7 +2,7 @@
 
 The numbers are the report's ``judge_assisted`` table
 (:func:`annotator.analysis.judge_assisted.judge_assisted_rows`), formatted as
-:class:`~annotator.analysis.dashboard_types.Shown` s for the lead's page.
+:class:`~annotator.render.dashboard_types.Shown` s for the lead's page.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The report's sections for self-consistency, correlations, kappas, cross-group alpha and
 the alt-test curves (tables of :mod:`annotator.analysis.agreement_tables`), with the
-curves' figures (drawn by :mod:`annotator.analysis.figures`). :func:`~annotator.analysis.report.sections.report_sections` appends them.
+curves' figures (drawn by :mod:`annotator.render.figures`). :func:`~annotator.render.report.sections.report_sections` appends them.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The numbers are the report's ``consistency`` table
 (:func:`annotator.analysis.agreement_tables.consistency_rows`), formatted as
-:class:`~annotator.analysis.dashboard_types.Shown` s for the lead's page.
+:class:`~annotator.render.dashboard_types.Shown` s for the lead's page.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ..analysis.agreement_tables import consistency_rows
+from ..analysis.matrices import temperature_label
 from ..data.frames import StudyFrames
-from .agreement_tables import consistency_rows
 from .dashboard_types import Shown, shown
-from .matrices import temperature_label
 
 __all__ = ["ConsistencyRow", "consistency_by_scale", "consistency_rows_of"]
 

@@ -3,7 +3,7 @@ words (its alt text), and the page's :class:`~.cells.Figure` of it.
 
 :data:`FIGURES` names the function drawing each figure of the page from a
 :class:`~annotator.analysis.tables.ReportTables` (the drawing itself is
-:mod:`annotator.analysis.figures`); :data:`DESCRIPTIONS` the function saying in a
+:mod:`annotator.render.figures`); :data:`DESCRIPTIONS` the function saying in a
 sentence what it shows, from the same tables. :func:`draw_figures` draws them all once,
 as PNG for the page and, for ``annotator report --figures``, in another format too.
 """
@@ -78,7 +78,7 @@ def draw_figures(
 
 def curves_against(tables: Any, against: str) -> pd.DataFrame:
     """``tables.alttest_curves`` against ``"epsilon"`` or ``"items"`` (empty without curves)."""
-    from ..agreement_tables import CURVE_COLUMNS
+    from ...analysis.agreement_tables import CURVE_COLUMNS
 
     curves = tables.alttest_curves
     if "against" not in curves.columns:  # tables built without the curves

@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .columns import CSV_FILES
-from .tables import ReportTables
+from ..analysis.columns import CSV_FILES
+from ..analysis.tables import ReportTables
 
 __all__ = ["BEST_RULES", "BestRule", "mark_best", "write_csv_tables", "write_latex_tables"]
 

@@ -10,8 +10,8 @@ Only a study's first view (no dashboard of these settings yet) computes in the
 request, and keeps its result the same way. :func:`cached_dashboard` waits for a
 current one instead (scripts, tests, the benchmark).
 
-:func:`cached_report` keeps, per process, the raters page's quality tables until the
-study's data changes (the report itself is a job now).
+The report is a job too (:mod:`annotator.services.report`); the raters page's quality
+tables are kept per process (:mod:`annotator.services.rater_quality`).
 """
 
 from __future__ import annotations
@@ -20,15 +20,13 @@ import dataclasses
 import hashlib
 import logging
 import pickle
-import threading
-from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import delete
 from sqlmodel import Session, select
 
+from ..analysis.settings import AnalysisSettings, study_settings
 from ..clock import now
 from ..data.data_version import rating_count
 from ..data.frames import data_version, study_frames
@@ -42,17 +40,16 @@ from ..jobs import (
     find_current_job,
     params_key,
     request_job,
+    version_key_of,
 )
 from ..models import Study
-from . import dashboard_types
-from .dashboard import study_dashboard
-from .dashboard_types import Dashboard
-from .settings import AnalysisSettings, study_settings
+from ..render import dashboard_types
+from ..render.dashboard import study_dashboard
+from ..render.dashboard_types import Dashboard
 
 __all__ = [
     "LiveDashboard",
     "cached_dashboard",
-    "cached_report",
     "clear_dashboard_cache",
     "live_dashboard",
     "build_dashboard_job",
@@ -71,7 +68,7 @@ def _dashboard_format() -> str:
     """The format of a stored dashboard: the revision and every dashboard class's fields.
 
     A release that renames, adds or drops a field of a class in
-    :mod:`~annotator.analysis.dashboard_types` changes it by itself, so a result
+    :mod:`~annotator.render.dashboard_types` changes it by itself, so a result
     pickled before is recomputed instead of failing on the missing attribute.
     """
     shape = [
@@ -84,12 +81,6 @@ def _dashboard_format() -> str:
 
 #: The format written with every stored dashboard (see :func:`_dashboard_format`).
 DASHBOARD_FORMAT = _dashboard_format()
-
-# The raters page's quality tables (small): a few per process.
-_REPORTS: OrderedDict[tuple, tuple[tuple, Any]] = OrderedDict()
-_REPORTS_SIZE = 8
-_REPORT_LOCKS: dict[tuple, threading.Lock] = {}
-_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -123,11 +114,6 @@ def _params(settings: AnalysisSettings, criterion: str | None = None) -> dict:
     if criterion is not None:
         params["criterion"] = criterion
     return params
-
-
-def _version_key(version: tuple) -> str:
-    # The same key as annotator.jobs.version_key, from a version already read.
-    return hashlib.sha256(repr(version).encode("utf-8")).hexdigest()
 
 
 def _compute(session: Session, study: Study, params: dict) -> tuple[tuple, bytes]:
@@ -218,7 +204,7 @@ def _compute_and_keep(session: Session, study: Study, params: dict) -> Dashboard
                 kind=KIND,
                 params=params,
                 params_key=key,
-                data_version=_version_key(version),
+                data_version=version_key_of(version),
                 status=JobStatus.DONE,
                 progress_done=1,
                 progress_total=1,
@@ -262,7 +248,7 @@ def cached_dashboard(
     """
     params = _params(settings or study_settings(study), criterion)
     last = _last(session, study, params_key(params))
-    if last is not None and last[0].data_version == _version_key(data_version(session, study)):
+    if last is not None and last[0].data_version == version_key_of(data_version(session, study)):
         return last[2]
     return _compute_and_keep(session, study, params)
 
@@ -298,7 +284,7 @@ def live_dashboard(
         return LiveDashboard(_compute_and_keep(session, study, params))
     job, ratings, dashboard = last
     version = data_version(session, study)
-    key = _version_key(version)
+    key = version_key_of(version)
     if job.data_version == key:
         return LiveDashboard(dashboard)
     current = find_current_job(session, study, KIND, params, version=key)
@@ -311,34 +297,9 @@ def live_dashboard(
     return LiveDashboard(dashboard, stale=True, new_ratings=new, updating=True)
 
 
-def cached_report(
-    session: Session, study: Study, build: Callable[[], Any], *, variant: Any = None
-) -> Any:
-    """``build()``, reused in this process while the study's data is unchanged.
-
-    One lock per (database, study, ``variant``): a second request while the first is
-    being built waits for it. ``variant`` (hashable) keeps results apart.
-    """
-    key = (session.get_bind().url.render_as_string(hide_password=True), study.id, variant)
-    with _LOCK:
-        lock = _REPORT_LOCKS.setdefault(key, threading.Lock())
-    with lock:
-        version = data_version(session, study)
-        with _LOCK:
-            hit = _REPORTS.get(key)
-        if hit is not None and hit[0] == version:
-            return hit[1]
-        report = build()
-        with _LOCK:
-            _REPORTS[key] = (version, report)
-            _REPORTS.move_to_end(key)
-            while len(_REPORTS) > _REPORTS_SIZE:
-                _REPORTS.popitem(last=False)
-        return report
-
-
 def clear_dashboard_cache() -> None:
     """Forget this process's kept results (tests; after a schema reset). Dashboards
     are kept in the database, with their study."""
-    with _LOCK:
-        _REPORTS.clear()
+    from .rater_quality import clear_rater_quality_cache
+
+    clear_rater_quality_cache()

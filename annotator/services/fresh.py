@@ -1,7 +1,7 @@
 """Fresh numbers: the dashboard recomputed when a study's results change in bulk.
 
 The lead's study page shows the stored dashboard at once and queues its
-recomputation only when it is viewed on newer data (:mod:`annotator.analysis.live`),
+recomputation only when it is viewed on newer data (:mod:`annotator.services.dashboards`),
 so after a judge run or a finished block the first view showed old numbers until
 that job ran. :func:`queue_dashboards` is called at those events instead (a
 finished import, a completed block, a finished judge run), never per score: each
@@ -42,7 +42,7 @@ def queue_dashboards(session: Session, study: Study, *, recent: int = RECENT) ->
     recent : int, keyword-only
         How many distinct dashboards (by their params) to refresh.
     """
-    from .live import KIND  # pandas comes with it; callers import this module at will
+    from .dashboards import KIND  # pandas comes with it; callers import this module at will
 
     if recent < 1:
         raise ValueError(f"recent: must be at least 1, not {recent}")

@@ -4,7 +4,7 @@
 by ``annotator report`` and the lead's "Download report" link, so both give the same
 file. The numbers come from the study's analysis
 (:func:`annotator.analysis.study_analysis.analyse`); this package lays them out
-(:mod:`.html`) with the figures of :mod:`annotator.analysis.figures` (:mod:`.figures`).
+(:mod:`.html`) with the figures of :mod:`annotator.render.figures` (:mod:`.figures`).
 """
 
 from __future__ import annotations
@@ -55,9 +55,9 @@ def build_report(
     ``"svg"`` or ``"pdf"``): also save each figure in that format, in
     :attr:`Report.figure_files`.
     """
+    from ...analysis.settings import study_settings
+    from ...analysis.study_analysis import REPORT_PARTS, analyse
     from ...data.frames import study_frames
-    from ..settings import study_settings
-    from ..study_analysis import REPORT_PARTS, analyse
 
     frames = study_frames(session, study)
     if settings is None:
