@@ -27,7 +27,7 @@ from annotator.analysis.agreement_tables import (
 )
 from annotator.analysis.matrices import Notes, main_temperature
 from annotator.analysis.settings import AnalysisSettings
-from annotator.analysis.tables import report_tables
+from annotator.analysis.study_analysis import report_tables
 from annotator.data.frames import study_frames
 from annotator.data.synthetic import SyntheticSpec, build_synthetic_study
 from annotator.db import get_engine, session_scope

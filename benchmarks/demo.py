@@ -39,7 +39,7 @@ def _round(data: Path, folder: Path) -> dict[str, float]:
     from annotator.data.frames import study_frames
     from annotator.db import get_engine, session_scope
     from annotator.render.dashboard import study_dashboard
-    from annotator.render.report import build_report
+    from annotator.services.report import build_report
     from annotator.study.studies import get_study
 
     folder.mkdir()

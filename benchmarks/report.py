@@ -80,7 +80,7 @@ def build(path: Path, n_items: int) -> str:
 def phases(url: str) -> dict[str, float]:
     """Seconds of each phase of ``build_report``, in this process (imports done first)."""
     from annotator.analysis.settings import study_settings
-    from annotator.analysis.tables import report_tables
+    from annotator.analysis.study_analysis import report_tables
     from annotator.data.frames import study_frames
     from annotator.models import Study
     from annotator.render.report.html import render_report
@@ -140,7 +140,7 @@ IMPORTS = """
 import time
 import annotator.cli, annotator.db, annotator.data.selection
 start = time.perf_counter(), time.process_time()
-from annotator.analysis.tables import report_tables
+from annotator.analysis.study_analysis import report_tables
 from annotator.render.report.html import render_report
 from annotator.render.figures import new_figure, png_bytes
 fig = new_figure(1.0, 1.0)

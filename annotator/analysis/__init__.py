@@ -1,12 +1,12 @@
 """The study's analysis: one :class:`StudyAnalysis` the dashboard, the report and the CLI render.
 
 :func:`analyse` (in :mod:`.study_analysis`) computes it from a study's frames and
-:class:`~.settings.AnalysisSettings`; ``dashboard.study_dashboard`` and
-``live.live_dashboard`` (the lead's study page) render the parts the page shows,
-``report.build_report`` the report's tables (:mod:`.tables`). Nothing here draws: the
-report's HTML and plots and the dashboard's template take these results as they are.
+:class:`~.settings.AnalysisSettings`; :mod:`annotator.render` displays it
+(the dashboard's view model, the report, the figures) and :mod:`annotator.services`
+reads a stored study for it. Nothing here reads the database, caches, stores or
+draws: frames and settings in, one result model out.
 
-``analyse`` and ``StudyAnalysis`` load on first use, so that importing the package
+``analyse`` and ``StudyAnalysis`` (the result model, :mod:`.model`) load on first use, so that importing the package
 (the CLI does, for ``annotator --help``) does not import pandas.
 """
 
@@ -19,7 +19,7 @@ __all__ = ["StudyAnalysis", "analyse"]
 
 def __getattr__(name: str) -> Any:
     if name in __all__:
-        from . import study_analysis
+        from . import model, study_analysis
 
-        return getattr(study_analysis, name)
+        return getattr(model if name == "StudyAnalysis" else study_analysis, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -20,7 +20,7 @@ does the rest). This module adds what needs several criteria at once:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
@@ -32,11 +32,12 @@ from ..metrics import alt_test_domains, alt_test_pair, correlation, fleiss_kappa
 from .agreement_tables import integer_scale
 from .columns import NAN
 from .matrices import Notes, analysis_block, rater_dicts
+from .model import RubricTables
 from .panels import scales_row, value_of
 from .settings import AnalysisSettings
 
 if TYPE_CHECKING:
-    from .study_analysis import StudyAnalysis
+    from .model import StudyAnalysis
 
 __all__ = [
     "CRITERIA_ALTTEST_COLUMNS",
@@ -138,32 +139,6 @@ def criterion_frames(frames: StudyFrames, criterion: str) -> StudyFrames:
         llm=llm.reset_index(drop=True),
         items=items.reset_index(drop=True),
     )
-
-
-@dataclass(frozen=True)
-class RubricTables:
-    """The tables across a rubric study's criteria (see the module's docstring).
-
-    Attributes
-    ----------
-    summary : pandas.DataFrame
-        :data:`CRITERIA_SUMMARY_COLUMNS`: one row per criterion and scale.
-    alttest : pandas.DataFrame
-        :data:`CRITERIA_ALTTEST_COLUMNS`: per scale and model, one row per criterion,
-        one over the criteria pooled (``criterion`` :data:`POOLED_CRITERIA`) and one
-        with the criteria as domains (:data:`DOMAINS`: ``n_passed`` of ``n_domains``,
-        the winning rate and advantage probability NaN), at the study's epsilon.
-    correlations : pandas.DataFrame
-        :data:`CRITERIA_CORRELATION_COLUMNS`: Spearman's rho between two criteria's
-        scores of the same items, for the human mean (``who`` :data:`HUMANS`) and
-        each model, with its Fisher-z interval at the study's confidence.
-    notes : tuple of str
-    """
-
-    summary: pd.DataFrame
-    alttest: pd.DataFrame
-    correlations: pd.DataFrame
-    notes: tuple[str, ...] = ()
 
 
 def _llm_dict(column: pd.Series, criterion: str) -> dict[tuple[Any, str], float]:

@@ -2,7 +2,7 @@
 
 :func:`~.study_analysis.analyse` hands a rubric study here. Every criterion is
 analysed as a study of its own (:func:`~.criteria.criterion_frames`, the same
-:func:`~.study_analysis.analyse_selected` a study without criteria goes through, at
+:func:`~.selected.analyse_selected` a study without criteria goes through, at
 the study's main temperature), so each criterion's dashboard and report tables are
 those of a one-criterion study with its ratings. The report's tables of all criteria
 are also put together, each with a leading ``criterion`` column
@@ -21,9 +21,9 @@ import pandas as pd
 from ..data.frames import StudyFrames
 from .criteria import criterion_frames, criterion_names, rubric_tables
 from .matrices import Notes, caching_frames
+from .model import ReportTables, StudyAnalysis
+from .selected import analyse_selected
 from .settings import AnalysisSettings
-from .study_analysis import StudyAnalysis, analyse_selected
-from .tables import ReportTables
 
 __all__ = ["analyse_criteria", "combined_tables"]
 

@@ -95,7 +95,7 @@ def report_command(
 ) -> None:
     """Write the validation report of STUDY: the paper's Tables 1-6, alt-test and plots."""
     from ..db import session_scope
-    from ..render.report import build_report
+    from ..services.report import build_report
     from ..services.settings import study_settings_where
     from ..study.studies import get_study
 

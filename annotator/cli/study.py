@@ -92,7 +92,7 @@ def study_update(file: Path) -> None:
 def study_list() -> None:
     """List the studies with their counts."""
     from ..db import session_scope
-    from ..study.overview import study_overviews
+    from ..services.overview import study_overviews
 
     with session_scope() as session:
         rows = study_overviews(session)

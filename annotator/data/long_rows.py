@@ -28,9 +28,9 @@ from ..models import (
     User,
 )
 from ..study.criteria import has_criteria
+from ..study.long_columns import LONG_COLUMNS, long_columns
 from ..study.raters import counted_rater
 from .export_scope import export_scope
-from .long_columns import LONG_COLUMNS, long_columns
 from .selection import Where, raters_where
 from .sql import stream_rows
 from .timestamps import raw_time as _raw_time

@@ -14,8 +14,9 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 
+from ..analysis.model import DASHBOARD_PARTS, ScaleAnalysis, StudyAnalysis
 from ..analysis.settings import AnalysisSettings
-from ..analysis.study_analysis import DASHBOARD_PARTS, ScaleAnalysis, StudyAnalysis, analyse
+from ..analysis.study_analysis import analyse
 from ..data.frames import StudyFrames
 from ..metrics import TooFewItemsError
 from .dashboard_consistency import consistency_rows_of

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ..data.frames import BLOCK_DONE, BLOCK_IN_PROGRESS, BLOCK_NOT_STARTED
+from ..analysis.model import BLOCK_STATES
 
 __all__ = [
     "BLOCK_STATES",
@@ -27,8 +27,6 @@ __all__ = [
     "missing",
     "number_text",
 ]
-
-BLOCK_STATES = (BLOCK_NOT_STARTED, BLOCK_IN_PROGRESS, BLOCK_DONE)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..analysis.columns import CSV_FILES
-from ..analysis.tables import ReportTables
+from ..analysis.model import ReportTables
 
 __all__ = ["BEST_RULES", "BestRule", "mark_best", "write_csv_tables", "write_latex_tables"]
 

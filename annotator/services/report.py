@@ -1,17 +1,27 @@
-"""The bodies of the built-in kinds: the study report and the exports made in memory."""
+"""The study report of a stored study, and the bodies of the built-in job kinds: the
+report and the exports made in memory."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ..jobs.context import JobContext, JobOutput
 
-__all__ = ["build_report_job", "build_export_job"]
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from sqlmodel import Session
+
+    from ..models import Study
+    from ..render.report import Report
+
+__all__ = ["build_export_job", "build_report", "build_report_job", "report_filename"]
 
 
 def build_report_job(ctx: JobContext) -> JobOutput:
     """The study report (``annotator report``'s file) with the params' ``runs``,
     ``where`` and ``temperatures`` (single judges'; empty: the study's own settings)."""
     from ..data.temperatures import parse_judge_temperatures
-    from ..render.report import build_report, report_filename
     from .settings import study_settings_where
 
     settings = None
@@ -51,3 +61,45 @@ def build_export_job(ctx: JobContext) -> JobOutput:
     )
     ctx.progress(1, 1, "Done")
     return JobOutput(rendered.text.encode("utf-8"), rendered.filename, rendered.mimetype)
+
+
+def report_filename(study: Study) -> str:
+    return f"{study.slug}-report.html"
+
+
+def build_report(
+    session: Session,
+    study: Study,
+    *,
+    settings: Any = None,
+    generated_at: datetime | None = None,
+    figure_format: str | None = None,
+) -> Report:
+    """Read the study, compute its tables and render the report.
+
+    ``settings`` is an :class:`~annotator.analysis.settings.AnalysisSettings`; by
+    default the study file's ``[validation]`` table. ``figure_format`` (``"png"``,
+    ``"svg"`` or ``"pdf"``): also save each figure in that format, in
+    :attr:`Report.figure_files`.
+    """
+    # Imported here: job kinds name this module, and the web app imports it for the
+    # report's file name without pandas or matplotlib.
+    from ..analysis.model import REPORT_PARTS
+    from ..analysis.settings import study_settings
+    from ..analysis.study_analysis import analyse
+    from ..data.frames import study_frames
+    from ..render.report import report_of
+
+    frames = study_frames(session, study)
+    if settings is None:
+        settings = study_settings(study)
+    title = f"Report: {study.name}"
+    analysis = analyse(frames, settings, parts=REPORT_PARTS)
+    return report_of(
+        analysis,
+        title=title,
+        study=study.slug,
+        generated_at=generated_at,
+        figure_format=figure_format,
+        frames=frames,
+    )

@@ -19,10 +19,10 @@ from pydantic import (
     model_validator,
 )
 
-from ..data.long_columns import LONG_COLUMNS
 from .assignment_spec import AssignmentSpec
 from .criteria import CriterionSpec, criteria_problems
 from .crowd_spec import PLATFORM_DEFAULTS, CompletionCodes, CrowdSpec, crowd_settings
+from .long_columns import LONG_COLUMNS
 from .placeholders import check_instructions, template_fields
 from .strict import Strict
 from .validation_spec import ValidationSpec

@@ -91,7 +91,7 @@ def test_fractional_scales_get_no_kappa(session, make_study):
 def test_report_shows_the_steady_model_as_more_self_consistent(session, make_study):
     from lxml import html as lxml_html
 
-    from annotator.render.report import build_report
+    from annotator.services.report import build_report
 
     study = two_judge_study(session, make_study, "rep")
     report = build_report(session, study)

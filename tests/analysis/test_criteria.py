@@ -16,8 +16,9 @@ import pandas as pd
 import pytest
 
 from annotator.analysis.criteria import HUMANS, POOLED_CRITERIA, criterion_frames
+from annotator.analysis.model import REPORT_PARTS
 from annotator.analysis.settings import study_settings
-from annotator.analysis.study_analysis import REPORT_PARTS, analyse
+from annotator.analysis.study_analysis import analyse
 from annotator.data.frames import study_frames
 from annotator.render.dashboard import study_dashboard
 from tests.analysis import one_analysis

@@ -224,7 +224,7 @@ def test_cached_dashboard_is_reused_until_a_rating_changes(session, make_study):
 
 
 def test_dashboard_and_report_show_the_same_numbers(session, make_study):
-    from annotator.analysis.tables import report_tables
+    from annotator.analysis.study_analysis import report_tables
 
     study = make_study(n_items=45, n_raters=4, missing=0.05, seed=9)
     frames = study_frames(session, study)

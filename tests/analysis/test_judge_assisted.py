@@ -16,8 +16,7 @@ from flask import render_template
 from lxml import html as lxml_html
 
 from annotator.analysis.settings import study_settings
-from annotator.analysis.study_analysis import analyse
-from annotator.analysis.tables import report_tables
+from annotator.analysis.study_analysis import analyse, report_tables
 from annotator.data.frames import study_frames
 from annotator.metrics import ppi_mean
 from annotator.render.dashboard import study_dashboard

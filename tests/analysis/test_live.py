@@ -10,8 +10,8 @@ from annotator.analysis.settings import study_settings
 from annotator.data.frames import study_frames
 from annotator.jobs import Job, JobStatus, get_queue
 from annotator.models import Rating, RatingChange
-from annotator.render import report as report_package
 from annotator.render.dashboard import study_dashboard
+from annotator.services import report as report_package
 from annotator.services.dashboards import cached_dashboard, live_dashboard
 from annotator.study.studies import create_lead
 from tests.conftest import download_report

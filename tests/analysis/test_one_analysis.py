@@ -14,9 +14,9 @@ from dataclasses import replace
 import pytest
 from flask import render_template
 
+from annotator.analysis.model import DASHBOARD_PARTS, PARTS
 from annotator.analysis.settings import study_settings
-from annotator.analysis.study_analysis import DASHBOARD_PARTS, PARTS, analyse
-from annotator.analysis.tables import report_tables
+from annotator.analysis.study_analysis import analyse, report_tables
 from annotator.data.frames import study_frames
 from annotator.render.dashboard import study_dashboard
 from annotator.services.dashboards import LiveDashboard

@@ -97,7 +97,7 @@ def test_cli_json_and_text(runner, careless):
 def test_the_report_shows_the_flags(careless, session):
     from lxml import html as lxml_html
 
-    from annotator.render.report import build_report
+    from annotator.services.report import build_report
 
     report = build_report(session, careless)
     tree = lxml_html.fromstring(report.html)

@@ -17,7 +17,7 @@ from sqlmodel import Session, SQLModel
 
 from annotator import create_app
 from annotator.analysis.settings import AnalysisSettings
-from annotator.analysis.tables import report_tables
+from annotator.analysis.study_analysis import report_tables
 from annotator.data.frames import study_frames
 from annotator.data.synthetic import SyntheticSpec, build_synthetic_study
 from annotator.db import get_engine

@@ -18,7 +18,8 @@ import pytest
 from sqlalchemy import text
 
 from annotator.analysis.settings import AnalysisSettings, study_settings
-from annotator.analysis.tables import ALL_BENCHMARKS, report_tables
+from annotator.analysis.study_analysis import report_tables
+from annotator.analysis.tables import ALL_BENCHMARKS
 from annotator.data.frames import study_frames
 from annotator.metrics import alt_test
 from annotator.render.table_files import mark_best, write_csv_tables, write_latex_tables

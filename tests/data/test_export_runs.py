@@ -84,7 +84,7 @@ def test_each_gives_one_column_per_run_at_the_chosen_temperature_only(session, m
 def test_the_report_never_pools_temperatures(session, make_study):
     """Each temperature's row of Table 6 uses only that temperature's runs."""
     from annotator.analysis.settings import AnalysisSettings
-    from annotator.analysis.tables import report_tables
+    from annotator.analysis.study_analysis import report_tables
 
     study = make_study(n_items=30, n_raters=3, runs=2, extra_temperatures=(0.0,))
     frames = study_frames(session, study)

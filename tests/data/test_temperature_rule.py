@@ -10,8 +10,9 @@ import pandas as pd
 import pytest
 from sqlalchemy import update
 
+from annotator.analysis.model import REPORT_PARTS
 from annotator.analysis.settings import study_settings
-from annotator.analysis.study_analysis import REPORT_PARTS, analyse
+from annotator.analysis.study_analysis import analyse
 from annotator.data.exporters import alttest_export, matrix_export
 from annotator.data.frames import study_frames
 from annotator.data.temperatures import (

@@ -27,7 +27,7 @@ def _job(app, job_id) -> Job:
 
 
 def test_a_worker_process_builds_the_report(queue_app, small_study, worker_process):
-    from annotator.render.report import build_report
+    from annotator.services.report import build_report
 
     worker_process(workers=1)
     job_id = _ask(queue_app, "report", {})

@@ -21,7 +21,7 @@ from annotator.models import (
     RatingChange,
     User,
 )
-from annotator.study.overview import study_overviews
+from annotator.services.overview import study_overviews
 from annotator.study.studies import get_study
 from tests.conftest import DATA
 

@@ -1,8 +1,8 @@
 """The study report: the paper's tables, figures and notes as one self-contained HTML file.
 
-:func:`build_report` is the one path from a study in the database to the report, shared
-by ``annotator report`` and the lead's "Download report" link, so both give the same
-file. The numbers come from the study's analysis
+:func:`report_of` lays out a study's analysis; :func:`annotator.services.report.build_report`
+is the one path from a study in the database to it, shared by ``annotator report`` and
+the lead's "Download report" link, so both give the same file. The numbers come from the study's analysis
 (:func:`annotator.analysis.study_analysis.analyse`); this package lays them out
 (:mod:`.html`) with the figures of :mod:`annotator.render.figures` (:mod:`.figures`).
 """
@@ -11,14 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from sqlmodel import Session
-
-    from ...models import Study
-
-__all__ = ["Report", "build_report", "report_filename", "report_of"]
+__all__ = ["Report", "report_of"]
 
 
 @dataclass(frozen=True)
@@ -34,44 +29,6 @@ class Report:
     #: The tables across criteria (:class:`~annotator.analysis.criteria.RubricTables`)
     #: of a study with ``[[criteria]]``; None without.
     rubric: Any = None
-
-
-def report_filename(study: Study) -> str:
-    return f"{study.slug}-report.html"
-
-
-def build_report(
-    session: Session,
-    study: Study,
-    *,
-    settings: Any = None,
-    generated_at: datetime | None = None,
-    figure_format: str | None = None,
-) -> Report:
-    """Read the study, compute its tables and render the report.
-
-    ``settings`` is an :class:`~annotator.analysis.settings.AnalysisSettings`; by
-    default the study file's ``[validation]`` table. ``figure_format`` (``"png"``,
-    ``"svg"`` or ``"pdf"``): also save each figure in that format, in
-    :attr:`Report.figure_files`.
-    """
-    from ...analysis.settings import study_settings
-    from ...analysis.study_analysis import REPORT_PARTS, analyse
-    from ...data.frames import study_frames
-
-    frames = study_frames(session, study)
-    if settings is None:
-        settings = study_settings(study)
-    title = f"Report: {study.name}"
-    analysis = analyse(frames, settings, parts=REPORT_PARTS)
-    return report_of(
-        analysis,
-        title=title,
-        study=study.slug,
-        generated_at=generated_at,
-        figure_format=figure_format,
-        frames=frames,
-    )
 
 
 def report_of(

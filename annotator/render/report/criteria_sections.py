@@ -17,7 +17,7 @@ from .cells import Figure, Section, frame_view, text_columns
 from .sections import report_figures, report_sections
 
 if TYPE_CHECKING:
-    from ...analysis.criteria import RubricTables
+    from ...analysis.model import RubricTables
     from .figures import Drawn
 
 __all__ = ["CriterionPart", "criteria_figures", "criteria_sections", "rubric_sections"]

@@ -9,7 +9,7 @@ from flask_login import current_user
 from ...collect.crowd import browsers_per_rater
 from ...db import get_session
 from ...models import RaterStatus, Role, Study, User
-from ...study.overview import rater_rows
+from ...services.overview import rater_rows
 from ...study.raters import lift_gap, rotate_return_link
 from ...study.return_links import return_url
 from ...study.studies import link_base_url

@@ -19,9 +19,9 @@ from ...collect.unshown_items import unshown_items
 from ...db import get_session
 from ...judge.history import cached_judge_run_summaries
 from ...models import Invite, Study, StudyRole
+from ...services.overview import study_overviews
 from ...study.criteria import study_criteria
 from ...study.members import study_role
-from ...study.overview import study_overviews
 from ...study.studies import (
     create_invites,
     get_study,

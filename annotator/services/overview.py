@@ -20,10 +20,10 @@ from ..models import (
     Study,
     User,
 )
-from .members import visible_studies
-from .raters import counted_rater
-from .return_links import return_url
-from .studies import link_base_url, study_scales
+from ..study.members import visible_studies
+from ..study.raters import counted_rater
+from ..study.return_links import return_url
+from ..study.studies import link_base_url, study_scales
 
 __all__ = ["study_overviews", "RaterRow", "rater_rows"]
 
