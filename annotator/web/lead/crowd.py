@@ -13,7 +13,7 @@ from ...db import get_session
 from ...models import Study
 from ..auth.access import lead_required
 from . import bp
-from .views import get_study_or_404
+from .common import get_study_or_404
 
 __all__ = ["crowd_waves"]
 

@@ -36,22 +36,28 @@ from ...jobs import (
     job_result_data,
     request_job,
     rerun_job,
-    study_jobs,
 )
 from ...models import Study, StudyRole
 from ..auth.access import lead_required
 from ..downloads import attachment
 from . import bp
+from .common import (
+    INTERNAL_KINDS,
+    analysis_choices,
+    export_choices,
+    export_temperature,
+    get_study_or_404,
+)
 from .judge_start import judge_job_context
-from .views import _analysis, get_study_or_404
+from .study_page import study_page
 
-__all__ = ["start_job_response", "large_export_response", "recent_jobs"]
+__all__ = ["start_job_response", "large_export_response"]
 
 
 def _report_params(the_study: Study) -> dict | None:
     """The report's options from the request (runs, where), checked; None (with a
     message flashed) when they do not fit the study."""
-    analysis = _analysis(the_study)
+    analysis = analysis_choices(the_study)
     if analysis["error"]:
         # Shown beside the settings form (see _refused_report), with the problem.
         flash("The report was not started.", "error:analysis-settings")
@@ -153,21 +159,16 @@ def large_export_response(the_study: Study, chosen: dict, temperature: float | N
 def export_start(slug: str):
     """Start (or join) the export of the query's choices as a job."""
     from ...data.exporters import ExportError
-    from .views import _study_page, _temperature, export_choices
 
     the_study = get_study_or_404(slug)
     chosen = export_choices()
     try:
-        temperature = _temperature(chosen["temperature"])
+        temperature = export_temperature(chosen["temperature"])
     except ExportError as exc:
         # The form again, with the choices and the problem beside it (the action's
         # fragment opens the page there).
-        return _study_page(the_study, chosen=chosen, export_error=exc), 422
+        return study_page(the_study, chosen=chosen, export_error=exc), 422
     return start_job_response(the_study, "export", _export_params(chosen, temperature))
-
-
-# Kinds whose results are the app's own objects, not files for a lead.
-INTERNAL_KINDS = ("dashboard",)
 
 
 def _job_or_404(slug: str, job_id: int):
@@ -249,9 +250,3 @@ def job_rerun(slug: str, job_id: int):
     else:
         flash(f"Only a failed or cancelled job runs again; this one is {job.status}.", "info")
     return redirect(url_for("lead.job_page", slug=slug, job_id=job_id))
-
-
-def recent_jobs(the_study: Study) -> list:
-    """The study page's list of its latest jobs."""
-    # The dashboard's jobs are the page's own business (their result is the dashboard).
-    return study_jobs(get_session(), the_study, limit=10, exclude=INTERNAL_KINDS)

@@ -10,7 +10,7 @@ from ...judge.history import failure_models, judge_failures
 from ...study.studies import study_scales
 from ..auth.access import lead_required
 from . import bp
-from .views import get_study_or_404
+from .common import get_study_or_404
 
 __all__: list[str] = []
 

@@ -20,8 +20,8 @@ from ...study.studies import study_scales
 from ...study.studyfile import validation_settings
 from ..auth.access import lead_required
 from . import bp
+from .common import get_study_or_404
 from .forms import JudgeRunForm
-from .views import get_study_or_404
 
 __all__ = ["judge_job_context"]
 

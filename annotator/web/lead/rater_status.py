@@ -15,8 +15,8 @@ from ...study.raters import RaterStatusError, exclude_rater, include_rater, with
 from ..auth.access import lead_required
 from ..confirm import confirmed, render_confirm
 from . import bp
+from .common import get_study_or_404
 from .raters import _rater_or_404
-from .views import get_study_or_404
 
 __all__: list[str] = []
 

@@ -16,7 +16,7 @@ from ...study.studies import link_base_url
 from ..auth.access import lead_required
 from ..confirm import confirmed, render_confirm
 from . import bp
-from .views import get_study_or_404
+from .common import get_study_or_404
 
 __all__: list[str] = []
 

@@ -13,7 +13,7 @@ from ...models import StudyRole
 from ...study.versions import get_version, version_rows
 from ..auth.access import lead_required
 from . import bp
-from .views import get_study_or_404
+from .common import get_study_or_404
 
 __all__ = ["hide_completion_codes"]
 
