@@ -41,19 +41,11 @@ def _progress(part: ScaleAnalysis) -> tuple[RaterProgress, ...]:
     progress = part.progress
     return tuple(
         RaterProgress(
-            rater=r.rater,
-            status=r.status,
-            block_position=r.block_position,
-            n_rated=r.n_rated,
+            record=r,
             n_items=progress.n_items,
-            n_repeats=r.n_repeats,
             median_seconds=shown(
                 r.median_seconds, digits=1, reason="no item with a served time (imported ratings)"
             ),
-            attention_passed=r.attention_passed,
-            attention_failed=r.attention_failed,
-            started_at=r.started_at,
-            completed_at=r.completed_at,
         )
         for r in progress.raters
     )
@@ -194,11 +186,8 @@ def _scale(part: ScaleAnalysis, confidence: float) -> ScaleDashboard:
         scale=part.scale,
         scale_min=part.scale_min,
         scale_max=part.scale_max,
-        block_counts=progress.block_counts,
+        progress=progress,
         raters=_progress(part),
-        n_items=progress.n_items,
-        n_ratings=progress.n_ratings,
-        last_completed_at=progress.last_completed_at,
         block_items=int(part.panel.humans.shape[0]),
         block_raters=int(part.panel.humans.shape[1]),
         icc_a1=icc_a1,

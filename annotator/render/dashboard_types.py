@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ..analysis.model import BLOCK_STATES
+from ..analysis.model import BLOCK_STATES, RaterRecord, ScaleProgress
 
 __all__ = [
     "BLOCK_STATES",
@@ -101,40 +101,35 @@ def missing(reason: str) -> Shown:
 
 @dataclass(frozen=True)
 class RaterProgress:
-    """One rater's progress on one scale.
+    """One rater's progress on one scale: the analysis's record and what the page adds.
+
+    The record's fields (``rater``, ``status``, ``block_position``, ``n_rated``,
+    ``n_repeats``, ``attention_passed``, ``attention_failed``, ``started_at``,
+    ``completed_at``) are read through from it, not copied.
 
     Attributes
     ----------
-    rater : str
-        The rater's code.
-    status : str
-        Their block's state: "not started", "in progress", "done" ("no block" for an
-        imported rater).
-    block_position : int or None
-        The block's place in the rater's order.
-    n_rated, n_items : int
-        Items rated (first ratings) out of the study's items.
-    n_repeats : int
-        Test-retest repeats given.
+    record : RaterRecord
+        :class:`annotator.analysis.model.RaterRecord`.
+    n_items : int
+        The study's items, what ``n_rated`` counts out of.
     median_seconds : Shown
-        Median time from showing an item to its score.
-    attention_passed, attention_failed : int
-        Attention checks within / outside their tolerance.
-    started_at, completed_at : datetime or None
-        When the block was started and completed (UTC).
+        Median time from showing an item to its score, as shown.
     """
 
-    rater: str
-    status: str
-    block_position: int | None
-    n_rated: int
+    record: RaterRecord
     n_items: int
-    n_repeats: int
     median_seconds: Shown
-    attention_passed: int
-    attention_failed: int
-    started_at: datetime | None
-    completed_at: datetime | None
+
+    rater = property(lambda self: self.record.rater)
+    status = property(lambda self: self.record.status)
+    block_position = property(lambda self: self.record.block_position)
+    n_rated = property(lambda self: self.record.n_rated)
+    n_repeats = property(lambda self: self.record.n_repeats)
+    attention_passed = property(lambda self: self.record.attention_passed)
+    attention_failed = property(lambda self: self.record.attention_failed)
+    started_at = property(lambda self: self.record.started_at)
+    completed_at = property(lambda self: self.record.completed_at)
 
 
 @dataclass(frozen=True)
@@ -197,15 +192,12 @@ class ScaleDashboard:
     ----------
     scale : str
     scale_min, scale_max : float
-    block_counts : dict
-        Raters per block state (``{"not started": 2, "in progress": 3, "done": 7}``).
+    progress : ScaleProgress
+        :class:`annotator.analysis.model.ScaleProgress`, read through as
+        ``block_counts`` (raters per block state), ``n_items`` (the study's items,
+        attention checks excluded), ``n_ratings`` (first ratings of those items on this
+        scale) and ``last_completed_at`` (the latest block completion on this scale).
     raters : tuple of RaterProgress
-    n_items : int
-        The study's items (attention checks excluded).
-    n_ratings : int
-        First ratings of those items on this scale.
-    last_completed_at : datetime or None
-        The latest block completion on this scale.
     block_items, block_raters : int
         Size of the complete items x raters block the ICCs use.
     icc_a1, icc_ak : Shown
@@ -229,11 +221,8 @@ class ScaleDashboard:
     scale: str
     scale_min: float
     scale_max: float
-    block_counts: dict[str, int]
+    progress: ScaleProgress
     raters: tuple[RaterProgress, ...]
-    n_items: int
-    n_ratings: int
-    last_completed_at: datetime | None
     block_items: int
     block_raters: int
     icc_a1: Shown
@@ -246,6 +235,11 @@ class ScaleDashboard:
     alttest: tuple[AltTestRow, ...]
     notes: tuple[str, ...]
     consistency: tuple = ()
+
+    block_counts = property(lambda self: self.progress.block_counts)
+    n_items = property(lambda self: self.progress.n_items)
+    n_ratings = property(lambda self: self.progress.n_ratings)
+    last_completed_at = property(lambda self: self.progress.last_completed_at)
 
 
 @dataclass(frozen=True)

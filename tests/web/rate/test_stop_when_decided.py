@@ -1,6 +1,6 @@
 """A study stopped when decided serves no new block: closed blocks, complete entry pages.
 
-The decision itself is tested in tests/collect/test_stopping.py; here the stop is
+The decision itself is tested in tests/services/test_stopping.py; here the stop is
 recorded as ``annotator validation check`` records it, and the pages follow.
 """
 
