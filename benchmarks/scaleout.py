@@ -6,7 +6,7 @@ stops if ``nginx`` is missing, or runs it with ``--install-nginx``, and names
 the package the nginx it runs came from; CI does not run it), PostgreSQL
 (``--postgres-url``, a role that may create databases) and Redis
 (``--redis-url``). The processes and their settings are in
-benchmarks/scaleout_cluster.py. Everything listens
+benchmarks/harness/cluster.py. Everything listens
 on 127.0.0.1 only, every run is bounded (``--time-limit``) and the script
 cleans up what it made: its processes, its database, its Redis keys and its
 temporary folder.
@@ -25,7 +25,7 @@ The set-up (docs/deploy.md, "Several app servers behind nginx"):
   the jobs (``ANNOTATOR_REDIS_URL``, a queue name of this run's own);
 * two ``annotator worker`` processes.
 
-``--raters`` (100) simulated raters (the clients of benchmarks/load.py) each
+``--raters`` (100) simulated raters (the clients of benchmarks/harness/clients.py) each
 open their invite, consent, answer the demographics and rate a whole block of
 ``--items`` items through nginx, a mean ``--think`` seconds between posts. A
 lead logs in through nginx and, one after another until the raters are done,
@@ -38,7 +38,7 @@ Raters retry as a browser would: a post whose connection broke or that got a
 5xx (nginx's 502 or 504 included) is sent again, same value. The checks:
 
 * every score that got a 2xx is stored exactly once with its value, nothing
-  else is stored, nothing is half-written (load.py's checks, against the
+  else is stored, nothing is half-written (harness/clients.py's checks, against the
   export);
 * every job the lead started ended ``done``; the job under way when its worker
   was killed was taken back (attempt 2 or more) and finished by the other
@@ -47,7 +47,7 @@ Raters retry as a browser would: a post whose connection broke or that got a
   seconds after the server's kill.
 
 A failed check makes the script exit non-zero. The module imports only the
-standard library at the top (like load.py, whose clients it runs).
+standard library at the top (like the harness, whose clients it runs).
 """
 
 from __future__ import annotations
@@ -70,8 +70,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from load import ANNOTATOR, Browser, Instance, Job, Stats, _check_stored, _prepare, _run_clients
-from scaleout_cluster import (
+from harness.clients import Browser, Job, Stats, check_stored, run_clients
+from harness.cluster import (
     APT_ENV,
     NGINX_INSTALL,
     NGINX_UPSTREAM,
@@ -79,6 +79,7 @@ from scaleout_cluster import (
     create_database,
     drop_redis_keys,
 )
+from harness.serving import ANNOTATOR, Instance, prepare
 
 LEAD_EMAIL = "lead@example.org"
 _CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
@@ -290,7 +291,7 @@ def run(args) -> bool:
         os.environ.update(cluster.instance_env("a"))
         instance = Instance(folder / "instance-a", url, port=cluster.nginx_port)
         try:
-            invites = _prepare(instance, args.raters, args.items)
+            invites = prepare(instance, args.raters, args.items)
             subprocess.run(
                 [str(ANNOTATOR), "lead", "create", LEAD_EMAIL, "--password-stdin"],
                 input=password + "\n",
@@ -332,14 +333,14 @@ def _drive(cluster: Cluster, instance: Instance, invites: list[str], password, a
     lead.start()
     injector.start()
     deadline = time.monotonic() + args.time_limit
-    seconds, stats, acked, errors = _run_clients(jobs, args.client_processes, deadline, counter)
+    seconds, stats, acked, errors = run_clients(jobs, args.client_processes, deadline, counter)
     stop.set()
     lead.join(timeout=args.time_limit)
     if lead.is_alive():
         lead_log.errors.append(f"the lead's last job did not end within {args.time_limit} s")
     injector.join(timeout=10)
     survivor = next((p.pid for p in cluster.workers.values() if p.poll() is None), None)
-    stored = _check_stored(instance, acked)
+    stored = check_stored(instance, acked)
     job_checks = _job_checks(url, lead_log, faults, survivor)
     error_checks = _error_checks(stats, lead_stats, faults, args.kill_window)
     rate = len(stats.latencies) / max(stats.last - stats.first, 1e-9)
