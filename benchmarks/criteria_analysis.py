@@ -27,9 +27,10 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from harness import Recorder, arguments, interleave  # noqa: E402
+
 from annotator.analysis.criteria import criterion_frames  # noqa: E402
 from annotator.analysis.study_analysis import analyse  # noqa: E402
-from harness import Recorder, arguments, interleave  # noqa: E402
 from tests.analysis.summeval_shape import summeval_shape  # noqa: E402
 
 PARTS = ("reliability", "agreement", "alttest")

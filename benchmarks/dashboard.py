@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 
 import pandas as pd
+from harness import Recorder, arguments, interleave, temporary_database
 from sqlalchemy import create_engine, text
 from sqlmodel import Session, SQLModel, select
 
@@ -33,7 +34,6 @@ from annotator.data.frames import study_frames
 from annotator.data.synthetic import SyntheticSpec, build_synthetic_study
 from annotator.db import get_engine, normalise_url
 from annotator.models import Rating, RatingChange
-from harness import Recorder, arguments, interleave, temporary_database
 
 WARM_GOAL = 0.300
 MODELS = ("gpt", "gemini", "llama", "qwen", "deepseek", "mistral")

@@ -196,8 +196,13 @@ def record_checks(results: list[Result], recorder: Recorder) -> None:
             continue
         bad = sum(result.checks.get(k, 0) for k in ("lost", "duplicated", "unexpected"))
         bad += result.checks.get("half-written", 0)
-        recorder.record(f"{result.name}: scores lost, duplicated or half-written", bad, "scores",
-                        goal="== 0", rounds=1)
+        recorder.record(
+            f"{result.name}: scores lost, duplicated or half-written",
+            bad,
+            "scores",
+            goal="== 0",
+            rounds=1,
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -28,8 +28,9 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from annotator.metrics import alt_test, icc, krippendorff_alpha  # noqa: E402
 from harness import Recorder, arguments, best_of  # noqa: E402
+
+from annotator.metrics import alt_test, icc, krippendorff_alpha  # noqa: E402
 
 SETTINGS = {
     "10k_prompts": ("neg_rmse", 0.15),

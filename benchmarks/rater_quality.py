@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import statistics
 
+from harness import Recorder, arguments, interleave, temporary_database
 from sqlmodel import Session, create_engine
 
 from annotator.analysis.rater_quality import cached_rater_quality, study_rater_quality
 from annotator.data.frames import study_frames
 from annotator.data.synthetic import SyntheticSpec, build_synthetic_study
-from harness import Recorder, arguments, interleave, temporary_database
 
 WARM_GOAL_MS = 300.0
 
@@ -55,7 +55,9 @@ def main() -> None:
         goal=f"< {WARM_GOAL_MS:g}",
         rounds=5,
     )
-    recorder.record(f"rater quality cold, {items} items (best of 2)", cold[0] * 1000, "ms", rounds=2)
+    recorder.record(
+        f"rater quality cold, {items} items (best of 2)", cold[0] * 1000, "ms", rounds=2
+    )
     recorder.save()
 
 

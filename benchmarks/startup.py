@@ -57,7 +57,10 @@ def main() -> None:
     commands = _commands(args.export)
     # One warm round (the file cache), dropped.
     rounds = interleave(
-        {label: lambda argv=argv: run_timed(argv, os.environ).wall for label, argv in commands.items()},
+        {
+            label: lambda argv=argv: run_timed(argv, os.environ).wall
+            for label, argv in commands.items()
+        },
         runs,
         warm=1,
         measured=True,
@@ -67,7 +70,9 @@ def main() -> None:
     for label in commands:
         ratio = rounds.ratio(label, FLASK, by="median")
         goal = f"  goal <= {GOAL_RATIO:g}x" if label == "annotator --help" else ""
-        print(f"{label:<30} {rounds.median(label) * 1000:7.0f} ms  {ratio:5.2f}x import flask{goal}")
+        print(
+            f"{label:<30} {rounds.median(label) * 1000:7.0f} ms  {ratio:5.2f}x import flask{goal}"
+        )
     recorder.record(
         "annotator --help against import flask (wall, medians)",
         rounds.ratio("annotator --help", FLASK, by="median"),
@@ -76,7 +81,12 @@ def main() -> None:
         ratio_of=FLASK,
         rounds=runs,
     )
-    recorder.record("annotator --help (wall, median)", rounds.median("annotator --help") * 1000, "ms", rounds=runs)
+    recorder.record(
+        "annotator --help (wall, median)",
+        rounds.median("annotator --help") * 1000,
+        "ms",
+        rounds=runs,
+    )
     recorder.save()
 
 

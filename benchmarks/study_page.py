@@ -23,6 +23,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from harness import Recorder, arguments, interleave, temporary_database
 from sqlmodel import SQLModel, select
 
 from annotator import create_app
@@ -30,7 +31,6 @@ from annotator.data.synthetic import SyntheticSpec, build_synthetic_study
 from annotator.db import get_engine, session_scope
 from annotator.models import Rating, RatingChange
 from annotator.study.studies import create_lead
-from harness import Recorder, arguments, interleave, temporary_database
 
 GOAL_MS = 300.0
 SPEC = SyntheticSpec(

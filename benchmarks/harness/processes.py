@@ -23,9 +23,7 @@ class Timing:
     returncode: int
 
 
-def run_timed(
-    argv: list[str], env: dict | None = None, *, check: bool = True, cwd=None
-) -> Timing:
+def run_timed(argv: list[str], env: dict | None = None, *, check: bool = True, cwd=None) -> Timing:
     """Run ``argv`` to its end, its output discarded; raise if it fails and ``check``."""
     start = time.perf_counter()
     process = subprocess.Popen(

@@ -40,7 +40,9 @@ def parse_goal(goal: str) -> tuple[str, float]:
     """``"<= 3"`` -> ``("<=", 3.0)``; ValueError naming the goal if it is not one."""
     parts = goal.split()
     if len(parts) != 2 or parts[0] not in _OPERATORS:
-        raise ValueError(f"goal must be '<op> <number>' with op one of {list(_OPERATORS)}: {goal!r}")
+        raise ValueError(
+            f"goal must be '<op> <number>' with op one of {list(_OPERATORS)}: {goal!r}"
+        )
     try:
         return parts[0], float(parts[1])
     except ValueError:
@@ -97,9 +99,7 @@ class Recorder:
         self.commit = _commit()
         self.load_at_start = machine_load()
         script = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else benchmark
-        self.command = " ".join(
-            ["benchmarks/" + script, *map(shlex.quote, sys.argv[1:])]
-        ).strip()
+        self.command = " ".join(["benchmarks/" + script, *map(shlex.quote, sys.argv[1:])]).strip()
 
     def record(
         self,

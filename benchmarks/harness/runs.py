@@ -26,6 +26,7 @@ __all__ = [
     "write_run",
 ]
 
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] * 1000
@@ -210,4 +211,3 @@ def print_results(results: list[Result]) -> bool:
         for error in result.errors[:3]:
             print(f"  {result.name}: client error: {error}")
     return ok
-

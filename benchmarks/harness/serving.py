@@ -182,7 +182,12 @@ def reference_server(
         [sys.executable, "-m", "gunicorn", "--chdir", str(BENCHMARKS)]
         + ["--workers", str(workers), "--threads", str(threads)]
         + ["--worker-class", "gthread" if threads > 1 else "sync"]
-        + ["--bind", f"127.0.0.1:{port}", "--no-control-socket", f"harness.reference_apps:{factory}()"],
+        + [
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--no-control-socket",
+            f"harness.reference_apps:{factory}()",
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
@@ -213,5 +218,3 @@ def prepare(instance: Instance, raters: int, items: int) -> list[str]:
     instance.annotator("items", "import", "load", str(path))
     links = instance.annotator("raters", "invite", "load", "--count", str(raters)).split()
     return [urlsplit(link).path for link in links]
-
-
