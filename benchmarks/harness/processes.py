@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass
 
@@ -21,28 +22,34 @@ class Timing:
     cpu: float
     peak_mib: float
     returncode: int
+    output: str = ""  # the standard output, with ``output=True``
 
 
-def run_timed(argv: list[str], env: dict | None = None, *, check: bool = True, cwd=None) -> Timing:
-    """Run ``argv`` to its end, its output discarded; raise if it fails and ``check``."""
-    start = time.perf_counter()
-    process = subprocess.Popen(
-        argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    # wait4 before communicate: it reaps the child and returns its rusage; the
-    # pipe is read afterwards (a command that fills the pipe's buffer with errors
-    # first would block, so stderr of a benchmarked command must stay short).
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    error = process.stderr.read().decode(errors="replace") if process.stderr else ""
-    if process.stderr:
-        process.stderr.close()
-    if check and process.returncode != 0:
-        raise RuntimeError(f"{' '.join(argv)} failed ({process.returncode}):\n{error[-2000:]}")
+def run_timed(
+    argv: list[str], env: dict | None = None, *, check: bool = True, output: bool = False
+) -> Timing:
+    """Run ``argv`` to its end; raise RuntimeError with its errors if it fails and
+    ``check``. Its standard output is kept only with ``output``."""
+    # Files, not pipes: wait4 reaps the child before anything is read, and a child
+    # writing more than a pipe's buffer would block forever.
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        process = subprocess.Popen(
+            argv, env=env, stdout=out if output else subprocess.DEVNULL, stderr=err
+        )
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - start
+        process.returncode = code = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        text = out.read().decode(errors="replace")
+        if check and code != 0:
+            error = err.read().decode(errors="replace")
+            raise RuntimeError(f"{' '.join(argv)} failed ({code}):\n{text}\n{error[-3000:]}")
     return Timing(
         wall=wall,
         cpu=usage.ru_utime + usage.ru_stime,
         peak_mib=usage.ru_maxrss / 1024,
-        returncode=process.returncode,
+        returncode=code,
+        output=text,
     )
