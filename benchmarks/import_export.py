@@ -18,10 +18,10 @@ place of the 4 criteria; ``--imports-only`` is implied). ``--report`` also runs
 benchmarks/report.py (``annotator report`` on 5,000 and 150 items, SQLite).
 
 Every command runs through the CLI in its own process (the harness's ``run_timed``:
-wall time, CPU and peak memory); the command's start-up is subtracted, and the
-results file also holds each figure as a whole process, start-up included. The references run in this process, after their imports, on the
-same database in the same run. The
-start-up is the same command on an unknown study (imports, app, connection).
+wall time, CPU and peak memory); the command's start-up (the same command on an
+unknown study: imports, app, connection) is subtracted, and the results file also
+holds each figure as a whole process. The references run in this process, after
+their imports, on the same database in the same run.
 The imports and the long export take the fastest of ``--runs`` runs less the
 fastest of three start-ups. The matrix and alt-test exports take well under a
 second on 180,000 ratings, less than the spread of the start-up on a busy
