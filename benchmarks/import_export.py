@@ -53,13 +53,9 @@ the CLI reported it.
   benchmark compared with before). The reference is lighter than the import:
   its table holds the file's text columns with one unique index, no foreign
   keys and no history, where ``rating`` has four foreign keys and four
-  indexes and each new rating gets a ``ratingchange`` row (with its own
-  foreign keys). On PostgreSQL 15 the foreign-key triggers alone took 4.5
-  and 5.1 s of the 7.5 and 9.9 s of the import's insert statement for
-  180,000 ratings (``EXPLAIN ANALYZE``, a loaded machine), several times the
-  whole reference: the import now checks and locks the referenced rows in
-  one statement per table and inserts without the triggers where the role
-  may (the fallback keeps them);
+  indexes and each new rating gets a ``ratingchange`` row (the foreign-key
+  triggers' cost on PostgreSQL, and why the import goes without them where the
+  role may: ``git log -p benchmarks/import_export.py``);
 - long export: ``pandas.read_sql`` of the same join + ``to_csv``;
 - matrix and alt-test exports: ``read_sql`` + ``pivot`` + ``to_csv`` / ``json``.
 
