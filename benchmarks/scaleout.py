@@ -46,13 +46,13 @@ Raters retry as a browser would: a post whose connection broke or that got a
 * every 5xx a client saw is nginx's own error page, within ``--kill-window``
   seconds after the server's kill.
 
-A failed check makes the script exit non-zero. The module imports only the
+A failed check makes the script exit non-zero; the checks' counts go to
+benchmarks/results.json (goal 0 each). ``--quick``: 4 raters x 5 items. The module imports only the
 standard library at the top (like the harness, whose clients it runs).
 """
 
 from __future__ import annotations
 
-import argparse
 import multiprocessing
 import os
 import re
@@ -70,6 +70,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from harness import Recorder, arguments
 from harness.clients import Browser, Job, Stats, check_stored, run_clients
 from harness.cluster import (
     APT_ENV,
@@ -312,6 +313,16 @@ def run(args) -> bool:
             print(f"cleaned up: processes stopped, database dropped, {removed} Redis keys removed")
 
 
+def _record(recorder: Recorder, stored: dict, jobs: dict, errors: dict) -> None:
+    bad = sum(stored[k] for k in ("lost", "duplicated", "unexpected", "half-written"))
+    for measure, value in (
+        ("scores lost, duplicated or half-written", bad),
+        ("report jobs not done", jobs["not done"]),
+        ("5xx from the app (nginx's at the kill excluded)", errors["5xx from the app"]),
+    ):
+        recorder.record(measure, value, "count", goal="== 0", rounds=1)
+
+
 def _drive(cluster: Cluster, instance: Instance, invites: list[str], password, args) -> bool:
     context = multiprocessing.get_context("spawn")
     counter = context.Value("i", 0)
@@ -343,6 +354,7 @@ def _drive(cluster: Cluster, instance: Instance, invites: list[str], password, a
     stored = check_stored(instance, acked)
     job_checks = _job_checks(url, lead_log, faults, survivor)
     error_checks = _error_checks(stats, lead_stats, faults, args.kill_window)
+    _record(args.recorder, stored, job_checks, error_checks)
     rate = len(stats.latencies) / max(stats.last - stats.first, 1e-9)
     print(
         f"\n{len(acked)} scores acknowledged in {seconds:.1f} s ({rate:.0f} posts/s through "
@@ -382,7 +394,7 @@ def _ms(stats: Stats, share: float) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments(__doc__)
     parser.add_argument("--raters", type=int, default=100)
     parser.add_argument("--items", type=int, default=40)
     parser.add_argument("--think", type=float, default=0.5, help="mean seconds between posts")
@@ -410,7 +422,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.print_nginx_config:
         print(NGINX_UPSTREAM.format(port_a=8001, port_b=8002))
         return 0
-    return 0 if run(args) else 1
+    if args.quick:
+        args.raters, args.items, args.think, args.workers = 4, 5, 0.1, 1
+    args.recorder = Recorder("scaleout", args)
+    ok = run(args)
+    args.recorder.save()
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
