@@ -34,7 +34,7 @@ rule, at the end of the output.
 
 Without the data the script says so and exits 0 (skipped).
 
-Goals (issue 39), for the first ``--strategy`` and ``--threshold`` (the library's):
+Goals (issue 39), for the library's rule (``SEQUENTIAL_STRATEGY``, secured at ``half``):
 judges the classic test passes decided after a median of at most 0.35 of the full
 design's ratings, every such pair decided in at least 80% of the orders, judges it
 fails stopped after at most 0.6, and the level at the null boundary at most q; in
@@ -58,7 +58,10 @@ from harness import Recorder, arguments  # noqa: E402
 
 from annotator.metrics import alt_test  # noqa: E402
 from annotator.metrics.alttest._betting import sequential_log_capital  # noqa: E402
-from annotator.metrics.alttest._sequential import secure_threshold  # noqa: E402
+from annotator.metrics.alttest._sequential import (  # noqa: E402
+    SEQUENTIAL_STRATEGY,
+    secure_threshold,
+)
 
 SETTINGS = {
     "10k_prompts": ("neg_rmse", 0.15),
@@ -236,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{np.median(good_spent) if good_spent else float('nan'):.2f} | {per_pair} of {n_good} | "
                 f"{np.mean(bad_done):.2f} | {np.median(bad_spent):.2f} | {wrong} |"
             )
-            if (strategy, kind) == (args.strategy[0], args.threshold[0]):
+            if (strategy, kind) == (SEQUENTIAL_STRATEGY, "half"):
                 for measure, value, goal in (
                     (
                         "classic passes: median share of ratings spent",
