@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--time-limit", type=float, default=120, help="seconds per run")
     args = parser.parse_args(argv)
     if args.quick:
-        args.raters, args.items, args.paced_items, args.think = 2, 5, 3, 0.05
+        args.raters, args.items, args.paced_items, args.think = 2, 3, 2, 0.05
         args.workers, args.threads, args.client_processes, args.no_postgres = 1, 2, 1, True
     recorder = Recorder("goals", args)
     # The harness's runs read these; the goals take no baseline.

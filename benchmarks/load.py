@@ -255,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.quick:
         # One server of each kind, two raters: proves the runs and checks work.
-        args.raters, args.items, args.think, args.workers, args.threads = 2, 5, 0.0, 1, 2
+        args.raters, args.items, args.think, args.workers, args.threads = 2, 3, 0.0, 1, 2
         args.no_postgres = args.no_faults = args.no_dev = args.no_write_reference = True
         args.client_processes = 1
     recorder = Recorder("load", args)

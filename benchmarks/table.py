@@ -82,7 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     new = write(args.page, render(load_results(args.results)))
     if args.check:
         same = new == args.page.read_text()
-        print(f"{args.page}: {'up to date' if same else 'differs from'} {args.results}")
+        verdict = "up to date" if same else "differs from; run benchmarks/table.py to write"
+        print(f"{args.page}: {verdict} {args.results}")
         return 0 if same else 1
     args.page.write_text(new)
     print(f"{args.page}: table written from {args.results}")
