@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 5000
 
-.PHONY: serve test lint format bench clean install install-test
+.PHONY: serve test lint format bench bench-quick clean install install-test
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,27 +44,49 @@ PYTEST_XDIST ?= -n auto --dist loadgroup
 test: lint
 	$(BIN)/python -m pytest $(PYTEST_XDIST) $(PYTEST_ARGS)
 
+# Every benchmark, each figure merged into benchmarks/results.json beside its goal, then
+# the table of docs/performance.md written from it (benchmarks/table.py). PostgreSQL at
+# BENCH_PG; scaleout.py needs nginx (docs/performance.md).
+BENCH_PG ?= postgresql://postgres@127.0.0.1:5432/test
 bench: install-test
 	$(BIN)/python benchmarks/import_export.py
+	$(BIN)/python benchmarks/import_export.py --database-url $(BENCH_PG)
 	$(BIN)/python benchmarks/metrics.py
 	$(BIN)/python benchmarks/startup.py
 	$(BIN)/python benchmarks/dashboard.py
 	$(BIN)/python benchmarks/study_page.py
-	$(BIN)/python benchmarks/score_post.py --postgres-url postgresql://postgres@127.0.0.1:5432/test
-	$(BIN)/python benchmarks/load.py
-	$(BIN)/python benchmarks/goals.py
-	$(BIN)/python benchmarks/rating_keyboard.py
 	$(BIN)/python benchmarks/rater_quality.py
-	$(BIN)/python benchmarks/agreement_tables.py
-	$(BIN)/python benchmarks/rater_status.py
-	$(BIN)/python benchmarks/overlap_study.py --postgres-url postgresql://postgres@127.0.0.1:5432/test
+	$(BIN)/python benchmarks/score_post.py --postgres-url $(BENCH_PG)
+	$(BIN)/python benchmarks/load.py --postgres-url $(BENCH_PG)
+	$(BIN)/python benchmarks/goals.py --postgres-url $(BENCH_PG)
+	$(BIN)/python benchmarks/rating_keyboard.py
 	$(BIN)/python benchmarks/jobs.py
-	$(BIN)/python benchmarks/scaleout.py --postgres-url postgresql://postgres@127.0.0.1:5432/postgres
 	$(BIN)/python benchmarks/report.py
 	$(BIN)/python benchmarks/criteria_analysis.py
 	$(BIN)/python benchmarks/alttest_replay.py
-	$(BIN)/python benchmarks/demo.py
 	$(BIN)/python benchmarks/first_request.py
+	$(BIN)/python benchmarks/scaleout.py --postgres-url postgresql://postgres@127.0.0.1:5432/postgres
+	$(BIN)/python benchmarks/table.py
+
+# Every benchmark at tiny sizes, SQLite only: proves each runs (tests/test_benchmarks.py
+# runs the same list); the figures go to build/bench-quick/results.json, never over
+# the real ones. scaleout.py is left out: it needs nginx, installed as root.
+bench-quick: install-test
+	$(BIN)/python benchmarks/import_export.py --quick
+	$(BIN)/python benchmarks/metrics.py --quick
+	$(BIN)/python benchmarks/startup.py --quick
+	$(BIN)/python benchmarks/dashboard.py --quick
+	$(BIN)/python benchmarks/study_page.py --quick
+	$(BIN)/python benchmarks/rater_quality.py --quick
+	$(BIN)/python benchmarks/score_post.py --quick
+	$(BIN)/python benchmarks/load.py --quick
+	$(BIN)/python benchmarks/goals.py --quick
+	$(BIN)/python benchmarks/rating_keyboard.py --quick
+	$(BIN)/python benchmarks/jobs.py --quick
+	$(BIN)/python benchmarks/report.py --quick
+	$(BIN)/python benchmarks/criteria_analysis.py --quick
+	$(BIN)/python benchmarks/alttest_replay.py --quick
+	$(BIN)/python benchmarks/first_request.py --quick
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache

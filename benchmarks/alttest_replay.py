@@ -33,11 +33,16 @@ simulation (a judge exactly at the boundary, every item looked at) run with the 
 rule, at the end of the output.
 
 Without the data the script says so and exits 0 (skipped).
+
+Goals (issue 39), for the library's rule (``SEQUENTIAL_STRATEGY``, secured at ``half``):
+judges the classic test passes decided after a median of at most 0.35 of the full
+design's ratings, every such pair decided in at least 80% of the orders, judges it
+fails stopped after at most 0.6, and the level at the null boundary at most q; in
+benchmarks/results.json beside their figures.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -49,9 +54,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from harness import Recorder, arguments  # noqa: E402
+
 from annotator.metrics import alt_test  # noqa: E402
 from annotator.metrics.alttest._betting import sequential_log_capital  # noqa: E402
-from annotator.metrics.alttest._sequential import secure_threshold  # noqa: E402
+from annotator.metrics.alttest._sequential import (  # noqa: E402
+    SEQUENTIAL_STRATEGY,
+    secure_threshold,
+)
 
 SETTINGS = {
     "10k_prompts": ("neg_rmse", 0.15),
@@ -135,7 +145,7 @@ def replay(
     return pass_at, np.where(stop_at < pass_at, stop_at, np.inf)
 
 
-def boundary_level(rng: np.random.Generator, reps: int) -> None:
+def boundary_level(rng: np.random.Generator, reps: int) -> float:
     """The library's rule at the null boundary (validation/stop_when_decided.py)."""
     import importlib.util
 
@@ -151,13 +161,13 @@ def boundary_level(rng: np.random.Generator, reps: int) -> None:
         f"{row['d']:.3f}, every item looked at, {reps} studies): passes {row['pass_item']:.4f} "
         f"(q = {Q}; Monte Carlo s.e. {math.sqrt(Q * (1 - Q) / reps):.4f})"
     )
+    return float(row["pass_item"])
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments(__doc__)
     parser.add_argument("--orders", type=int, default=100)
     parser.add_argument("--seed", type=int, default=39)
-    parser.add_argument("--quick", action="store_true")
     parser.add_argument("--margin", type=float, default=FUTILITY_MARGIN)
     parser.add_argument("--strategy", nargs="+", default=["agrapa", "ons", "mixture"])
     parser.add_argument("--threshold", nargs="+", default=["m/q", "half"])
@@ -168,6 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"skipped: the alt-test data are not at {args.data} (clone ../shared)")
         return 0
     n_orders = 20 if args.quick else args.orders
+    recorder = Recorder("alttest_replay", args)
     rng = np.random.default_rng(args.seed)
     pairs = []
     for dataset, (scoring, epsilon) in SETTINGS.items():
@@ -228,7 +239,36 @@ def main(argv: list[str] | None = None) -> int:
                 f"{np.median(good_spent) if good_spent else float('nan'):.2f} | {per_pair} of {n_good} | "
                 f"{np.mean(bad_done):.2f} | {np.median(bad_spent):.2f} | {wrong} |"
             )
-    boundary_level(rng, 200 if args.quick else 2000)
+            if (strategy, kind) == (SEQUENTIAL_STRATEGY, "half"):
+                for measure, value, goal in (
+                    (
+                        "classic passes: median share of ratings spent",
+                        np.median(good_spent),
+                        "<= 0.35",
+                    ),
+                    ("classic passes: pairs decided in >= 80% of orders", per_pair, f">= {n_good}"),
+                    ("classic passes: share of orders decided", np.mean(good_done), None),
+                    (
+                        "classic fails: median share of ratings spent",
+                        np.median(bad_spent),
+                        "<= 0.6",
+                    ),
+                ):
+                    recorder.record(
+                        f"{strategy}, {kind}: {measure}",
+                        float(value),
+                        "pairs" if "pairs" in measure else "share",
+                        goal=goal,
+                        rounds=n_orders,
+                    )
+    level = boundary_level(rng, 200 if args.quick else 2000)
+    recorder.record(
+        "level at the null boundary",
+        level,
+        "share",
+        goal=f"<= {Q}",
+        rounds=200 if args.quick else 2000,
+    )
     print("\nPer pair (share of orders decided, median share of ratings spent):\n")
     print("| strategy | secure at | data set | LLM | classic | decided | median spent |")
     print("|---|---|---|---|---|---|---|")
@@ -236,6 +276,7 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"| {strategy} | {kind} | {dataset} | {model} | {classic} | {done:.2f} | {spent:.2f} |"
         )
+    recorder.save()
     return 0
 
 

@@ -2,7 +2,8 @@
 
 Run with ``make bench`` or ``.venv/bin/python benchmarks/dashboard.py``
 (``--database-url postgresql://postgres@127.0.0.1:5432/test`` to measure on a
-PostgreSQL server; the tables go into a throw-away schema there).
+PostgreSQL server; the tables go into a throw-away schema there; ``--quick``: 100
+items).
 
 Measured in one run, side by side: pandas reading the same rows straight from
 the tables (``pandas.read_sql`` of the rating and LLM score tables, the floor
@@ -16,15 +17,12 @@ and is measured by the page's own benchmark.
 
 from __future__ import annotations
 
-import argparse
 import os
-import statistics
 import tempfile
-import time
-import uuid
 from pathlib import Path
 
 import pandas as pd
+from harness import Recorder, arguments, interleave, temporary_database
 from sqlalchemy import create_engine, text
 from sqlmodel import Session, SQLModel, select
 
@@ -43,30 +41,25 @@ MODELS = ("gpt", "gemini", "llama", "qwen", "deepseek", "mistral")
 
 def timed(function, repeat: int = 1) -> tuple[object, float]:
     """The result and the median wall time of ``repeat`` calls."""
-    times, result = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - start)
-    return result, statistics.median(times)
+    results = []
+    rounds = interleave({"it": lambda: results.append(function())}, repeat)
+    return results[-1], rounds.median("it")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = arguments(__doc__)
     parser.add_argument("--database-url", help="default: a SQLite file in a temporary folder")
     parser.add_argument("--items", type=int, default=5000)
     parser.add_argument("--raters", type=int, default=12)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        url = args.database_url or f"sqlite:///{Path(tmp) / 'bench.sqlite'}"
-        schema = None
-        if args.database_url:
-            schema = "bench_" + uuid.uuid4().hex[:8]
-            admin = create_engine(normalise_url(url), isolation_level="AUTOCOMMIT")
-            with admin.connect() as connection:
-                connection.execute(text(f"CREATE SCHEMA {schema}"))
-            url = admin.url.update_query_dict({"options": f"-csearch_path={schema}"})
-            url = url.render_as_string(hide_password=False)
+    if args.quick:
+        args.items = 100
+    recorder = Recorder("dashboard", args)
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        temporary_database(args.database_url, folder=Path(tmp)) as database,
+    ):
+        url = database.url
         engine = create_engine(normalise_url(url))
         try:
             SQLModel.metadata.create_all(engine)
@@ -151,12 +144,16 @@ def main() -> None:
                 if goal:
                     line += f"   goal {goal * 1000:.0f} ms: {seconds / goal:.3f} of the goal"
                 print(line)
+                recorder.record(
+                    f"{label}, {database.dialect}, {args.items} items",
+                    seconds * 1000,
+                    "ms",
+                    goal=f"< {goal * 1000:g}" if goal else None,
+                    rounds=20 if "warm" in label else 3 if "frames" in label else 1,
+                )
         finally:
             engine.dispose()
-            if schema:
-                with admin.connect() as connection:
-                    connection.execute(text(f"DROP SCHEMA {schema} CASCADE"))
-                admin.dispose()
+    recorder.save()
 
 
 if __name__ == "__main__":

@@ -19,37 +19,30 @@ page (GET, the very first request) is timed too.
 templates static | tar -x -C DIR``), run with ``PYTHONPATH=DIR``; each of its servers
 follows the same server of this tree, so before and after share a sitting. Goal: the
 first request within 2x the warm median (the median over the servers of each server's
-own ratio; the ratio of the medians is printed beside).
+own ratio; the ratio of the medians is printed beside). ``--quick``: one server of each
+kind, two warm requests.
 """
 
 from __future__ import annotations
 
-import argparse
 import http.client
 import os
 import re
 import shutil
-import socket
 import sqlite3
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 import urllib.parse
 from pathlib import Path
 
-ANNOTATOR = Path(sys.executable).with_name("annotator")
+from harness import Recorder, arguments
+from harness.serving import ANNOTATOR, free_port
+
 GOAL = 2.0
-WARM = 10
 KINDS = ("study page", "report POST")
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _prime(folder: Path) -> None:
@@ -79,7 +72,7 @@ class Server:
 
     def __init__(self, primed: Path, folder: Path, pythonpath: str | None):
         shutil.copytree(primed, folder)
-        self.folder, self.port = folder, _free_port()
+        self.folder, self.port = folder, free_port()
         env = {
             **os.environ,
             "ANNOTATOR_INSTANCE_PATH": str(folder),
@@ -145,19 +138,19 @@ class Server:
 
 
 def _times(
-    kind: str, pythonpath: str | None, primed: Path, folder: Path
+    kind: str, pythonpath: str | None, primed: Path, folder: Path, warm: int
 ) -> tuple[float, list[float]]:
-    """The login page's time, and the ``1 + WARM`` times of ``kind``."""
+    """The login page's time, and the ``1 + warm`` times of ``kind``."""
     server = Server(primed, folder, pythonpath)
     try:
         login = server.login()
         if kind == "study page":
-            times = [server.request("GET", "/lead/studies/demo")[0] for _ in range(1 + WARM)]
+            times = [server.request("GET", "/lead/studies/demo")[0] for _ in range(1 + warm)]
         else:
             # The button is on the study page: the lead has seen it (untimed) before.
             token = CSRF.search(server.request("GET", "/lead/studies/demo")[1])[1]
             times = []
-            for _ in range(1 + WARM):
+            for _ in range(1 + warm):
                 server.clear_jobs()
                 form = {"csrf_token": token}
                 times.append(server.request("POST", "/lead/studies/demo/report", form)[0])
@@ -167,10 +160,14 @@ def _times(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = arguments(__doc__)
     parser.add_argument("--baseline", help="a source tree of the code before")
     parser.add_argument("--rounds", type=int, default=3, help="servers of each kind and code")
+    parser.add_argument("--warm", type=int, default=10, help="warm requests after the first")
     args = parser.parse_args()
+    if args.quick:
+        args.rounds, args.warm = 1, 2
+    recorder = Recorder("first_request", args)
     codes = {"this tree": None} | ({"before": args.baseline} if args.baseline else {})
     first = {(code, kind): [] for code in codes for kind in (*KINDS, "login page")}
     # Each server's own first/warm: steadier than the ratio of the two medians.
@@ -183,7 +180,7 @@ def main() -> None:
             for kind in KINDS:
                 for code, pythonpath in codes.items():
                     folder = Path(tmp) / f"{index}-{kind}-{code}".replace(" ", "-")
-                    login, times = _times(kind, pythonpath, primed, folder)
+                    login, times = _times(kind, pythonpath, primed, folder, args.warm)
                     first[code, "login page"].append(login)
                     first[code, kind].append(times[0])
                     warm[code, kind].append(statistics.median(times[1:]))
@@ -195,7 +192,7 @@ def main() -> None:
                     )
     load = " ".join(f"{v:.2f}" for v in os.getloadavg())
     print(
-        f"\nfirst request of a fresh worker against the median of the next {WARM}, "
+        f"\nfirst request of a fresh worker against the median of the next {args.warm}, "
         f"medians over {args.rounds} servers each (interleaved), load average {load}"
     )
     print(
@@ -209,6 +206,14 @@ def main() -> None:
             each = ratios[code, kind]
             if code == "this tree":
                 met &= statistics.median(each) <= GOAL
+                recorder.record(
+                    f"{kind}: a fresh worker's first request against the warm median",
+                    statistics.median(each),
+                    "x",
+                    goal=f"<= {GOAL:g}",
+                    ratio_of=f"the median of the next {args.warm} requests",
+                    rounds=args.rounds,
+                )
             listed = " ".join(f"{ratio:.1f}" for ratio in each)
             print(
                 f"{code:<12}{kind:<14}{f * 1000:7.0f} ms{w * 1000:7.0f} ms{f / w:11.2f}x"
@@ -217,6 +222,7 @@ def main() -> None:
         login = statistics.median(first[code, "login page"])
         print(f"{code:<12}{'login page':<14}{login * 1000:7.0f} ms  (the server's first request)")
     print(f"goal (first within {GOAL:g}x warm, this tree): {'met' if met else 'NOT met'}")
+    recorder.save()
 
 
 if __name__ == "__main__":

@@ -7,8 +7,8 @@ of a ratio share the machine's state:
 
 1. the app's **saturation** run (``annotator serve --workers 2 --threads 4``,
    ``--raters`` raters each enrolling and posting ``--items`` scores without
-   pauses; benchmarks/load.py's clients and checks);
-2. the **signed-in floor app** (benchmarks/reference_apps.py: the least this
+   pauses; the harness's clients and checks, as benchmarks/load.py's);
+2. the **signed-in floor app** (benchmarks/harness/reference_apps.py: the least this
    product's post must do, written as lean as it can be), served the same way
    and posted to by the same clients at saturation;
 3. the floor app **paced**: the same raters posting once a second on average
@@ -21,18 +21,20 @@ latency at most ``P95_RATIO_GOAL`` (3) x the floor app's. Every run's stored
 rows are checked (0 lost, duplicated, unexpected or half-written); a failed
 check makes the script exit non-zero (a missed goal does not: it is reported).
 The runs are bounded by ``--time-limit`` each; about four minutes in all on
-an idle 2-core machine.
+an idle 2-core machine. The figures go to benchmarks/results.json (``--quick``:
+two raters, a few scores, SQLite only).
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import tempfile
 from pathlib import Path
 
-from load import Instance, Result, _app_run, _database, _print, _write_run
+from harness import Recorder, arguments, temporary_database
+from harness.runs import Result, app_run, print_results, write_run
+from harness.serving import Instance
 
 SHARE_GOAL = 0.5
 P95_RATIO_GOAL = 3.0
@@ -50,20 +52,22 @@ def _runs(kind: str, folder: Path, args) -> list[Result]:
     for name, mode, think in plan:
         run_folder = folder / f"{kind}-{len(results)}"
         run_folder.mkdir()
-        url, drop = _database(kind, run_folder, args.postgres_url)
+        server = args.postgres_url if kind == "PostgreSQL" else None
         paced = mode == "paced"
         items = args.items
         args.items = args.paced_items if paced else args.items
         try:
-            if name.startswith("floor"):
-                result = _write_run(f"{kind}: {name}", FLOOR, url, args, mode, think)
-            else:
-                instance = Instance(run_folder, url)
-                result = _app_run(f"{kind}: {name}", mode, instance, args, args.raters, think=think)
+            with temporary_database(server, folder=run_folder) as database:
+                url = database.url
+                if name.startswith("floor"):
+                    result = write_run(f"{kind}: {name}", FLOOR, url, args, mode, think)
+                else:
+                    instance = Instance(run_folder, url)
+                    result = app_run(
+                        f"{kind}: {name}", mode, instance, args, args.raters, think=think
+                    )
         finally:
             args.items = items
-            if drop is not None:
-                drop()
         print(
             f"  done: {result.name} ({result.seconds:.1f} s, load average "
             f"{os.getloadavg()[0]:.1f}) {result.checks} {result.stats.counts}",
@@ -73,12 +77,28 @@ def _runs(kind: str, folder: Path, args) -> list[Result]:
     return results
 
 
-def _verdicts(kind: str, results: list[Result]) -> list[str]:
+def _verdicts(kind: str, results: list[Result], recorder: Recorder) -> list[str]:
     by_name = {r.name.split(": ", 1)[1]: r for r in results if r.name.startswith(f"{kind}: ")}
     app, floor = by_name["app"], by_name["floor app"]
     app_paced, floor_paced = by_name["app, paced"], by_name["floor app, paced"]
     share = app.per_second / floor.per_second
     ratio = app_paced.p(0.95) / floor_paced.p(0.95)
+    recorder.record(
+        f"{kind}: saturation, posts/s against the floor app",
+        share,
+        "x",
+        goal=f">= {SHARE_GOAL}",
+        ratio_of=FLOOR,
+        rounds=1,
+    )
+    recorder.record(
+        f"{kind}: paced p95 against the floor app's",
+        ratio,
+        "x",
+        goal=f"<= {P95_RATIO_GOAL:g}",
+        ratio_of=FLOOR,
+        rounds=1,
+    )
     return [
         f"  {kind}: saturation {app.per_second:.0f} against {floor.per_second:.0f} posts/s: "
         f"{share:.2f}x the floor app (goal >= {SHARE_GOAL}x: "
@@ -92,7 +112,7 @@ def _verdicts(kind: str, results: list[Result]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments(__doc__)
     parser.add_argument("--raters", type=int, default=50)
     parser.add_argument("--items", type=int, default=60, help="scores per rater at saturation")
     parser.add_argument("--paced-items", type=int, default=30, help="scores per rater, paced")
@@ -105,7 +125,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-sqlite", action="store_true")
     parser.add_argument("--time-limit", type=float, default=120, help="seconds per run")
     args = parser.parse_args(argv)
-    # load.py's runs read these; the goals take no baseline.
+    if args.quick:
+        args.raters, args.items, args.paced_items, args.think = 2, 3, 2, 0.05
+        args.workers, args.threads, args.client_processes, args.no_postgres = 1, 2, 1, True
+    recorder = Recorder("goals", args)
+    # The harness's runs read these; the goals take no baseline.
     args.baseline = None
     kinds = [
         k for k, skip in (("SQLite", args.no_sqlite), ("PostgreSQL", args.no_postgres)) if not skip
@@ -122,10 +146,11 @@ def main(argv: list[str] | None = None) -> int:
         for kind in kinds:
             results += _runs(kind, Path(tmp), args)
     print()
-    ok = _print(results)
+    ok = print_results(results)
     print("\nGoals (issue 28), the app against the signed-in floor app of the same run:")
     for kind in kinds:
-        print("\n".join(_verdicts(kind, results)))
+        print("\n".join(_verdicts(kind, results, recorder)))
+    recorder.save()
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
     print("stored checks:", "all passed" if ok else "FAILED")
     return 0 if ok else 1

@@ -1,6 +1,6 @@
 """Benchmark of annotator.metrics against its baselines, measured side by side in one run.
 
-    .venv/bin/python benchmarks/metrics.py [--repeat N]
+    .venv/bin/python benchmarks/metrics.py [--repeat N] [--quick]
 
 1. The alt-test over all 18 (dataset, LLM) pairs of ../shared/data/alttest, starting
    from the JSON dicts, against the per-item loop of benchmarks/alttest_baseline.py
@@ -10,17 +10,16 @@
    (goal: at least 50 times faster). pingouin gets its long-format DataFrame ready-made.
 3. Interval Krippendorff's alpha on 5,000 x 12 continuous scores (goal: under 50 ms).
 
-Timings are the best of several runs (``time.perf_counter``); this is not a test.
+Timings are the best of several runs (the harness's ``best_of``); this is not a test.
+``--quick`` times each once.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +27,8 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from harness import Recorder, arguments, best_of  # noqa: E402
 
 from annotator.metrics import alt_test, icc, krippendorff_alpha  # noqa: E402
 
@@ -47,13 +48,12 @@ def _baseline():
     return module
 
 
-def best_of(fn, repeat: int) -> tuple[float, object]:
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, out
+# --quick: every timing once (it proves the script runs, the figures mean nothing).
+QUICK = False
+
+
+def _at_least(repeat: int, least: int) -> int:
+    return repeat if QUICK else max(repeat, least)
 
 
 def alttest_pairs() -> list[tuple[str, str, dict, dict, str, float]]:
@@ -81,7 +81,7 @@ def bench_alttest(repeat: int) -> dict[str, float]:
         return [loop(h, p, scoring=s, epsilon=e) for _, _, h, p, s, e in pairs]
 
     fast()  # warm caches and imports
-    t_fast, fast_out = best_of(fast, max(repeat, 10))
+    t_fast, fast_out = best_of(fast, _at_least(repeat, 10))
     t_slow, slow_out = best_of(slow, max(1, repeat // 3))
     for (dataset, model, *_), mine, ref in zip(pairs, fast_out, slow_out, strict=True):
         same = mine.winning_rate == ref[0] and abs(mine.advantage_probability - ref[1]) < 1e-12
@@ -104,7 +104,7 @@ def bench_icc(repeat: int) -> dict[str, float]:
         return pg.intraclass_corr(long, targets="index", raters="rater", ratings="y")
 
     ours()
-    t_ours, res = best_of(ours, max(repeat, 20))
+    t_ours, res = best_of(ours, _at_least(repeat, 20))
     t_pg, table = best_of(theirs, max(1, repeat // 2))
     ref = table.set_index("Type").loc["ICC(A,1)", "ICC"]
     if abs(res.icc_a1 - ref) > 1e-9:
@@ -117,16 +117,21 @@ def bench_alpha(repeat: int) -> dict[str, float]:
     x = rng.uniform(0, 100, size=(5000, 1)) + rng.normal(scale=10, size=(5000, 12))
     x[rng.random(x.shape) < 0.1] = np.nan  # some missing ratings, as in real exports
     krippendorff_alpha(x, level="interval")
-    t_interval, _ = best_of(lambda: krippendorff_alpha(x, level="interval"), max(repeat, 20))
-    t_ordinal, _ = best_of(lambda: krippendorff_alpha(x, level="ordinal"), max(repeat, 5))
-    t_nominal, _ = best_of(lambda: krippendorff_alpha(x, level="nominal"), max(repeat, 5))
+    t_interval, _ = best_of(lambda: krippendorff_alpha(x, level="interval"), _at_least(repeat, 20))
+    t_ordinal, _ = best_of(lambda: krippendorff_alpha(x, level="ordinal"), _at_least(repeat, 5))
+    t_nominal, _ = best_of(lambda: krippendorff_alpha(x, level="nominal"), _at_least(repeat, 5))
     return {"interval": t_interval, "ordinal": t_ordinal, "nominal": t_nominal}
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    global QUICK
+    parser = arguments(__doc__)
     parser.add_argument("--repeat", type=int, default=5, help="runs per timing (best of)")
     args = parser.parse_args()
+    QUICK = args.quick
+    if args.quick:
+        args.repeat = 1
+    recorder = Recorder("metrics", args)
 
     alt = bench_alttest(args.repeat)
     ratio = alt["slow"] / alt["fast"]
@@ -138,7 +143,7 @@ def main() -> None:
     )
 
     res = bench_icc(args.repeat)
-    ratio = res["pingouin"] / res["ours"]
+    ratio = icc_ratio = res["pingouin"] / res["ours"]
     print("icc, 5,000 items x 12 raters")
     print(f"  annotator.metrics.icc {res['ours'] * 1e3:9.2f} ms")
     print(f"  pingouin              {res['pingouin'] * 1e3:9.1f} ms")
@@ -154,6 +159,30 @@ def main() -> None:
     )
     print(f"  ordinal               {res['ordinal'] * 1e3:9.2f} ms")
     print(f"  nominal               {res['nominal'] * 1e3:9.2f} ms")
+    recorder.record(
+        "alt-test, 18 pairs, against the per-item loop",
+        alt["slow"] / alt["fast"],
+        "x faster",
+        goal=">= 30",
+        ratio_of="benchmarks/alttest_baseline.py",
+        rounds=_at_least(args.repeat, 10),
+    )
+    recorder.record(
+        "icc, 5,000 x 12, against pingouin",
+        icc_ratio,
+        "x faster",
+        goal=">= 50",
+        ratio_of="pingouin.intraclass_corr",
+        rounds=_at_least(args.repeat, 20),
+    )
+    recorder.record(
+        "interval Krippendorff's alpha, 5,000 x 12",
+        res["interval"] * 1000,
+        "ms",
+        goal="< 50",
+        rounds=_at_least(args.repeat, 20),
+    )
+    recorder.save()
 
 
 if __name__ == "__main__":

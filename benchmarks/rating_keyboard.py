@@ -9,20 +9,19 @@ server's work, htmx's swap and rate.js, and exclude Playwright's own round trips
 
 Goal (issue 14): the next item's field has the focus within 100 ms of Enter (a
 response that feels immediate); a trial in Chromium measured about 65 ms. The
-figures are printed next to the goal, all from this one run.
+figures are printed next to the goal, all from this one run. ``--quick``: one block.
 """
 
 from __future__ import annotations
 
-import argparse
 import logging
 import statistics
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from harness import Recorder, arguments, temporary_database  # noqa: E402
 from sqlmodel import SQLModel  # noqa: E402
 
 from annotator import create_app  # noqa: E402
@@ -71,27 +70,27 @@ def _rate_block(page, base: str, token: str) -> list[dict]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = arguments(__doc__)
     parser.add_argument("--width", type=int, default=320)
     parser.add_argument("--height", type=int, default=568)
     parser.add_argument("--blocks", type=int, default=3, help="raters, one block each")
     args = parser.parse_args()
+    if args.quick:
+        args.blocks = 1
+    recorder = Recorder("rating_keyboard", args)
     # The server's request log would drown the figures.
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     if not CHROMIUM.exists():
         sys.exit("Debian's chromium is not installed (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
 
-    with tempfile.TemporaryDirectory() as folder:
+    with temporary_database() as database:
+        folder = Path(database.url.removeprefix("sqlite:///")).parent
         app = create_app(
-            {
-                "DATABASE_URL": f"sqlite:///{Path(folder) / 'bench.sqlite'}",
-                "SECRET_KEY": "bench",
-                "RATELIMIT_ENABLED": False,
-            }
+            {"DATABASE_URL": database.url, "SECRET_KEY": "bench", "RATELIMIT_ENABLED": False}
         )
         SQLModel.metadata.create_all(get_engine(app))
-        add_study(app, A11Y_STUDY, A11Y_ITEMS, Path(folder))
+        add_study(app, A11Y_STUDY, A11Y_ITEMS, folder)
         with session_scope(app) as session:
             tokens = [
                 i.token for i in create_invites(session, get_study(session, "a11y"), args.blocks)
@@ -120,6 +119,17 @@ def main() -> None:
         f"  Enter to settled and placed in view: median {statistics.median(settled):.0f} ms, "
         f"max {max(settled):.0f} ms"
     )
+    recorder.record(
+        f"Enter to the focus on the next field, {args.width} px (median)",
+        median,
+        "ms",
+        goal=f"< {GOAL_MS:g}",
+        rounds=len(focus),
+    )
+    recorder.record(
+        f"Enter to the focus on the next field, {args.width} px (max)", max(focus), "ms"
+    )
+    recorder.save()
 
 
 if __name__ == "__main__":

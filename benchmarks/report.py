@@ -5,7 +5,7 @@ Run with ``make bench`` or ``.venv/bin/python benchmarks/report.py``
 
 Each study: 12 raters x 3 scales x 6 models, one run each
 (:func:`annotator.data.synthetic.build_synthetic_study`, seed 1). The report runs
-through the CLI in its own process under ``/usr/bin/time -v``, bootstrap intervals
+through the CLI in its own process (the harness's ``run_timed``), bootstrap intervals
 (2,000 resamples), alt-test curves, figures and ``--tables`` included; the command's
 start-up (the same command on an unknown study: imports, app, connection; the fastest of
 three) is subtracted, so the figure includes the report's own scipy and matplotlib
@@ -26,12 +26,13 @@ folder holding its ``annotator/`` (for instance ``git archive COMMIT annotator |
 -C DIR``), its runs interleaved with this version's (baseline, this version, baseline,
 ...), for a ratio measured side by side.
 
-Goals (issue 16): 5,000 items within 20 s, 150 items (the seed paper's size) within 2 s.
+Goals (issue 16): 5,000 items within 20 s, 150 items (the seed paper's size) within 2 s;
+with ``--baseline``, within 1.3x the code before. ``--quick``: a study of 20 items, one
+run, no goal.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import shutil
@@ -42,39 +43,16 @@ import tempfile
 import time
 from pathlib import Path
 
-from import_export import CLI
+from harness import Recorder, arguments, run_timed
+from harness.studies import synthetic_study
 from sqlalchemy import create_engine
-from sqlmodel import Session, SQLModel, select
+from sqlmodel import Session, select
 
 from annotator.db import normalise_url
 
 GOALS = ((150, 2.0), (5000, 20.0))
-MODELS = ("gpt", "gemini", "llama", "qwen", "deepseek", "mistral")
-
-
-def build(path: Path, n_items: int) -> str:
-    """The SQLite URL of the generated study (built once per folder)."""
-    from annotator.data.synthetic import SyntheticSpec, build_synthetic_study
-
-    url = f"sqlite:///{path}"
-    if path.exists():
-        return url
-    engine = create_engine(normalise_url(url))
-    SQLModel.metadata.create_all(engine)
-    spec = SyntheticSpec(
-        slug="bench",
-        n_items=n_items,
-        n_raters=12,
-        models=MODELS,
-        runs=1,
-        extra_temperatures=(),
-        seed=1,
-    )
-    with Session(engine) as session:
-        build_synthetic_study(session, spec)
-        session.commit()
-    engine.dispose()
-    return url
+BASELINE_GOAL = 1.3
+CLI = str(Path(sys.executable).with_name("annotator"))
 
 
 def phases(url: str) -> dict[str, float]:
@@ -108,27 +86,16 @@ def run_cli(args: list[str], env: dict, *, fails: bool = False) -> tuple[float, 
     The CPU time is printed beside the wall time: on a shared machine the wall time
     of one process grows with the others' load, its CPU time much less.
     """
-    result = subprocess.run(
-        ["/usr/bin/time", "-v", CLI, *args], env=env, capture_output=True, text=True
-    )
-    if (result.returncode != 0) != fails:
-        raise SystemExit(f"annotator {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
-    err = result.stderr
-    wall = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", err)
-    hours, minutes, seconds = wall.groups()
-    elapsed = int(hours or 0) * 3600 + int(minutes) * 60 + float(seconds)
-    cpu = sum(
-        float(re.search(rf"{kind} time \(seconds\): ([\d.]+)", err).group(1))
-        for kind in ("User", "System")
-    )
-    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", err).group(1))
-    return elapsed, cpu, rss / 1024
+    timing = run_timed([CLI, *args], env, check=False)
+    if (timing.returncode != 0) != fails:
+        raise SystemExit(f"annotator {' '.join(args)} exited with {timing.returncode}")
+    return timing.wall, timing.cpu, timing.peak_mib
 
 
-def startup_time(args: list[str], env: dict) -> tuple[float, float]:
+def startup_time(args: list[str], env: dict, repeat: int = 3) -> tuple[float, float]:
     """The command's start-up, wall and CPU: the same command on an unknown study (the
     fastest of three)."""
-    runs = [run_cli(args, env, fails=True) for _ in range(3)]
+    runs = [run_cli(args, env, fails=True) for _ in range(repeat)]
     return min(r[0] for r in runs), min(r[1] for r in runs)
 
 
@@ -199,7 +166,7 @@ def load() -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = arguments(__doc__)
     parser.add_argument("--folder", type=Path, help="keep (and reuse) the studies here")
     parser.add_argument("--baseline", type=Path, help="folder with an earlier annotator/")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each report (medians)")
@@ -210,6 +177,10 @@ def main() -> None:
         help="only the study of this many items (default: both)",
     )
     args = parser.parse_args()
+    goals = ((20, None),) if args.quick else GOALS
+    if args.quick:
+        args.repeat = 1
+    recorder = Recorder("report", args)
     tmp = None
     folder = args.folder
     if folder is None:
@@ -218,15 +189,16 @@ def main() -> None:
     folder.mkdir(parents=True, exist_ok=True)
     try:
         print(f"annotator report, 12 raters x 3 scales x 6 models ({load()})", flush=True)
-        print(
-            f"machine: the CPU yardstick takes {machine_speed():.0f} ms (79 ms on the fastest "
-            "machine seen)",
-            flush=True,
-        )
-        for n_items, goal in GOALS:
+        if not args.quick:
+            print(
+                f"machine: the CPU yardstick takes {machine_speed():.0f} ms (79 ms on the "
+                "fastest machine seen)",
+                flush=True,
+            )
+        for n_items, goal in goals:
             if args.items and n_items != args.items:
                 continue
-            url = build(folder / f"report{n_items}.sqlite", n_items)
+            url = synthetic_study(folder / f"report{n_items}.sqlite", n_items)
             env = dict(os.environ, ANNOTATOR_DATABASE_URL=url, ANNOTATOR_SECRET_KEY="bench")
             env["ANNOTATOR_INSTANCE_PATH"] = str(folder / "instance")
             versions = {"this version": env}
@@ -235,7 +207,9 @@ def main() -> None:
                 versions = {"baseline": before, **versions}
             startups = {
                 label: startup_time(
-                    ["report", "nosuchstudy", "--out", str(folder / "x.html")], version_env
+                    ["report", "nosuchstudy", "--out", str(folder / "x.html")],
+                    version_env,
+                    repeat=1 if args.quick else 3,
                 )
                 for label, version_env in versions.items()
             }
@@ -257,13 +231,27 @@ def main() -> None:
                 cpus[label] = statistics.median(r[1] for r in done) - startup_cpu
                 memory = max(r[2] for r in done)
                 spread = ", ".join(f"{r[0] - startup:.2f}" for r in done)
-                verdict = "meets" if seconds <= goal else "MISSES"
+                verdict = "-" if goal is None else "meets" if seconds <= goal else "MISSES"
                 print(
                     f"{n_items:>5} items, {label:<12}: {seconds:6.2f} s (CPU {cpus[label]:6.2f} s) "
                     f"{memory:6.0f} MiB  (start-up {startup:.2f} s, CPU {startup_cpu:.2f} s)  "
-                    f"goal {goal:g} s: {verdict}   runs {spread}   {load()}",
+                    f"goal {goal if goal else '-'} s: {verdict}   runs {spread}   {load()}",
                     flush=True,
                 )
+                if label == "this version":
+                    recorder.record(
+                        f"{n_items} items, wall less the start-up (median)",
+                        seconds,
+                        "s",
+                        goal=None if goal is None else f"<= {goal:g}",
+                        rounds=args.repeat,
+                    )
+                    recorder.record(
+                        f"{n_items} items, CPU less the start-up's (median)",
+                        cpus[label],
+                        "s",
+                        rounds=args.repeat,
+                    )
             if args.baseline:
                 same = identical(
                     folder / f"tables{n_items}-baseline", folder / f"tables{n_items}-this-version"
@@ -274,7 +262,15 @@ def main() -> None:
                     f"--tables CSV files {'identical' if same else 'DIFFERENT'} to the baseline's",
                     flush=True,
                 )
-            if n_items == GOALS[0][0]:
+                recorder.record(
+                    f"{n_items} items, CPU against the code before",
+                    cpus["this version"] / cpus["baseline"],
+                    "x",
+                    goal=f"<= {BASELINE_GOAL}",
+                    ratio_of=f"the code in {args.baseline}",
+                    rounds=args.repeat,
+                )
+            if n_items == goals[0][0] and not args.quick:
                 wall, cpu = import_floor(env)
                 print(
                     f"             of which the report's imports and a first figure, "
@@ -292,6 +288,7 @@ def main() -> None:
         shutil.rmtree(folder / "instance", ignore_errors=True)
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)
+    recorder.save()
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ stops if ``nginx`` is missing, or runs it with ``--install-nginx``, and names
 the package the nginx it runs came from; CI does not run it), PostgreSQL
 (``--postgres-url``, a role that may create databases) and Redis
 (``--redis-url``). The processes and their settings are in
-benchmarks/scaleout_cluster.py. Everything listens
+benchmarks/harness/cluster.py. Everything listens
 on 127.0.0.1 only, every run is bounded (``--time-limit``) and the script
 cleans up what it made: its processes, its database, its Redis keys and its
 temporary folder.
@@ -25,7 +25,7 @@ The set-up (docs/deploy.md, "Several app servers behind nginx"):
   the jobs (``ANNOTATOR_REDIS_URL``, a queue name of this run's own);
 * two ``annotator worker`` processes.
 
-``--raters`` (100) simulated raters (the clients of benchmarks/load.py) each
+``--raters`` (100) simulated raters (the clients of benchmarks/harness/clients.py) each
 open their invite, consent, answer the demographics and rate a whole block of
 ``--items`` items through nginx, a mean ``--think`` seconds between posts. A
 lead logs in through nginx and, one after another until the raters are done,
@@ -38,7 +38,7 @@ Raters retry as a browser would: a post whose connection broke or that got a
 5xx (nginx's 502 or 504 included) is sent again, same value. The checks:
 
 * every score that got a 2xx is stored exactly once with its value, nothing
-  else is stored, nothing is half-written (load.py's checks, against the
+  else is stored, nothing is half-written (harness/clients.py's checks, against the
   export);
 * every job the lead started ended ``done``; the job under way when its worker
   was killed was taken back (attempt 2 or more) and finished by the other
@@ -46,13 +46,13 @@ Raters retry as a browser would: a post whose connection broke or that got a
 * every 5xx a client saw is nginx's own error page, within ``--kill-window``
   seconds after the server's kill.
 
-A failed check makes the script exit non-zero. The module imports only the
-standard library at the top (like load.py, whose clients it runs).
+A failed check makes the script exit non-zero; the checks' counts go to
+benchmarks/results.json (goal 0 each). ``--quick``: 4 raters x 5 items. The module imports only the
+standard library at the top (like the harness, whose clients it runs).
 """
 
 from __future__ import annotations
 
-import argparse
 import multiprocessing
 import os
 import re
@@ -70,8 +70,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from load import ANNOTATOR, Browser, Instance, Job, Stats, _check_stored, _prepare, _run_clients
-from scaleout_cluster import (
+from harness import Recorder, arguments
+from harness.clients import Browser, Job, Stats, check_stored, run_clients
+from harness.cluster import (
     APT_ENV,
     NGINX_INSTALL,
     NGINX_UPSTREAM,
@@ -79,6 +80,7 @@ from scaleout_cluster import (
     create_database,
     drop_redis_keys,
 )
+from harness.serving import ANNOTATOR, Instance, prepare
 
 LEAD_EMAIL = "lead@example.org"
 _CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
@@ -290,7 +292,7 @@ def run(args) -> bool:
         os.environ.update(cluster.instance_env("a"))
         instance = Instance(folder / "instance-a", url, port=cluster.nginx_port)
         try:
-            invites = _prepare(instance, args.raters, args.items)
+            invites = prepare(instance, args.raters, args.items)
             subprocess.run(
                 [str(ANNOTATOR), "lead", "create", LEAD_EMAIL, "--password-stdin"],
                 input=password + "\n",
@@ -309,6 +311,16 @@ def run(args) -> bool:
             drop()
             removed = drop_redis_keys(args.redis_url, queue)
             print(f"cleaned up: processes stopped, database dropped, {removed} Redis keys removed")
+
+
+def _record(recorder: Recorder, stored: dict, jobs: dict, errors: dict) -> None:
+    bad = sum(stored[k] for k in ("lost", "duplicated", "unexpected", "half-written"))
+    for measure, value in (
+        ("scores lost, duplicated or half-written", bad),
+        ("report jobs not done", jobs["not done"]),
+        ("5xx from the app (nginx's at the kill excluded)", errors["5xx from the app"]),
+    ):
+        recorder.record(measure, value, "count", goal="== 0", rounds=1)
 
 
 def _drive(cluster: Cluster, instance: Instance, invites: list[str], password, args) -> bool:
@@ -332,16 +344,17 @@ def _drive(cluster: Cluster, instance: Instance, invites: list[str], password, a
     lead.start()
     injector.start()
     deadline = time.monotonic() + args.time_limit
-    seconds, stats, acked, errors = _run_clients(jobs, args.client_processes, deadline, counter)
+    seconds, stats, acked, errors = run_clients(jobs, args.client_processes, deadline, counter)
     stop.set()
     lead.join(timeout=args.time_limit)
     if lead.is_alive():
         lead_log.errors.append(f"the lead's last job did not end within {args.time_limit} s")
     injector.join(timeout=10)
     survivor = next((p.pid for p in cluster.workers.values() if p.poll() is None), None)
-    stored = _check_stored(instance, acked)
+    stored = check_stored(instance, acked)
     job_checks = _job_checks(url, lead_log, faults, survivor)
     error_checks = _error_checks(stats, lead_stats, faults, args.kill_window)
+    _record(args.recorder, stored, job_checks, error_checks)
     rate = len(stats.latencies) / max(stats.last - stats.first, 1e-9)
     print(
         f"\n{len(acked)} scores acknowledged in {seconds:.1f} s ({rate:.0f} posts/s through "
@@ -381,7 +394,7 @@ def _ms(stats: Stats, share: float) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments(__doc__)
     parser.add_argument("--raters", type=int, default=100)
     parser.add_argument("--items", type=int, default=40)
     parser.add_argument("--think", type=float, default=0.5, help="mean seconds between posts")
@@ -409,7 +422,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.print_nginx_config:
         print(NGINX_UPSTREAM.format(port_a=8001, port_b=8002))
         return 0
-    return 0 if run(args) else 1
+    if args.quick:
+        args.raters, args.items, args.think, args.workers = 4, 5, 0.1, 1
+    args.recorder = Recorder("scaleout", args)
+    ok = run(args)
+    args.recorder.save()
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@ with 6 models, cold and warm, as the page and as the htmx partial.
 
 Run with ``.venv/bin/python benchmarks/study_page.py`` (part of ``make bench``;
 ``--database-url postgresql://postgres@127.0.0.1:5432/test`` for PostgreSQL, in a
-throw-away schema). The study is the generated one of ``annotator.data.synthetic``.
+throw-away schema; ``--quick``: 100 items). The study is the generated one of ``annotator.data.synthetic``.
 
 Goal (issue 8): the page renders in under 300 ms once the dashboard is cached (the
 cache lasts until a rating changes). Each figure is printed next to the goal and as a
@@ -16,20 +16,19 @@ then on), and the report job asked twice (built, then joined until the data chan
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import tempfile
 import time
-import uuid
+from dataclasses import replace
 from pathlib import Path
 
-from sqlalchemy import create_engine, text
+from harness import Recorder, arguments, interleave, temporary_database
 from sqlmodel import SQLModel, select
 
 from annotator import create_app
 from annotator.data.synthetic import SyntheticSpec, build_synthetic_study
-from annotator.db import get_engine, normalise_url, session_scope
+from annotator.db import get_engine, session_scope
 from annotator.models import Rating, RatingChange
 from annotator.study.studies import create_lead
 
@@ -45,23 +44,7 @@ SPEC = SyntheticSpec(
 )
 
 
-def _app(database_url: str | None, folder: Path):
-    if database_url is None:
-        url = f"sqlite:///{folder / 'bench.sqlite'}"
-        cleanup = None
-    else:
-        schema = "bench_" + uuid.uuid4().hex[:12]
-        admin = create_engine(normalise_url(database_url), isolation_level="AUTOCOMMIT")
-        with admin.connect() as connection:
-            connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-        url = admin.url.update_query_dict({"options": f"-csearch_path={schema}"})
-        url = url.render_as_string(hide_password=False)
-
-        def cleanup() -> None:
-            with admin.connect() as connection:
-                connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-            admin.dispose()
-
+def _app(url: str, folder: Path):
     # The job queue's file goes into the throw-away folder.
     os.environ["ANNOTATOR_INSTANCE_PATH"] = str(folder / "instance")
     app = create_app(
@@ -74,7 +57,7 @@ def _app(database_url: str | None, folder: Path):
         }
     )
     SQLModel.metadata.create_all(get_engine(app))
-    return app, cleanup
+    return app
 
 
 def _revise_a_rating(app) -> None:
@@ -90,32 +73,34 @@ def _revise_a_rating(app) -> None:
 
 
 def _time(call, repeat: int) -> list[float]:
-    out = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        call()
-        out.append((time.perf_counter() - start) * 1000.0)
-    return out
+    return [s * 1000.0 for s in interleave({"it": call}, repeat).times["it"]]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = arguments(__doc__)
     parser.add_argument("--database-url", default=None)
     parser.add_argument("--repeat", type=int, default=10, help="Warm renders to time.")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        app, cleanup = _app(args.database_url, Path(folder))
+    spec = replace(SPEC, n_items=100) if args.quick else SPEC
+    if args.quick:
+        args.repeat = 2
+    recorder = Recorder("study_page", args)
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        temporary_database(args.database_url, folder=Path(folder)) as database,
+    ):
+        app = _app(database.url, Path(folder))
         try:
             start = time.perf_counter()
             with session_scope(app) as session:
                 create_lead(session, "lead@example.org", "bench-password")
-                build_synthetic_study(session, SPEC)
+                build_synthetic_study(session, spec)
             built = time.perf_counter() - start
             client = app.test_client()
             client.post(
                 "/login", data={"username": "lead@example.org", "password": "bench-password"}
             )
-            url = f"/lead/studies/{SPEC.slug}"
+            url = f"/lead/studies/{spec.slug}"
 
             def page() -> None:
                 response = client.get(url)
@@ -154,13 +139,11 @@ def main() -> None:
             report_second = _time(report, 1)[0]
         finally:
             get_engine(app).dispose()
-            if cleanup is not None:
-                cleanup()
-    n_ratings = SPEC.n_items * SPEC.n_raters * len(SPEC.scales)
+    n_ratings = spec.n_items * spec.n_raters * len(spec.scales)
     print(
-        f"study page, {SPEC.n_items} items x {SPEC.n_raters} raters x {len(SPEC.scales)} scales "
-        f"(~{n_ratings:,} ratings), {len(SPEC.models)} models; database "
-        f"{'PostgreSQL' if args.database_url else 'SQLite'}; study built in {built:.1f} s"
+        f"study page, {spec.n_items} items x {spec.n_raters} raters x {len(spec.scales)} scales "
+        f"(~{n_ratings:,} ratings), {len(spec.models)} models; database "
+        f"{database.dialect}; study built in {built:.1f} s"
     )
     print(f"  {'render':<32}{'ms':>9}{'goal ms':>9}{'share':>8}")
     for label, ms in (
@@ -171,11 +154,20 @@ def main() -> None:
         ("partial after the refresh", refreshed),
     ):
         print(f"  {label:<32}{ms:9.1f}{GOAL_MS:9.0f}{ms / GOAL_MS:8.2f}")
+        warm_row = label.startswith("warm") or label.startswith("page after")
+        recorder.record(
+            f"{label.split(', median')[0]}, {database.dialect}, {spec.n_items} items",
+            ms,
+            "ms",
+            goal=f"< {GOAL_MS:g}" if warm_row else None,
+            rounds=args.repeat if label.startswith("warm") else 1,
+        )
     print(f"  cold / warm page: {cold / warm:.1f}x")
     print(
         f"  report download: {report_first / 1000:.1f} s built, {report_second:.1f} ms the "
         f"second time ({report_first / report_second:.0f}x)"
     )
+    recorder.save()
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
-"""The reference apps benchmarks/load.py measures the app against do the work they
-claim: a floor that skipped a check or a write would make the app look worse than it is."""
+"""The reference apps benchmarks/load.py measures the app against
+(benchmarks/harness/reference_apps.py) do the work they claim: a floor that skipped a
+check or a write would make the app look worse than it is."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from annotator.db import make_engine
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-import reference_apps  # noqa: E402
+from harness import reference_apps  # noqa: E402
 
 _CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 

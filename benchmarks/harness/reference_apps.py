@@ -1,6 +1,6 @@
 """The reference apps benchmarks/load.py reads the app's throughput against.
 
-Each is a gunicorn factory (``reference_apps:hello_app()``), served the way
+Each is a gunicorn factory (``harness.reference_apps:hello_app()``), served the way
 ``annotator serve`` serves the app (same workers, threads, worker class) and
 posted to by the same simulated clients: ``GET /hello?rater=N`` once (the
 answer may carry a CSRF token, which the client then sends back), then one

@@ -1,7 +1,7 @@
 """The processes of benchmarks/scaleout.py: nginx's configuration, the app servers
 and job workers, the throw-away PostgreSQL database and the run's Redis keys.
 
-Standard library only at the top, like load.py (whose helpers it uses).
+Standard library only at the top, like the rest of the serving harness.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from load import ANNOTATOR, _free_port, _stop, _wait_until_up
+from harness.serving import ANNOTATOR, free_port, stop, wait_until_up
 
 __all__ = [
     "APT_ENV",
@@ -98,7 +98,7 @@ class Cluster:
 
     folder: Path
     env: dict[str, str]
-    nginx_port: int = field(default_factory=_free_port)
+    nginx_port: int = field(default_factory=free_port)
     servers: dict[str, subprocess.Popen] = field(default_factory=dict)
     server_ports: dict[str, int] = field(default_factory=dict)
     workers: dict[str, subprocess.Popen] = field(default_factory=dict)
@@ -118,14 +118,14 @@ class Cluster:
         )
 
     def serve(self, name: str, workers: int, threads: int) -> None:
-        port = _free_port()
+        port = free_port()
         process = self._spawn(
             ["serve", "--no-demo", "--no-jobs-worker", "--port", str(port)]
             + ["--workers", str(workers), "--threads", str(threads)],
             name,
             f"server-{name}.log",
         )
-        _wait_until_up(port, "/login", process)
+        wait_until_up(port, "/login", process)
         log = self.folder / f"server-{name}.log"
         deadline = time.monotonic() + 90
         while log.read_text().count("Worker ready") < workers:
@@ -148,13 +148,13 @@ class Cluster:
             stderr=open(self.folder / "nginx-stderr.log", "a"),  # noqa: SIM115
             start_new_session=True,
         )
-        _wait_until_up(self.nginx_port, "/login", self.nginx)
+        wait_until_up(self.nginx_port, "/login", self.nginx)
 
     def stop(self) -> None:
         for process in [*self.servers.values(), *self.workers.values()]:
-            _stop(process)
+            stop(process)
         if self.nginx is not None:
-            _stop(self.nginx, signal.SIGQUIT)
+            stop(self.nginx, signal.SIGQUIT)
 
 
 def create_database(postgres_url: str):
