@@ -170,16 +170,19 @@ def pass_chance_bound(
     need: int,
     to_come: float = 0.0,
     cover: float = FUTILITY_COVER,
+    raters: int | None = None,
 ) -> float:
     """Upper bound on the chance that ``need`` more raters are secured (module docstring).
 
     ``runs``: the x of each rater not secured yet; ``remaining``: the items each may still
     get; ``to_come``: raters with no items yet who could still be secured (each counts
-    1). ``cover`` is split over the raters' two confidence sequences each.
+    1). ``cover`` is split over the two confidence sequences of each of ``raters`` (every
+    rater with data, secured or not: the split must not change as raters are secured;
+    None: ``len(runs)``).
     """
     if need <= 0:
         return 1.0
-    alpha = cover / (2 * max(len(runs), 1))
+    alpha = cover / (2 * max(raters or len(runs), len(runs), 1))
     total = float(to_come)
     for x, left in zip(runs, remaining, strict=True):
         if total >= need:

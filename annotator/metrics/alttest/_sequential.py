@@ -299,6 +299,7 @@ def _pass_chance(
         log_threshold=math.log(secure_threshold(family, opts.q)),
         need=need,
         to_come=to_come,
+        raters=len(result.annotators),
     )
 
 
