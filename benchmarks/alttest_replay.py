@@ -1,9 +1,11 @@
 """Replay the public alt-test data through the sequential alt-test: ratings spent.
 
-Run from the repository root (a few minutes; --quick: 20 orders per pair):
+Run from the repository root (seconds with --chance off; with the chance bound, its
+per-order loop takes minutes of CPU per 20 orders; --quick: 20 orders per pair):
 
     .venv/bin/python benchmarks/alttest_replay.py [--orders 100] [--seed 39] [--quick]
-        [--strategy agrapa ons mixture] [--data ../shared/data/alttest]
+        [--strategy agrapa ons mixture] [--chance off|rater|items]
+        [--data ../shared/data/alttest]
 
 (the data folder defaults to $ANNOTATOR_SHARED_DIR/data/alttest, else ../shared/...)
 
@@ -22,7 +24,7 @@ last column counts orders decided against the classic verdict (a futility stop o
 judge the classic test passes, or a pass of one it fails); the next, the orders stopped
 for futility that the pass rule would have passed later within the data. Futility is the
 library's bet (margin 0.1 on d, level 0.025 per rater), with either strategy, and with
-``--chance rater`` (default) or ``items`` the conditional-power stop of
+``--chance items`` (default: what the app's check does) or ``rater`` the conditional-power stop of
 :func:`annotator.analysis.stop_rule.judge_verdict` (the mixture only).
 
 Betting strategies (per rater, on ``x = (W_h - W_f + 1) / 2`` against ``m0 = (1 +
@@ -237,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--chance",
         choices=["off", "rater", "items"],
-        default="rater",
+        default="items",
         help="the conditional-power futility stop and each rater's items left",
     )
     shared = Path(os.environ.get("ANNOTATOR_SHARED_DIR") or ROOT.parent / "shared")
