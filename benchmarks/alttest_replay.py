@@ -1,9 +1,12 @@
 """Replay the public alt-test data through the sequential alt-test: ratings spent.
 
-Run from the repository root (a few minutes; --quick: 20 orders per pair):
+Run from the repository root (seconds with --chance off; with the chance bound, its
+per-order loop takes minutes of CPU per 20 orders; --quick: 10 orders per pair, the
+library's own rule only):
 
     .venv/bin/python benchmarks/alttest_replay.py [--orders 100] [--seed 39] [--quick]
-        [--strategy agrapa ons mixture] [--data ../shared/data/alttest]
+        [--strategy agrapa ons mixture] [--chance off|rater|items]
+        [--data ../shared/data/alttest]
 
 (the data folder defaults to $ANNOTATOR_SHARED_DIR/data/alttest, else ../shared/...)
 
@@ -19,8 +22,11 @@ sequential rule passes and the median share of the full design's ratings spent u
 then (over the decided orders); for the judges it fails, the share of orders stopped
 for futility and the median share spent until the stop (1.0 when never stopped). The
 last column counts orders decided against the classic verdict (a futility stop of a
-judge the classic test passes, or a pass of one it fails). Futility is the library's
-bet (margin 0.1 on d, level 0.025 per rater), with either strategy.
+judge the classic test passes, or a pass of one it fails); the next, the orders stopped
+for futility that the pass rule would have passed later within the data. Futility is the
+library's bet (margin 0.1 on d, level 0.025 per rater), with either strategy, and with
+``--chance items`` (default: what the app's check does) or ``rater`` the conditional-power stop of
+:func:`annotator.analysis.stop_rule.judge_verdict` (the mixture only).
 
 Betting strategies (per rater, on ``x = (W_h - W_f + 1) / 2`` against ``m0 = (1 +
 epsilon)/2``; Waudby-Smith and Ramdas 2023, "Estimating means of bounded random
@@ -57,7 +63,17 @@ sys.path.insert(0, str(ROOT))
 from harness import Recorder, arguments  # noqa: E402
 
 from annotator.metrics import alt_test  # noqa: E402
-from annotator.metrics.alttest._betting import sequential_log_capital  # noqa: E402
+from annotator.metrics.alttest._betting import (  # noqa: E402
+    BET_CAP,
+    MIXTURE_SHARES,
+    sequential_log_capital,
+)
+from annotator.metrics.alttest._futility import (  # noqa: E402
+    FUTILITY_CHANCE,
+    FUTILITY_COVER,
+    bernoulli_upper_bounds,
+    hit_chance_bound,
+)
 from annotator.metrics.alttest._sequential import (  # noqa: E402
     SEQUENTIAL_STRATEGY,
     secure_threshold,
@@ -109,8 +125,16 @@ def replay(
     orders: np.ndarray,
     threshold_kind: str,
     margin: float,
+    chance: str = "off",
 ):
-    """Per order: (item count at the pass or None, item count at futility or None)."""
+    """Per order: (item count at the pass or None, item count at futility or None).
+
+    ``chance``: the conditional-power stop (``judge_verdict``'s bound on the chance to
+    pass within the budget, at most FUTILITY_CHANCE; mixture only), checked every 1/40
+    of the items, with each rater's items left taken as ``"rater"`` (their own items not
+    arrived yet, as a design that knows the blocks could pass ``items_left``) or
+    ``"items"`` (every item not arrived yet: what the app's check passes now); ``"off"``.
+    """
     m = len(names)
     m0 = (1 + epsilon) / 2
     needed = math.ceil(m / 2)
@@ -119,6 +143,7 @@ def replay(
     n_orders, n = orders.shape
     secured_at = np.full((n_orders, m), np.inf)
     given_up_at = np.full((n_orders, m), np.inf)
+    paths = []
     for j in range(m):
         # Rater j's items (positions in rows) and x; per order, their arrival ranks.
         mine = [(pos, xs[hs.index(j)]) for pos, (hs, xs) in enumerate(rows) if j in hs]
@@ -138,11 +163,62 @@ def replay(
         hit = back >= log_give_up
         first = np.where(hit.any(axis=1), hit.argmax(axis=1), -1)
         given_up_at[:, j] = np.where(first >= 0, arrive[np.arange(n_orders), first], np.inf)
+        paths.append((j, arrive, x[sort]))
     pass_at = np.sort(secured_at, axis=1)[:, needed - 1]  # the needed-th secured rater
     # Futility: more than m - needed raters given up (and not secured before).
     lost = np.where(given_up_at < secured_at, given_up_at, np.inf)
     stop_at = np.sort(lost, axis=1)[:, m - needed] if m - needed < m else np.full(n_orders, np.inf)
+    if chance != "off" and strategy == "mixture":
+        stop_at = np.minimum(
+            stop_at, _chance_stops(paths, m0, secured_at, pass_at, math.exp(log_secure), chance)
+        )
     return pass_at, np.where(stop_at < pass_at, stop_at, np.inf)
+
+
+def _chance_stops(paths, m0, secured_at, pass_at, threshold, budget):
+    """Per order: the first check at which the bounded chance to pass is small."""
+    n_orders, m = secured_at.shape
+    n = int(max(a.max() for _, a, _ in paths)) + 1
+    needed = math.ceil(m / 2)
+    stakes = np.asarray(MIXTURE_SHARES) * BET_CAP / (1.0 - m0)
+    alpha = FUTILITY_COVER / (2 * m)
+    checks = np.unique(np.linspace(0, n - 1, 41).astype(int))[1:-1]
+    out = np.full(n_orders, np.inf)
+    for o in range(n_orders):
+        state = []
+        for j, arrive, xs in paths:
+            x = xs[o]
+            logs = np.cumsum(np.log1p(stakes[:, None] * (m0 - x)[None, :]), axis=1)
+            state.append(
+                (
+                    j,
+                    arrive[o],
+                    logs,
+                    bernoulli_upper_bounds(x == 0.0, alpha),
+                    1.0 - bernoulli_upper_bounds(x < 1.0, alpha),
+                )
+            )
+        for t in checks:
+            if t >= pass_at[o]:
+                break
+            open_ = [s for s in state if not secured_at[o, s[0]] <= t]
+            need = needed - (m - len(open_))
+            total = 0.0
+            for _, arrive, logs, u0, p1 in open_:
+                k = int(np.searchsorted(arrive, t, side="right"))  # j's items so far
+                left = arrive.size - k if budget == "rater" else n - 1 - t
+                if k == 0:
+                    total += 1.0 if left else 0.0
+                else:
+                    total += hit_chance_bound(
+                        logs[:, k - 1], stakes, m0, u0[k - 1], p1[k - 1], left, math.log(threshold)
+                    )
+                if total > FUTILITY_CHANCE * need:
+                    break
+            if total <= FUTILITY_CHANCE * need:
+                out[o] = t
+                break
+    return out
 
 
 def boundary_level(rng: np.random.Generator, reps: int) -> float:
@@ -171,13 +247,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--margin", type=float, default=FUTILITY_MARGIN)
     parser.add_argument("--strategy", nargs="+", default=["agrapa", "ons", "mixture"])
     parser.add_argument("--threshold", nargs="+", default=["m/q", "half"])
+    parser.add_argument(
+        "--chance",
+        choices=["off", "rater", "items"],
+        default="items",
+        help="the conditional-power futility stop and each rater's items left",
+    )
     shared = Path(os.environ.get("ANNOTATOR_SHARED_DIR") or ROOT.parent / "shared")
     parser.add_argument("--data", type=Path, default=shared / "data" / "alttest")
     args = parser.parse_args(argv)
     if not (args.data / "published_results.json").is_file():
         print(f"skipped: the alt-test data are not at {args.data} (clone ../shared)")
         return 0
-    n_orders = 20 if args.quick else args.orders
+    n_orders = 10 if args.quick else args.orders
+    if args.quick:
+        # --quick proves the script runs (tests/test_benchmarks.py): the library's own
+        # rule only, since the chance bound's per-order loop takes minutes of CPU.
+        args.strategy, args.threshold = [SEQUENTIAL_STRATEGY], ["half"]
     recorder = Recorder("alttest_replay", args)
     rng = np.random.default_rng(args.seed)
     pairs = []
@@ -190,25 +276,33 @@ def main(argv: list[str] | None = None) -> int:
             counts = np.array([len(hs) for hs, _ in rows])
             orders = np.stack([rng.permutation(len(rows)) for _ in range(n_orders)])
             pairs.append((dataset, model, epsilon, classic.passed, names, rows, counts, orders))
-    print(f"orders per pair {n_orders}, seed {args.seed}, q {Q}, futility beta {FUTILITY_BETA}\n")
+    print(
+        f"orders per pair {n_orders}, seed {args.seed}, q {Q}, futility beta {FUTILITY_BETA}, "
+        f"conditional-power stop {args.chance} (chance {FUTILITY_CHANCE})\n"
+    )
     print(
         "| strategy | secure at | classic passes: decided (orders) | median share spent | "
         "pairs decided in >= 80% of orders | classic fails: stopped (orders) | "
-        "median share spent | against the classic verdict |"
+        "median share spent | against the classic verdict | stopped, would pass |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     detail = []
     for strategy in args.strategy:
         for kind in args.threshold:
             good_spent, good_done, bad_spent, bad_done, wrong = [], [], [], [], 0
+            would = 0  # orders stopped for futility that would have passed later
             per_pair = 0
             n_good = 0
             for dataset, model, epsilon, passed, names, rows, counts, orders in pairs:
-                pass_at, stop_at = replay(names, rows, epsilon, strategy, orders, kind, args.margin)
+                pass_at, stop_at = replay(
+                    names, rows, epsilon, strategy, orders, kind, args.margin, args.chance
+                )
                 total = counts.sum()
                 cum = np.cumsum(counts[orders], axis=1)
                 spent_to = np.concatenate([np.zeros((len(orders), 1)), cum], axis=1)
                 idx = np.arange(len(orders))
+                would += int((np.isfinite(pass_at) & np.isfinite(stop_at)).sum())
+                pass_at = np.where(np.isfinite(stop_at), np.inf, pass_at)  # stopped first
 
                 def share(at, spent_to=spent_to, idx=idx, total=total):
                     done = np.isfinite(at)
@@ -237,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"| {strategy} | {kind} | {np.mean(good_done):.2f} | "
                 f"{np.median(good_spent) if good_spent else float('nan'):.2f} | {per_pair} of {n_good} | "
-                f"{np.mean(bad_done):.2f} | {np.median(bad_spent):.2f} | {wrong} |"
+                f"{np.mean(bad_done):.2f} | {np.median(bad_spent):.2f} | {wrong} | {would} |"
             )
             if (strategy, kind) == (SEQUENTIAL_STRATEGY, "half"):
                 for measure, value, goal in (

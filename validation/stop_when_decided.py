@@ -181,6 +181,8 @@ def check_against_library(rng, m: int, n: int, judge_sd: float, reps: int) -> in
                 raters_to_come=0,
                 epsilon=EPSILON,
                 q=Q,
+                # The conditional-power stop has its own check (validation/stop_futility.py).
+                futility_chance=None,
             )
             expected = (
                 Outcome.PASSES

@@ -30,6 +30,12 @@ family fixed by the design: the raters who rated and those still to come. The bo
 uses the cap, not the stake the test would really use, so it declares futility only when
 passing is impossible, never when it is merely unlikely. Stopping for futility rejects
 nothing, so it cannot raise the error rate.
+
+A judge also *cannot pass within the budget* when the chance that it still passes,
+bounded over every distribution of the raters' results the data so far allow, is at
+most ``FUTILITY_CHANCE`` (0.025; :mod:`annotator.metrics.alttest._futility`): a judge
+that would pass within the budget is stopped so with probability at most 0.05
+(``validation/stop_futility.py``).
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ from typing import Any
 
 from ..metrics.alttest import alt_test_sequential
 from ..metrics.alttest._betting import BET_CAP
+from ..metrics.alttest._futility import FUTILITY_CHANCE
 from ..metrics.alttest._sequential import secure_threshold
 
 # The futility bet's margin on d: a judge that beats every rater by this much is
@@ -153,6 +160,8 @@ def judge_verdict(
     q: float = 0.05,
     scoring: str = "neg_rmse",
     futility_margin: float | None = FUTILITY_MARGIN,
+    items_left: Mapping[Hashable, int] | None = None,
+    futility_chance: float | None = FUTILITY_CHANCE,
 ) -> JudgeVerdict:
     """Whether the judge passes, cannot pass within the budget, or is undecided.
 
@@ -180,6 +189,15 @@ def judge_verdict(
         a rater it gives up counts as one who cannot be secured. A judge that beats
         every rater by the margin is stopped for futility with probability at most
         0.05. None: only the impossibility bound.
+    items_left : mapping or None, keyword-only
+        ``{rater: items they may still rate on the scale}`` when the design knows it
+        (an overlap block's unrated items); None: every rater may still get every item
+        not complete yet. Used by the conditional-power bound (``pass_chance`` of
+        :func:`alt_test_sequential`).
+    futility_chance : float or None, keyword-only
+        The judge cannot pass when the bounded chance to pass within the budget is at
+        most this (default ``FUTILITY_CHANCE``, 0.025: a judge that would pass is
+        stopped so with probability at most 0.05). None: no such stop.
 
     Returns
     -------
@@ -188,6 +206,12 @@ def judge_verdict(
     if budget_items < 0 or raters_to_come < 0:
         raise ValueError("budget_items and raters_to_come must be 0 or more")
     family = None if math.isinf(raters_to_come) else len(humans) + math.ceil(raters_to_come)
+    left = max(budget_items - len(llm), 0)
+    # Raters to come count in the chance bound as sure to be secured, if the items left
+    # let anyone be.
+    able = 0.0
+    if family and left * most_log_gain_per_item(epsilon) >= math.log(secure_threshold(family, q)):
+        able = raters_to_come
     try:
         verdict = alt_test_sequential(
             humans=humans,
@@ -197,6 +221,8 @@ def judge_verdict(
             q=q,
             n_annotators=family,
             futility_margin=futility_margin,
+            items_left=None if family is None or futility_chance is None else (items_left or left),
+            raters_to_come=able,
         )
     except ValueError as exc:
         # Too few ratings to test anyone yet: nothing is decided.
@@ -218,7 +244,6 @@ def judge_verdict(
     reachable = 0.0
     # Items enter complete and are never changed after (complete_items): a rater can
     # only still enter the items that have not entered yet.
-    left = max(budget_items - len(llm), 0)
     given_up = set(verdict.given_up)
     for row in result.annotators:
         log_e = math.log(row.statistic) if row.tested and row.statistic > 0 else 0.0
@@ -242,5 +267,14 @@ def judge_verdict(
             f"({len(given_up)} given up by the futility bet) within "
             f"the {left} items left (half are needed; winning rate now "
             f"{result.winning_rate:.2f}), epsilon {epsilon:g}, q {q:g}",
+        )
+    chance = verdict.pass_chance
+    if chance is not None and futility_chance is not None and chance <= futility_chance:
+        return JudgeVerdict(
+            scale,
+            judge,
+            Outcome.CANNOT_PASS,
+            f"the chance to pass within the {left} items left is at most {chance:.3f} "
+            f"(winning rate now {result.winning_rate:.2f}), epsilon {epsilon:g}, q {q:g}",
         )
     return JudgeVerdict(scale, judge, Outcome.UNDECIDED, verdict.message)

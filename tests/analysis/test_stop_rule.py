@@ -50,9 +50,16 @@ def test_an_exact_judge_passes():
 
 
 def test_futility_needs_the_budget_spent():
-    # The impossibility bound alone (no futility bet).
+    # The impossibility bound alone (no futility bet, no conditional-power bound).
     humans, llm = _data(40, 3.0)
-    common = {"scale": "s", "judge": "j", "humans": humans, "llm": llm, "futility_margin": None}
+    common = {
+        "scale": "s",
+        "judge": "j",
+        "humans": humans,
+        "llm": llm,
+        "futility_margin": None,
+        "futility_chance": None,
+    }
     # No items left for anyone, nobody to come: no rater can still be secured.
     spent = judge_verdict(**common, budget_items=40, raters_to_come=0)
     assert spent.outcome == Outcome.CANNOT_PASS

@@ -7,9 +7,12 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
+
 from ._api import _options, _result
 from ._betting import STRATEGIES, sequential_log_capital
 from ._core import _Batch, _decide, _statistics
+from ._futility import pass_chance_bound
 from ._results import AltTestResult
 
 __all__ = [
@@ -66,6 +69,9 @@ class SequentialVerdict:
     # Annotators given up by the futility bet (``futility_margin``): the data say the
     # LLM is not clearly better than them. Empty without the bet.
     given_up: tuple[Hashable, ...] = ()
+    # With ``items_left``: an upper bound on the chance that the test still passes
+    # within the items left (:mod:`~annotator.metrics.alttest._futility`); None without.
+    pass_chance: float | None = None
 
     @property
     def message(self) -> str:
@@ -108,6 +114,8 @@ def alt_test_sequential(
     n_annotators: int | None = None,
     strategy: str = "mixture",  # SEQUENTIAL_STRATEGY
     futility_margin: float | None = None,
+    items_left: int | Mapping[Hashable, int] | None = None,
+    raters_to_come: float = 0.0,
 ) -> SequentialVerdict:
     r"""Monitor the alt-test as ratings arrive: passed for good, or not decided yet.
 
@@ -162,6 +170,17 @@ def alt_test_sequential(
         ``FUTILITY_BETA`` = 0.025 (Ville), so more than half of them (what stopping
         for futility needs) with probability at most 0.05 (Markov). Giving up rejects
         nothing, so it cannot raise the false-pass rate.
+    items_left : int, mapping or None, keyword-only
+        The most items each annotator may still get within the budget (one number for
+        all, or ``{annotator: count}``). With it, ``pass_chance`` bounds the chance
+        that the test passes within the budget, over every distribution of the
+        annotators' results the data so far allow
+        (:func:`~annotator.metrics.alttest._futility.pass_chance_bound`; unweighted,
+        ``strategy="mixture"`` only). A rule that stops when it is at most ``FUTILITY_CHANCE`` stops a judge
+        that would pass within the budget with probability at most 0.05.
+    raters_to_come : float, keyword-only
+        With ``items_left``: raters with no items yet who could still be secured (each
+        counts as sure to be).
     n_annotators : int or None, keyword-only
         The family's size ``m`` in the threshold ``m / q`` and in e-BH: every annotator
         who may ever be tested, at least those in ``humans`` (None: those). Raters who
@@ -230,6 +249,13 @@ def alt_test_sequential(
     decided = _decide([batch], family_size=n_annotators, secure_at=secure_at)[0]
     result = _result(batch, 0, decided, 0.5)
     verdict = _verdict(result, family=None if weighted else max(n_annotators or 0, listed))
+    if items_left is not None and strategy == "mixture" and not weighted and not verdict.decided:
+        verdict = replace(
+            verdict,
+            pass_chance=_pass_chance(
+                batch, result, items_left, raters_to_come, max(n_annotators or 0, listed)
+            ),
+        )
     if futility_margin is None:
         return verdict
     margin = float(futility_margin)
@@ -247,6 +273,34 @@ def alt_test_sequential(
         and sequential_log_capital(1.0 - x, other, strategy=strategy).max() >= give_up
     )
     return replace(verdict, given_up=given_up)
+
+
+def _pass_chance(
+    batch: _Batch,
+    result: AltTestResult,
+    items_left: int | Mapping[Hashable, int],
+    to_come: float,
+    family: int,
+) -> float:
+    """The bound of :func:`pass_chance_bound` for the raters not secured yet."""
+    opts = batch.opts[0]
+    names = [batch.names[j] for j in batch.chosen[0]]
+    runs = dict(zip(names, batch.runs, strict=True))
+    open_rows = [row for row in result.annotators if not row.secured]
+    need = math.ceil(family / 2) - (len(result.annotators) - len(open_rows))
+
+    def left(name: Hashable) -> int:
+        return int(items_left.get(name, 0) if isinstance(items_left, Mapping) else items_left)
+
+    return pass_chance_bound(
+        [runs.get(row.annotator, np.zeros(0)) for row in open_rows],
+        (1.0 + opts.epsilon) / 2.0,
+        remaining=[left(row.annotator) for row in open_rows],
+        log_threshold=math.log(secure_threshold(family, opts.q)),
+        need=need,
+        to_come=to_come,
+        raters=len(result.annotators),
+    )
 
 
 def _restake(batch: _Batch, e: int, strategy: str) -> _Batch:
