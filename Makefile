@@ -65,6 +65,8 @@ bench: install-test
 	$(BIN)/python benchmarks/alttest_replay.py
 	$(BIN)/python benchmarks/demo.py
 	$(BIN)/python benchmarks/first_request.py
+	$(BIN)/python benchmarks/whole_process.py ratings
+	$(BIN)/python benchmarks/whole_process.py matrix
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache
