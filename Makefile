@@ -65,6 +65,7 @@ bench: install-test
 	$(BIN)/python benchmarks/criteria_analysis.py
 	$(BIN)/python benchmarks/alttest_replay.py
 	$(BIN)/python benchmarks/first_request.py
+	$(BIN)/python benchmarks/whole_process.py
 	$(BIN)/python benchmarks/scaleout.py --postgres-url postgresql://postgres@127.0.0.1:5432/postgres
 	$(BIN)/python benchmarks/table.py
 
@@ -87,6 +88,7 @@ bench-quick: install-test
 	$(BIN)/python benchmarks/criteria_analysis.py --quick
 	$(BIN)/python benchmarks/alttest_replay.py --quick
 	$(BIN)/python benchmarks/first_request.py --quick
+	$(BIN)/python benchmarks/whole_process.py --quick
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from flask import Flask
 
-__all__ = ["create_app"]
+__all__ = ["create_app", "prepare_to_serve"]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -110,7 +110,7 @@ class _SecureCookiesOverHttps:
         return self.wsgi_app(environ, secure_start_response)
 
 
-def create_app(test_config: dict | None = None) -> Flask:
+def create_app(test_config: dict | None = None, *, serving: bool = True) -> Flask:
     """Create and configure the annotator application.
 
     Settings come, later ones winning, from the defaults below, the instance
@@ -119,6 +119,9 @@ def create_app(test_config: dict | None = None) -> Flask:
     replaces the last two. The instance folder is ``ANNOTATOR_INSTANCE_PATH``
     when set: it must be known before ``Flask()`` is built, because Flask
     reads ``config.py`` from the folder it was given.
+
+    ``serving=False``: an app for a command-line command, which serves no
+    request, so it skips :func:`prepare_to_serve` (a command that serves calls it).
     """
     instance_path = os.environ.get("ANNOTATOR_INSTANCE_PATH")
     app = Flask(
@@ -220,4 +223,16 @@ def create_app(test_config: dict | None = None) -> Flask:
     from .cli import register_commands
 
     register_commands(app)
+    if serving:
+        prepare_to_serve(app)
     return app
+
+
+def prepare_to_serve(app: Flask) -> None:
+    """What an app does once before its first request: make the dummy password hash
+    of a login to an unknown account (web/auth/passwords.py), so that login is not
+    the slower one. A scrypt hash, a tenth of a second: the command-line commands'
+    apps, which serve no login, skip it (``create_app(serving=False)``)."""
+    from .web.auth.passwords import make_dummy_hash
+
+    make_dummy_hash(app)

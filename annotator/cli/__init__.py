@@ -113,7 +113,8 @@ def register_commands(app: Flask) -> None:
 def _create_app_for_cli() -> Flask:
     from .. import create_app
 
-    return create_app()
+    # A command serves no request; `annotator serve` prepares what serving needs.
+    return create_app(serving=False)
 
 
 class _AnnotatorGroup(FlaskGroup):

@@ -112,6 +112,11 @@ def _worker_int(worker) -> None:
 
 def run_server(app: Flask, host: str, port: int, *, workers: int, threads: int, dev: bool):
     """Serve ``app`` (``dev``) or a fresh app per worker (gunicorn) until stopped."""
+    if dev or sys.platform == "win32":
+        # ``app`` is the command's, made without what serving needs.
+        from .. import prepare_to_serve
+
+        prepare_to_serve(app)
     if dev:
         # Flask refuses app.run() inside its CLI; werkzeug's server is what it
         # would have started.

@@ -53,6 +53,15 @@ class CriterionCells:
     def known(self) -> str:
         return ", ".join(self.names) if self.names else "none: the study has no [[criteria]]"
 
+    def valid_text(self, raw: str | None) -> str | None:
+        """The criterion of a text cell (None: no column) already found valid on an
+        earlier row, when it applies to every benchmark; else None, and the row goes
+        through :meth:`cell`."""
+        name = self._valid.get(raw)
+        if name is None or name in self._restricted:
+            return None
+        return name
+
     def cell(self, row: Row, problems: Problems, item: int | None) -> str | None:
         """The row's criterion name, or None after reporting its problem."""
         raw = row.values.get(CRITERION_COLUMN)

@@ -29,6 +29,7 @@ from ._bulk import (
     _remember,
     _text,
     copy_rows,
+    insert_tuples,
 )
 from .criterion_column import CriterionCells
 from .foreign_keys import check_references, foreign_key_triggers_off
@@ -354,25 +355,18 @@ def import_llm_scores(
         )
         with foreign_key_triggers_off(driver, ["llmscore"]) as report.foreign_key_checks:
             copy_rows(driver, "llmscore", list(_LLM_SCORE_COLUMNS), rows)
-    else:
-        for chunk in _chunks(to_insert, progress, "LLM scores"):
-            _insert_rows(
-                session,
-                LLMScore,
-                [
-                    {
-                        "item_id": key[0],
-                        "scale_id": key[1],
-                        "criterion": key[2],
-                        "model": key[3],
-                        "run": key[5],
-                        "value": parsed[key][0],
-                        "temperature": key[4],
-                        "created_at": created_at,
-                    }
-                    for key in chunk
-                ],
-            )
+    elif to_insert:
+        # Tuples in _LLM_SCORE_COLUMNS' order but the time, given once.
+        insert_tuples(
+            session,
+            LLMScore,
+            list(_LLM_SCORE_COLUMNS[:-1]),
+            ((key[0], key[1], key[2], key[3], key[5], parsed[key][0], key[4]) for key in to_insert),
+            {"created_at": created_at},
+            progress=progress,
+            description="LLM scores",
+            total=len(to_insert),
+        )
     if to_insert:
         bump_revision(session, study.id)
     report.created = len(to_insert)

@@ -15,7 +15,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["InputError", "Problems", "Row", "iter_rows", "read_rows", "parse_number"]
+__all__ = [
+    "InputError",
+    "Problems",
+    "Row",
+    "iter_records",
+    "iter_rows",
+    "read_rows",
+    "parse_number",
+]
 
 MAX_PROBLEMS_SHOWN = 50
 
@@ -77,34 +85,49 @@ def _decode(path: Path) -> str:
         ) from None
 
 
-def _csv_rows(text: str, path: str, required: list[str], problems: Problems) -> Iterator[Row]:
+def _csv_records(
+    text: str, required: list[str], problems: Problems
+) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
+    """The header (empty after a problem with it) and the (line, cells) of each
+    non-blank row with as many cells as the header, as they are parsed."""
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = next(reader)
     except StopIteration:
         problems.add(None, None, "the file is empty")
-        return
+        return [], iter(())
     header = [name.strip() for name in header]
     missing = [name for name in required if name not in header]
     if missing:
         for name in missing:
             problems.add(1, name, f"missing column (the header has: {', '.join(header)})")
-        return
+        return [], iter(())
     duplicated = {name for name in header if header.count(name) > 1}
     for name in sorted(duplicated):
         problems.add(1, name, "the column appears more than once in the header")
     if duplicated:
-        return
-    start = reader.line_num + 1
-    for record in reader:
-        line = start
+        return [], iter(())
+
+    def records() -> Iterator[tuple[int, list[str]]]:
         start = reader.line_num + 1
-        # One strip of the joined cells: whether every cell is blank.
-        if not "".join(record).strip():
-            continue
-        if len(record) != len(header):
-            problems.add(line, None, f"{len(record)} fields where the header has {len(header)}")
-            continue
+        width = len(header)
+        for record in reader:
+            line = start
+            start = reader.line_num + 1
+            # One strip of the joined cells: whether every cell is blank.
+            if not "".join(record).strip():
+                continue
+            if len(record) != width:
+                problems.add(line, None, f"{len(record)} fields where the header has {width}")
+                continue
+            yield line, record
+
+    return header, records()
+
+
+def _csv_rows(text: str, required: list[str], problems: Problems) -> Iterator[Row]:
+    header, records = _csv_records(text, required, problems)
+    for line, record in records:
         yield Row(line, dict(zip(header, record, strict=True)))
 
 
@@ -139,8 +162,24 @@ def iter_rows(path: str | Path, *, required: list[str], problems: Problems) -> I
         raise InputError([f"{path}: unknown file type {suffix!r}; use .csv or .jsonl"])
     text = _decode(path)
     if suffix == ".csv":
-        return _csv_rows(text, str(path), required, problems)
+        return _csv_rows(text, required, problems)
     return _jsonl_rows(text, required, problems)
+
+
+def iter_records(
+    path: str | Path, *, required: list[str], problems: Problems
+) -> tuple[list[str] | None, Iterator]:
+    """:func:`iter_rows` for an import that reads a CSV row's cells by position:
+    ``(header, records)`` with each record a ``(line, cells)`` pair (the same rows,
+    lines and problems as :func:`iter_rows`, without a dict per row); for a JSONL
+    file ``(None, rows)``, its :class:`Row` s. A :class:`Row` of a record is
+    ``Row(line, dict(zip(header, cells)))``."""
+    path = Path(path)
+    if path.suffix.lower() != ".csv":
+        return None, iter_rows(path, required=required, problems=problems)
+    if not path.is_file():
+        raise InputError([f"{path}: no such file"])
+    return _csv_records(_decode(path), required, problems)
 
 
 def read_rows(path: str | Path, *, required: list[str], problems: Problems) -> list[Row]:

@@ -21,8 +21,6 @@ from typing import Any
 
 import numpy as np
 
-from .frames import study_llm_scores
-
 __all__ = [
     "NOT_RECORDED",
     "JudgeTemperatures",
@@ -138,33 +136,37 @@ class JudgeTemperatures:
         return out
 
 
-def _rank(temps: np.ndarray) -> dict[float | None, tuple]:
-    """Each temperature's place among all the study's scores: the most common first,
-    then the lowest recorded, scores without one last (the tie-break of
-    :func:`_main_of`)."""
-    recorded = temps[~np.isnan(temps)]
-    values, counts = np.unique(recorded, return_counts=True)
+def _rank(temps: np.ndarray, counts: np.ndarray) -> dict[float | None, tuple]:
+    """Each temperature's place among all the study's scores (``counts`` scores
+    per entry): the most common first, then the lowest recorded, scores without
+    one last (the tie-break of :func:`_main_of`)."""
+    recorded = ~np.isnan(temps)
+    values, inverse = np.unique(temps[recorded], return_inverse=True)
+    totals = np.bincount(inverse, weights=counts[recorded], minlength=len(values))
     out: dict[float | None, tuple] = {
-        float(v): (-int(c), 0, float(v)) for v, c in zip(values, counts, strict=True)
+        float(v): (-int(c), 0, float(v)) for v, c in zip(values, totals, strict=True)
     }
-    out[None] = (-int(np.isnan(temps).sum()), 1, 0.0)
+    out[None] = (-int(counts[~recorded].sum()), 1, 0.0)
     return out
 
 
-def _main_of(temps: np.ndarray, rank: dict[float | None, tuple]) -> tuple[float | None, int]:
-    """The most common temperature of one judge's scores on one scale, and its count.
+def _main_of(
+    temps: np.ndarray, counts: np.ndarray, rank: dict[float | None, tuple]
+) -> tuple[float | None, int]:
+    """The most common temperature of one judge's scores on one scale (``counts``
+    scores per entry), and its count.
 
     A tie goes to the temperature most common among all the study's scores (the
     one a study-wide rule would pick, so a judge also run at a second temperature as
     often stays at the study's), then to the lowest recorded one; scores without a
     temperature win a tie only against none recorded.
     """
-    counts: dict[float | None, int] = {}
-    for t in temps.tolist():
+    totals: dict[float | None, int] = {}
+    for t, n in zip(temps.tolist(), counts.tolist(), strict=True):
         key = None if math.isnan(t) else float(t)
-        counts[key] = counts.get(key, 0) + 1
-    top = max(counts.values())
-    best = min((t for t, n in counts.items() if n == top), key=rank.__getitem__)
+        totals[key] = totals.get(key, 0) + n
+    top = max(totals.values())
+    best = min((t for t, n in totals.items() if n == top), key=rank.__getitem__)
     return best, top
 
 
@@ -181,6 +183,7 @@ def judge_temperatures(
     *,
     requested: float | None = None,
     per_judge: Mapping[str, float | None] | Iterable[tuple[str, float | None]] = (),
+    counts: Iterable[int] | None = None,
 ) -> JudgeTemperatures:
     """The temperature each judge is analysed at on each scale.
 
@@ -198,6 +201,10 @@ def judge_temperatures(
         ``{judge: temperature}`` the lead chose for single judges
         (``[validation.temperatures]``, ``--judge-temperature``); wins over
         ``requested``.
+    counts : iterable of int, optional, keyword-only
+        How many scores each entry stands for (by default one each): the rule
+        counts scores, so ``(judge, scale, temperature)`` groups with their sizes
+        give what their scores one by one give.
 
     Returns
     -------
@@ -210,26 +217,36 @@ def judge_temperatures(
     models = np.asarray([str(j) for j in judges], dtype=object)
     on = np.asarray([str(s) for s in scales], dtype=object)
     temps = np.asarray([np.nan if t is None else float(t) for t in temperatures], dtype=float)
+    sizes = np.ones(len(temps), dtype=np.int64)
+    if counts is not None:
+        sizes = np.asarray(list(counts), dtype=np.int64)
+        if len(sizes) != len(temps) or (sizes < 1).any():
+            raise ValueError(
+                f"counts: give a positive count per entry (got {len(sizes)} for "
+                f"{len(temps)} entries)"
+            )
     if not len(models) == len(on) == len(temps):
         raise ValueError(
             f"judges, scales, temperatures: give one of each per score (got {len(models)}, "
             f"{len(on)} and {len(temps)})"
         )
     lead = dict(judge_temperature_pairs(per_judge))
-    rank = _rank(temps)
+    rank = _rank(temps, sizes)
     chosen, reasons = [], []
     for judge in sorted(set(models.tolist())):
         for scale in sorted(set(on[models == judge].tolist())):
-            mine = temps[(models == judge) & (on == scale)]
+            where = (models == judge) & (on == scale)
+            mine, n = temps[where], sizes[where]
+            total = int(n.sum())
             if judge in lead or requested is not None:
                 t = lead[judge] if judge in lead else float(requested)
-                found = int((np.isnan(mine) if t is None else np.isclose(mine, t)).sum())
+                found = int(n[np.isnan(mine) if t is None else np.isclose(mine, t)].sum())
                 whose = "chosen for this judge" if judge in lead else "the study's"
-                part = f"{temperature_label(t)} ({whose}; {found} of {len(mine)} scores"
+                part = f"{temperature_label(t)} ({whose}; {found} of {total} scores"
                 part += ")" if found else ": none, so it is left out)"
             else:
-                t, found = _main_of(mine, rank)
-                part = f"{temperature_label(t)} (its most common: {found} of {len(mine)} scores)"
+                t, found = _main_of(mine, n, rank)
+                part = f"{temperature_label(t)} (its most common: {found} of {total} scores)"
             chosen.append(((judge, scale), t))
             reasons.append(((judge, scale), part))
     return JudgeTemperatures(chosen=tuple(chosen), reasons=tuple(reasons))
@@ -291,8 +308,57 @@ def study_judge_temperatures(
     per_judge: Mapping[str, float | None] | Iterable[tuple[str, float | None]] = (),
 ) -> JudgeTemperatures:
     """:func:`judge_temperatures` on every LLM score of a stored study (each judge's
-    newest prompt, every scale and criterion), as the analysis counts them."""
-    llm = study_llm_scores(session, study)
-    return judge_temperatures(
-        llm["model"], llm["scale"], llm["temperature"], requested=requested, per_judge=per_judge
+    newest prompt, every scale and criterion), as the analysis counts them.
+
+    The database counts the scores: one row per judge (model, scale, criterion,
+    temperature, benchmark) and prompt version, with its size and its newest id,
+    and the newest prompt of each judge is the version holding the judge's newest
+    id (:func:`annotator.data.prompt_versions.latest_prompt_version`'s rule, which
+    ``tests/data/test_temperature_rule.py`` checks this against). Reading every
+    score of the study (30,000 on the benchmark's study) to count them was half
+    of a matrix export's own work (docs/performance.md).
+    """
+    from sqlalchemy import func
+    from sqlmodel import select
+
+    from ..models import Item, LLMScore, Scale
+    from .sql import fetch_rows
+
+    prompt = func.coalesce(LLMScore.prompt_hash, "")
+    judge = (
+        LLMScore.model,
+        Scale.name,
+        LLMScore.criterion,
+        LLMScore.temperature,
+        Item.benchmark_id,
     )
+    rows = fetch_rows(
+        session,
+        select(*judge, func.count(), func.max(LLMScore.id))
+        .join(Item, Item.id == LLMScore.item_id)
+        .join(Scale, Scale.id == LLMScore.scale_id)
+        .where(Scale.study_id == study.id)
+        .group_by(*judge, prompt),
+    )
+    newest: dict[tuple, int] = {}
+    for *key, _, last in rows:
+        key = (*key[:3], _temperature_key(key[3]), key[4])
+        newest[key] = max(newest.get(key, last), last)
+    kept = [
+        (model, scale, temperature, n)
+        for model, scale, criterion, temperature, benchmark, n, last in rows
+        if newest[(model, scale, criterion, _temperature_key(temperature), benchmark)] == last
+    ]
+    return judge_temperatures(
+        [row[0] for row in kept],
+        [row[1] for row in kept],
+        [row[2] for row in kept],
+        requested=requested,
+        per_judge=per_judge,
+        counts=[row[3] for row in kept],
+    )
+
+
+def _temperature_key(temperature: float | None) -> float | None:
+    # NaN (PostgreSQL's float NaN) never equals itself: one key for it, as for None.
+    return None if temperature is None or math.isnan(temperature) else float(temperature)

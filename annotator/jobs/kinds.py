@@ -13,13 +13,17 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["KINDS", "register_kind", "kind_body", "is_kind"]
+__all__ = ["DASHBOARD", "KINDS", "register_kind", "kind_body", "is_kind"]
+
+# The stored dashboard's kind, named here so that a caller that only queues one (a
+# CLI import) need not import the analysis, and with it pandas and scipy.
+DASHBOARD = "dashboard"
 
 # kind -> "module:function" (or the function itself, once registered so).
 KINDS: dict[str, str | Callable[..., Any]] = {
     "report": "annotator.services.report:build_report_job",
     "export": "annotator.services.report:build_export_job",
-    "dashboard": "annotator.services.dashboards:build_dashboard_job",
+    DASHBOARD: "annotator.services.dashboards:build_dashboard_job",
     "judge": "annotator.judge.job:judge_job_body",
 }
 

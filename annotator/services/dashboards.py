@@ -42,6 +42,7 @@ from ..jobs import (
     request_job,
     version_key_of,
 )
+from ..jobs.kinds import DASHBOARD
 from ..models import Study
 from ..render import dashboard_types
 from ..render.dashboard import study_dashboard
@@ -55,7 +56,7 @@ __all__ = [
     "build_dashboard_job",
 ]
 
-KIND = "dashboard"
+KIND = DASHBOARD
 
 log = logging.getLogger(__name__)
 

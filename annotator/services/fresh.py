@@ -17,6 +17,7 @@ from flask import Flask
 from sqlmodel import Session, select
 
 from ..jobs import Job, JobStatus, request_job, version_key
+from ..jobs.kinds import DASHBOARD as KIND
 from ..models import Study
 
 __all__ = ["queue_dashboards", "queue_dashboards_after"]
@@ -42,7 +43,6 @@ def queue_dashboards(session: Session, study: Study, *, recent: int = RECENT) ->
     recent : int, keyword-only
         How many distinct dashboards (by their params) to refresh.
     """
-    from .dashboards import KIND  # pandas comes with it; callers import this module at will
 
     if recent < 1:
         raise ValueError(f"recent: must be at least 1, not {recent}")

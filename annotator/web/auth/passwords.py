@@ -16,12 +16,24 @@ from werkzeug import security
 from ...models import User
 from ...passwords import hash_password, password_hash_method
 
-__all__ = ["check_password", "dummy_hash"]
+__all__ = ["check_password", "dummy_hash", "make_dummy_hash"]
 
 
 def dummy_hash() -> str:
     """A hash of a random password nobody knows, made once per process and method."""
     return _dummy_hash(password_hash_method())
+
+
+def make_dummy_hash(app) -> None:
+    """Make ``app``'s dummy hash now, before its first login, so that login is not
+    the slower one; by the app's ``PASSWORD_HASH_METHOD``, which only its context tells.
+
+    Called by :func:`annotator.prepare_to_serve`, for an app that serves requests,
+    not by the command-line commands' apps, which serve none: a scrypt hash was a
+    tenth of a second of every import and export (docs/performance.md).
+    """
+    with app.app_context():
+        dummy_hash()
 
 
 @cache

@@ -17,15 +17,7 @@ from ..confirm import confirmed, render_confirm
 from .access import withdrawn_page
 from .blueprint import bp
 from .forms import LoginForm
-from .passwords import check_password, dummy_hash
-
-
-@bp.record_once
-def _make_dummy_hash(state) -> None:
-    # Made before the first login, so that login is not the slower one; by the
-    # app's PASSWORD_HASH_METHOD, which only its context tells.
-    with state.app.app_context():
-        dummy_hash()
+from .passwords import check_password
 
 
 def _safe_next(target: str | None) -> str | None:
