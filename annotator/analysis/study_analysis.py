@@ -21,6 +21,7 @@ import pandas as pd
 from ..data.frames import StudyFrames
 from ..data.selection import select_frames
 from ..metrics import alt_test_pair, krippendorff_alpha, retest_reliability
+from ..words import plural
 from .agreement_tables import agreement_tables, consistency_rows
 from .dashboard_types import BLOCK_STATES
 from .judge_assisted import judge_assisted_rows
@@ -288,7 +289,9 @@ def _retest(frames: StudyFrames, scale: str, notes: Notes) -> Retest:
     pairs, n_repeated = retest_pairs(frames, scale)
     if n_repeated < 2:
         return Retest(
-            n_repeated, None, f"{n_repeated} item(s) rated twice so far; test-retest needs 2"
+            n_repeated,
+            None,
+            f"{plural(n_repeated, 'item')} rated twice so far; test-retest needs 2",
         )
     result = notes.attempt(f"scale {scale}, test-retest", retest_reliability, pairs)
     return Retest(n_repeated, result, notes.last_error if result is None else None)
@@ -338,8 +341,9 @@ def _scale(
         superseded = frames.llm_superseded.get(scale, 0)
         if superseded:
             notes.add(
-                f"scale {scale}: {superseded} LLM score(s) asked under an older prompt are "
-                "left out (each model's newest prompt is used)"
+                f"scale {scale}: {plural(superseded, 'LLM score')} asked under an older "
+                f"prompt {'is' if superseded == 1 else 'are'} left out (each model's newest "
+                "prompt is used)"
             )
     alttest = _alttest(wide, llm, settings) if "alttest" in parts else {}
     mine = None

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ...words import plural
 from .._validation import check_probability
 from ._results import SCORINGS, TESTS
 
@@ -207,7 +208,7 @@ def _collect(humans: Any, llm: Any, opts: _Options) -> _Annotations:
     needed = 1 if expert_map is not None else 2
     if len(annotators) < needed:
         raise ValueError(
-            f"humans must hold at least {needed} annotator(s) besides the expert, "
+            f"humans must hold at least {plural(needed, 'annotator')} besides the expert, "
             f"got {len(annotators)}"
         )
 

@@ -31,6 +31,7 @@ from ...study.studies import (
     study_scales,
 )
 from ...study.studyfile import validation_settings
+from ...words import plural
 from ..auth.access import lead_required
 from ..display import instructions_for
 from ..downloads import attachment
@@ -241,7 +242,7 @@ def invites(slug: str):
         count = form.count.data
         create_invites(session, the_study, count)
         session.commit()
-        flash(f"{count} invite link(s) created.", "info")
+        flash(f"{plural(count, 'invite link')} created.", "info")
         return redirect(url_for("lead.invites", slug=slug))
     unused = session.exec(
         select(Invite)
