@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..words import plural
 from ._icc import icc
 from ._names import LEVELS
 from .alpha import krippendorff_alpha
@@ -209,7 +210,8 @@ def retest_reliability(
     pairs = pd.concat([first.rename("first"), second.rename("second")], axis=1, join="inner")
     if len(pairs) < 2:
         raise ValueError(
-            f"ratings has {len(pairs)} (rater, item) pair(s) rated twice; at least 2 are needed"
+            f"ratings has {plural(len(pairs), '(rater, item) pair')} rated twice; "
+            "at least 2 are needed"
         )
     order = pd.unique(ratings[rater])
     rows = []
