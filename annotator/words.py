@@ -8,18 +8,20 @@ The web's templates use these as the filters ``plural`` and ``listing``.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from numbers import Real
+from numbers import Integral, Real
 
 __all__ = ["plural", "listing", "number"]
 
 
 def number(value: Real) -> str:
-    """``3`` as "3", ``3.0`` as "3", ``0.5`` as "0.5" (``%g``: no trailing zeros)."""
+    """``3`` as "3", ``3.0`` as "3", ``0.5`` as "0.5", ``1234567`` as "1234567"
+    (a whole number in full, else ``%g``: no trailing zeros)."""
     if isinstance(value, bool):
         raise TypeError(f"value must be a number, got {value!r}")
-    if isinstance(value, int):
-        return str(value)
-    return f"{float(value):g}"
+    if isinstance(value, Integral):
+        return str(int(value))
+    as_float = float(value)
+    return str(int(as_float)) if as_float.is_integer() else f"{as_float:g}"
 
 
 def plural(count: Real, singular: str, plural_form: str | None = None) -> str:
