@@ -10,7 +10,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..words import plural
 from ._icc import icc
 from ._names import LEVELS
 from .alpha import krippendorff_alpha
@@ -210,7 +209,9 @@ def retest_reliability(
     pairs = pd.concat([first.rename("first"), second.rename("second")], axis=1, join="inner")
     if len(pairs) < 2:
         raise ValueError(
-            f"ratings has {plural(len(pairs), '(rater, item) pair')} rated twice; "
+            # metrics imports nothing of the app (not annotator.words): the plural here.
+            f"ratings has {len(pairs)} (rater, item) pair{'' if len(pairs) == 1 else 's'} "
+            "rated twice; "
             "at least 2 are needed"
         )
     order = pd.unique(ratings[rater])
