@@ -79,7 +79,7 @@ def test_running_llm_judges_as_the_readme_says(fresh_instance, fake_endpoint):
         assert result.exit_code == 0, f"{args}\n{result.output}"
         outputs.append(result.output)
     # 30 items (the attention checks are not judged) x 3 runs on one scale.
-    assert "90 score(s): 0 already stored, 90 stored, 0 failed" in outputs[3]
+    assert "90 scores: 0 already stored, 90 stored, 0 failed" in outputs[3]
     assert len(endpoint.requests) == 90
     header = (folder / "matrix-0-5.csv").read_text().splitlines()[0]
     assert "llm:Qwen/Qwen2.5-7B-Instruct" in header

@@ -29,6 +29,7 @@ import pandas as pd
 
 from ..data.frames import StudyFrames
 from ..metrics import alt_test_domains, alt_test_pair, correlation, fleiss_kappa
+from ..words import plural
 from .agreement_tables import integer_scale
 from .columns import NAN
 from .matrices import Notes, analysis_block, rater_dicts
@@ -309,7 +310,7 @@ def _correlation_rows(analyses, scales, settings: AnalysisSettings, notes: Notes
                 if len(joint) < 3:
                     notes.add(
                         f"correlation of criteria {a} and {b}, scale {scale}, {who}: "
-                        f"{len(joint)} item(s) with both; needs 3"
+                        f"{plural(len(joint), 'item')} with both; needs 3"
                     )
                     continue
                 result = notes.attempt(

@@ -18,6 +18,7 @@ from ..metrics import (
     human_llm_agreement,
     icc,
 )
+from ..words import plural
 from .columns import BENCHMARKS_COLUMNS, NAN
 from .matrices import (
     Notes,
@@ -156,8 +157,9 @@ def _note_unscored(where: str, llm_all: pd.DataFrame, notes: Notes) -> None:
         missing = int(llm_all[model].isna().sum())
         if missing:
             notes.add(
-                f"{where}: {model} has no score on {missing} of {len(llm_all)} human-rated "
-                "item(s) at its temperature; they are left out of its statistics"
+                f"{where}: {model} has no score on {missing} of "
+                f"{plural(len(llm_all), 'human-rated item')} at its temperature; "
+                f"{'it is' if missing == 1 else 'they are'} left out of its statistics"
             )
 
 

@@ -14,6 +14,7 @@ import pandas as pd
 
 from ..data.frames import StudyFrames
 from ..metrics import alt_test_pair, krippendorff_alpha, retest_reliability
+from ..words import plural
 from .matrices import Notes, human_ratings, llm_matrix, rater_dicts, retest_pairs
 from .model import BLOCK_STATES, RaterRecord, Retest, ScaleAnalysis, ScaleProgress
 from .panels import build_panel
@@ -72,7 +73,9 @@ def _retest(frames: StudyFrames, scale: str, notes: Notes) -> Retest:
     pairs, n_repeated = retest_pairs(frames, scale)
     if n_repeated < 2:
         return Retest(
-            n_repeated, None, f"{n_repeated} item(s) rated twice so far; test-retest needs 2"
+            n_repeated,
+            None,
+            f"{plural(n_repeated, 'item')} rated twice so far; test-retest needs 2",
         )
     result = notes.attempt(f"scale {scale}, test-retest", retest_reliability, pairs)
     return Retest(n_repeated, result, notes.last_error if result is None else None)
@@ -122,8 +125,9 @@ def scale_analysis(
         superseded = frames.llm_superseded.get(scale, 0)
         if superseded:
             notes.add(
-                f"scale {scale}: {superseded} LLM score(s) asked under an older prompt are "
-                "left out (each model's newest prompt is used)"
+                f"scale {scale}: {plural(superseded, 'LLM score')} asked under an older "
+                f"prompt {'is' if superseded == 1 else 'are'} left out (each model's newest "
+                "prompt is used)"
             )
     alttest = _alttest(wide, llm, settings) if "alttest" in parts else {}
     mine = None

@@ -18,6 +18,7 @@ from ..data.frames import StudyFrames
 from ..metrics.notes import quiet
 from ..metrics.raters import SPEEDING_FRACTION, STRAIGHT_LINING_SHARE, rater_quality
 from ..metrics.retest import retest_reliability
+from ..words import plural
 from .criteria import criterion_frames, criterion_names
 from .matrices import human_ratings, retest_pairs
 
@@ -165,8 +166,14 @@ def _retest(frames: StudyFrames, scale: str, notes: list[str]) -> dict[str, tupl
         try:
             result = retest_reliability(pairs)
         except ValueError as exc:
-            # Too few repeats (one rated twice): no retest ICC, the rest of the table.
-            notes.append(f"scale {scale}: no test-retest ICC ({exc})")
+            # Too few repeats (one rated twice): no retest ICC, the rest of the table;
+            # said as the dashboard says it, not in the statistic's own terms.
+            why = (
+                f"{plural(n_repeated, 'item')} rated twice so far; it needs 2"
+                if n_repeated < 2
+                else str(exc)
+            )
+            notes.append(f"scale {scale}: no test-retest ICC ({why})")
             return {}
     return {row.rater: (row.n_items, row.icc_a1) for row in result.raters}
 

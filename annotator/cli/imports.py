@@ -28,7 +28,7 @@ def _import(kind: str, importer, study_slug: str, file: Path) -> None:
         fail(str(exc))
     click.echo(f"{file}: {report.summary(kind)}.")
     # The lead's next view of the study shows the imported data's numbers.
-    queue_dashboards_after(current_app._get_current_object(), study_id, f"an import of {kind}")
+    queue_dashboards_after(current_app._get_current_object(), study_id, f"an import of {kind}s")
 
 
 def _import_group(name: str, group_help: str, importer: str, kind: str, usage: str) -> AppGroup:
@@ -50,20 +50,20 @@ items_group = _import_group(
     "items",
     "Items to rate.",
     "import_items",
-    "item(s)",
+    "item",
     "Import items from CSV or JSONL (item_id, benchmark, the template's fields).",
 )
 ratings_group = _import_group(
     "ratings",
     "Human ratings collected elsewhere.",
     "import_ratings",
-    "rating(s)",
+    "rating",
     "Import a long CSV item_id,rater,scale,score[,demographic columns].",
 )
 llm_group = _import_group(
     "llm-scores",
     "Stored LLM judge scores.",
     "import_llm_scores",
-    "LLM score(s)",
+    "LLM score",
     "Import a long CSV item_id,model,scale,score[,run,temperature].",
 )

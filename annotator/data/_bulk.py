@@ -13,6 +13,7 @@ from tqdm import tqdm
 
 from ..collect.scores import ScoreError, parse_score, scale_range
 from ..models import Item, Scale, Study
+from ..words import plural
 from .readers import Problems, Row
 
 __all__ = ["ImportReport"]
@@ -35,12 +36,13 @@ class ImportReport:
     foreign_key_checks: str = ""
 
     def summary(self, what: str) -> str:
+        """One line for the CLI; ``what`` is the singular noun ("rating")."""
         text = (
-            f"{self.rows} row(s) read: {self.created} {what} added, "
+            f"{plural(self.rows, 'row')} read: {plural(self.created, what)} added, "
             f"{self.updated} updated, {self.unchanged} already present"
         )
         if self.raters_created:
-            text += f"; {self.raters_created} rater(s) created"
+            text += f"; {plural(self.raters_created, 'rater')} created"
         if self.foreign_key_checks == ROW_BY_ROW:
             text += f" ({ROW_BY_ROW_NOTE})"
         return text

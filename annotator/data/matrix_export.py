@@ -13,6 +13,7 @@ from ..metrics.matrix import LLM_PREFIX, largest_complete_block
 from ..metrics.runs import aggregate_runs
 from ..models import Item, LLMScore, Rating, Scale, Study, User
 from ..study.raters import counted_rater
+from ..words import plural
 from .export_scope import ExportError, export_criterion, export_scope, items_frame
 from .prompt_versions import latest_prompt_version
 from .selection import Where, describe_where, raters_where
@@ -102,8 +103,8 @@ class MatrixExport:
         if self.criterion:
             about += f", criterion {self.criterion}"
         lines = [
-            f"{about}: {len(self.frame)} item(s) x {len(self.raters)} rater(s), "
-            f"{missing} of {cells} human cell(s) missing ({share:.1%})"
+            f"{about}: {plural(len(self.frame), 'item')} x {plural(len(self.raters), 'rater')}, "
+            f"{missing} of {plural(cells, 'human cell')} missing ({share:.1%})"
         ]
         if missing:
             per_rater = humans.isna().sum()
@@ -119,7 +120,7 @@ class MatrixExport:
             )
         if self.superseded:
             lines.append(
-                f"{self.superseded} LLM score(s) asked under an older prompt left out "
+                f"{plural(self.superseded, 'LLM score')} asked under an older prompt left out "
                 "(the newest prompt of each model and benchmark is used)"
             )
         lines.append(f"runs aggregated by: {self.runs}")
@@ -128,11 +129,11 @@ class MatrixExport:
         for model in self.models:
             gaps = int(self.frame[LLM_PREFIX + model].isna().sum())
             if gaps:
-                lines.append(f"model {model}: {gaps} item(s) without a score")
+                lines.append(f"model {model}: {plural(gaps, 'item')} without a score")
         if self.dropped_items or self.dropped_raters:
             lines.append(
-                f"keeping a complete crossed block dropped {self.dropped_items} item(s) and "
-                f"{self.dropped_raters} rater(s)"
+                "keeping a complete crossed block dropped "
+                f"{plural(self.dropped_items, 'item')} and {plural(self.dropped_raters, 'rater')}"
             )
         return "\n".join(lines)
 

@@ -22,6 +22,7 @@ from sqlmodel import Session, select
 
 from ..models import Study
 from ..redaction import redact
+from ..words import plural
 from .endpoints import JudgeEndpoint, endpoint_api_key, judge_endpoints
 from .history import FailureRow, judge_failures, scores_version
 from .plan import JudgeError, JudgeSettings
@@ -71,9 +72,9 @@ class JudgeRunParams:
 def progress_message(report: JudgeReport, done: int, total: int) -> str:
     """One line for the job page: scores, requests, failures and tokens so far."""
     return (
-        f"{done} of {total} score(s) asked for ({report.cached} already stored): "
-        f"{report.stored} stored, {report.failed} failed; {report.requests} request(s), "
-        f"{report.tokens} token(s) ({report.prompt_tokens} prompt, "
+        f"{done} of {plural(total, 'score')} asked for ({report.cached} already stored): "
+        f"{report.stored} stored, {report.failed} failed; {plural(report.requests, 'request')}, "
+        f"{plural(report.tokens, 'token')} ({report.prompt_tokens} prompt, "
         f"{report.completion_tokens} completion)"
     )
 

@@ -33,6 +33,7 @@ from ..collect.scores import ScoreError, scale_range
 from ..data.importers import store_llm_score
 from ..models import JudgeFailure, Scale, Study
 from ..redaction import redact
+from ..words import plural
 from .parsing import ReplyError, expected_score, parse_criteria_reply, parse_reply
 from .plan import JudgeError, JudgeSettings, JudgeTask, plan_judge, run_label
 
@@ -76,8 +77,9 @@ class JudgeReport:
 
     def summary(self) -> str:
         return (
-            f"{self.scores} score(s): {self.cached} already stored, {self.stored} stored, "
-            f"{self.failed} failed; {self.requests} request(s), {self.tokens} token(s) "
+            f"{plural(self.scores, 'score')}: {self.cached} already stored, "
+            f"{self.stored} stored, {self.failed} failed; {plural(self.requests, 'request')}, "
+            f"{plural(self.tokens, 'token')} "
             f"({self.prompt_tokens} prompt, {self.completion_tokens} completion)"
         )
 

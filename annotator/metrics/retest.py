@@ -209,7 +209,10 @@ def retest_reliability(
     pairs = pd.concat([first.rename("first"), second.rename("second")], axis=1, join="inner")
     if len(pairs) < 2:
         raise ValueError(
-            f"ratings has {len(pairs)} (rater, item) pair(s) rated twice; at least 2 are needed"
+            # metrics imports nothing of the app (not annotator.words): the plural here.
+            f"ratings has {len(pairs)} (rater, item) pair{'' if len(pairs) == 1 else 's'} "
+            "rated twice; "
+            "at least 2 are needed"
         )
     order = pd.unique(ratings[rater])
     rows = []

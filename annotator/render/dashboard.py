@@ -19,6 +19,7 @@ from ..analysis.settings import AnalysisSettings
 from ..analysis.study_analysis import analyse
 from ..data.frames import StudyFrames
 from ..metrics import TooFewItemsError
+from ..words import plural
 from .dashboard_consistency import consistency_rows_of
 from .dashboard_judge_assisted import judge_assisted_rows_of
 from .dashboard_types import (
@@ -57,7 +58,8 @@ def _reliability(part: ScaleAnalysis, confidence: float):
     if humans.shape[0] < 2 or humans.shape[1] < 2:
         reason = (
             f"ICC needs every rater of at least 2 items to be the same 2 or more raters: "
-            f"{humans.shape[0]} item(s) rated by all of {humans.shape[1]} rater(s) so far"
+            f"{plural(humans.shape[0], 'item')} rated by all of "
+            f"{plural(humans.shape[1], 'rater')} so far"
         )
         icc_a1 = icc_ak = missing(reason)
     elif panel.human_icc is None:

@@ -13,6 +13,7 @@ from ..collect.block_states import BlockStatus
 from ..models import UserSource
 from ..study.return_links import return_url
 from ..study.studies import link_base_url
+from ..words import listing, plural
 from .markdown import render_markdown
 
 __all__ = ["init_app", "local_time", "plural"]
@@ -30,12 +31,6 @@ def local_time(moment: datetime) -> Markup:
     return Markup('<time datetime="{}" class="local-time">{}</time>').format(iso, text)
 
 
-def plural(count: int, singular: str, plural_form: str | None = None) -> str:
-    """``3 | plural("rating")`` is "3 ratings", ``1 | plural("rating")`` "1 rating"
-    (labels say what they count, never "rating(s)")."""
-    return f"{count} {singular if count == 1 else plural_form or singular + 's'}"
-
-
 def rater_return_url() -> str | None:
     """The logged-in rater's return link, or ``None`` (leads, imported raters)."""
     if not current_user.is_authenticated or not getattr(current_user, "return_token", None):
@@ -46,7 +41,9 @@ def rater_return_url() -> str | None:
 def init_app(app: Flask) -> None:
     app.add_template_filter(local_time, "local_time")
     app.add_template_filter(render_markdown, "markdown")
+    # ``3 | plural("rating")``: "3 ratings", never "rating(s)" (annotator.words).
     app.add_template_filter(plural, "plural")
+    app.add_template_filter(listing, "listing")
     app.add_template_global(rater_return_url)
     # Templates compare with these names, never with the stored strings.
     app.jinja_env.globals.update(BlockStatus=BlockStatus, UserSource=UserSource)

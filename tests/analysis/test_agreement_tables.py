@@ -114,7 +114,7 @@ def test_report_shows_the_steady_model_as_more_self_consistent(session, make_stu
     assert alpha["noisy", "0-5"] == frame.loc[("noisy", "0-5", 0.7), "alpha_interval"]
     for key in ("correlations", "kappa", "cross_alpha", "alttest_epsilon_curve"):
         assert tree.xpath(f"//table[@data-table='{key}']/tbody/tr[not(td[@class='missing'])]"), key
-    assert tree.xpath("//figure[@id='figure-alttest_items_curve']/img")
+    assert tree.xpath("//figure[@id='figure-alttest_items_curve']/a/img")
 
 
 def test_overlap_correlations_and_kappa_use_the_anchor_block(session, make_study):

@@ -189,10 +189,10 @@ def test_too_little_data_gives_reasons_not_numbers(session, make_study):
     study = make_study(n_items=5, n_raters=1, repeats=1, models=("gpt",), extra_temperatures=())
     part = study_dashboard(study_frames(session, study)).scale("0-5")
     assert part.icc_a1.value is None and part.icc_a1.text == "n/a"
-    assert "5 item(s) rated by all of 1 rater(s) so far" in part.icc_a1.reason
+    assert "5 items rated by all of 1 rater so far" in part.icc_a1.reason
     assert part.alpha.value is None and "at least 2 raters" in part.alpha.reason
     assert part.retest_pooled.alpha.value is None
-    assert "1 item(s) rated twice so far" in part.retest_pooled.alpha.reason
+    assert "1 item rated twice so far" in part.retest_pooled.alpha.reason
 
 
 def test_study_without_llm_scores(session, make_study):

@@ -60,8 +60,8 @@ def test_an_owner_runs_a_judge_from_the_study_page(
         expect(page.locator(".job-status")).to_have_text("done")
         figures = page.locator(".judge-figures")
         # 3 items x 1 scale x 2 runs; s1 asked three times per run, then failed.
-        expect(figures).to_contain_text("6 of 6 score(s) asked for (0 already stored)")
-        expect(figures).to_contain_text("4 stored, 2 failed; 10 request(s), 120 token(s)")
+        expect(figures).to_contain_text("6 of 6 scores asked for (0 already stored)")
+        expect(figures).to_contain_text("4 stored, 2 failed; 10 requests, 120 tokens")
         expect(page.get_by_role("heading", name="Failures of this run (2)")).to_be_visible()
         expect(page.locator("table.judge-failures tbody tr")).to_have_count(2)
         if javascript:

@@ -138,7 +138,7 @@ def test_import_export_round_trip(runner, loaded, tmp_path):
     # Two runs of gpt on s1 (4.8 and 4.6) are averaged.
     assert math.isclose(float(matrix[0]["llm:gpt"]), 4.7)
     assert matrix[0]["llm:llama"] == "4" and matrix[1]["llm:llama"] == ""
-    assert "4 item(s) x 3 rater(s), 2 of 12 human cell(s) missing" in result.stderr
+    assert "4 items x 3 raters, 2 of 12 human cells missing" in result.stderr
 
     ok(
         runner,
@@ -236,7 +236,7 @@ def test_items_import_from_jsonl(runner, study, tmp_path, db_session):
         + "\n"
     )
     result = ok(runner, "items", "import", study, path)
-    assert "2 row(s) read: 2 item(s) added" in result.output
+    assert "2 rows read: 2 items added" in result.output
     item = db_session.exec(select(Item).where(Item.external_id == "j2")).one()
     assert item.fields == {"question": "q", "answer": "x", "n": 3}
 
@@ -479,7 +479,7 @@ def test_complete_keeps_the_largest_crossed_block(runner, loaded, tmp_path):
     # ann and bob rated all four items (8 cells); adding cy keeps 2 items (6).
     assert [r["item_id"] for r in matrix] == ["s1", "s2", "s3", "t1"]
     assert list(matrix[0])[2:4] == ["ann", "bob"]
-    assert "dropped 0 item(s) and 1 rater(s)" in result.stderr
+    assert "dropped 0 items and 1 rater" in result.stderr
 
 
 def test_export_needs_a_scale_when_there_are_several(runner, loaded, tmp_path):

@@ -20,10 +20,10 @@ def test_judge_stores_scores_the_exports_use(runner, small_study, fake_endpoint,
     result = _judge(runner, endpoint.url, *options, model="local-judge")
     assert result.exit_code == 0, result.output
     assert (
-        "local-judge on small at temperature 0: 8 score(s): 0 already stored, 8 stored, 0 failed; "
+        "local-judge on small at temperature 0: 8 scores: 0 already stored, 8 stored, 0 failed; "
         in result.output
     )
-    assert "8 request(s), 96 token(s) (80 prompt, 16 completion)" in result.output
+    assert "8 requests, 96 tokens (80 prompt, 16 completion)" in result.output
     assert all(r["temperature"] == 0 for r in endpoint.requests)
 
     again = _judge(runner, endpoint.url, *options, model="local-judge")

@@ -120,7 +120,7 @@ def test_report_writes_each_figure_as_a_file_by_its_key(runner, make_study, tmp_
                 assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")
                 assert len(re.findall(rb"/Type\s*/Page\b", data)) == 1, path.name
         tree = lxml_html.fromstring(out.read_text("utf-8"))
-        sources = [img.get("src") for img in tree.xpath("//figure/img")]
+        sources = [img.get("src") for img in tree.xpath("//figure/a/img")]
         assert len(sources) == len(FIGURES)
         assert all(src.startswith("data:image/png;base64,") for src in sources)
     svg = ET.fromstring((tmp_path / "svg" / "figure2.svg").read_bytes())

@@ -194,7 +194,10 @@ def test_matrix_and_alttest_files_match_pandas_by_hand(
     matrix = render_export(session, study, "matrix", **options)
     assert matrix.text == out.getvalue()
     if left_out and runs != "each":
-        assert f"{left_out} LLM score(s) asked under an older prompt left out" in matrix.notes
+        assert (
+            f"{left_out} LLM score{'s' if left_out != 1 else ''} asked under an older prompt left out"
+            in matrix.notes
+        )
 
     names = dict(zip(items["id"], items["external_id"], strict=True))
 

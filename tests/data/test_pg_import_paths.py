@@ -151,8 +151,8 @@ def test_both_paths_store_the_same_rows(make_app, schemas, restricted_role, tmp_
     assert not any(ROW_BY_ROW_NOTE in output for output in fast_outputs)
     assert ROW_BY_ROW_NOTE in slow_outputs[0] and ROW_BY_ROW_NOTE in slow_outputs[2]
     for outputs in (fast_outputs, slow_outputs):
-        assert "12 rating(s) added" in outputs[0] and "6 updated, 6 already present" in outputs[1]
-        assert "7 LLM score(s) added" in outputs[2] and "0 LLM score(s) added" in outputs[3]
+        assert "12 ratings added" in outputs[0] and "6 updated, 6 already present" in outputs[1]
+        assert "7 LLM scores added" in outputs[2] and "0 LLM scores added" in outputs[3]
         assert "7 already present" in outputs[3]
     fast, slow = _dump(fast_app), _dump(slow_app)
     assert fast == slow
@@ -182,9 +182,9 @@ def test_a_role_granted_the_setting_takes_the_fast_path(
     try:
         app = make_app(create_schema=False, DATABASE_URL=role_url)
         output = _cli(app, "ratings", "import", "small", DATA / "ratings.csv")
-        assert ROW_BY_ROW_NOTE not in output and "12 rating(s) added" in output
+        assert ROW_BY_ROW_NOTE not in output and "12 ratings added" in output
         output = _cli(app, "llm-scores", "import", "small", DATA / "llm_scores.csv")
-        assert ROW_BY_ROW_NOTE not in output and "7 LLM score(s) added" in output
+        assert ROW_BY_ROW_NOTE not in output and "7 LLM scores added" in output
     finally:
         with server_engine.connect() as connection:
             connection.execute(

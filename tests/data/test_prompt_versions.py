@@ -74,7 +74,7 @@ def test_exports_and_frames_use_the_newest_prompt_only(session, small_study, fak
     (truthful,) = [p for p in first if "Question:" in p]
     assert column["t1"] == float(first[truthful])
     assert export.superseded == 3
-    assert "3 LLM score(s) asked under an older prompt left out" in export.missing_summary()
+    assert "3 LLM scores asked under an older prompt left out" in export.missing_summary()
 
     frames = study_frames(session, study)
     llm = frames.llm.set_index("item")
@@ -82,7 +82,7 @@ def test_exports_and_frames_use_the_newest_prompt_only(session, small_study, fak
     assert sorted(llm.index) == ["s1", "t1"]
     assert llm.loc["s1", "value"] == float(new_value)
     notes = study_dashboard(frames).scale("0-5").notes
-    assert "3 LLM score(s) asked under an older prompt are left out" in " ".join(notes)
+    assert "3 LLM scores asked under an older prompt are left out" in " ".join(notes)
 
     # The long export keeps every score with its prompt version.
     long = long_export(session, study)

@@ -73,7 +73,7 @@ def test_a_worker_runs_the_judge_and_reports_tokens(judge_queue):
     job_id = _ask(app)
     job = wait_for(lambda: _job(app, job_id).status == "done" and _job(app, job_id), what="done")
     assert (job.progress_done, job.progress_total) == (8, 8)
-    assert job.progress_message.endswith("8 request(s), 96 token(s) (80 prompt, 16 completion)")
+    assert job.progress_message.endswith("8 requests, 96 tokens (80 prompt, 16 completion)")
     assert _n_scores(app) == 8 == len(endpoint.requests)
     assert set(endpoint.keys) == {f"Bearer {KEY}"}
     assert KEY not in repr(job.model_dump())

@@ -56,8 +56,8 @@ def test_a_run_sends_the_key_from_the_environment_and_reports(
     assert not result["cancelled"]
     assert progress[0][:2] == (0, 16) and progress[-1][:2] == (16, 16)
     assert progress[-1][2] == (
-        "16 of 16 score(s) asked for (0 already stored): 16 stored, 0 failed; "
-        "16 request(s), 192 token(s) (160 prompt, 32 completion)"
+        "16 of 16 scores asked for (0 already stored): 16 stored, 0 failed; "
+        "16 requests, 192 tokens (160 prompt, 32 completion)"
     )
     assert KEY not in json.dumps(result) + json.dumps(progress)
     assert KEY not in json.dumps(_params().as_json())

@@ -244,7 +244,7 @@ def test_figures_are_inline_pngs(report):
     tree = lxml_html.fromstring(page)
     found = set()
     for figure in tree.xpath("//figure"):
-        (img,) = figure.xpath("./img")
+        (img,) = figure.xpath("./a/img")
         src = img.get("src")
         assert src.startswith("data:image/png;base64,")
         data = base64.b64decode(src.split(",", 1)[1], validate=True)
@@ -260,7 +260,7 @@ def test_every_figures_alt_text_says_what_it_shows_from_the_data(report):
     tables, page = report
     tree = lxml_html.fromstring(page)
     alts = {
-        figure.get("id").removeprefix("figure-"): figure.xpath("./img")[0].get("alt")
+        figure.get("id").removeprefix("figure-"): figure.xpath("./a/img")[0].get("alt")
         for figure in tree.xpath("//figure")
     }
     scales = [str(s) for s in tables.scales["scale"]]

@@ -18,6 +18,7 @@ from sqlmodel import select
 from annotator.data.exporters import FORMATS
 from annotator.jobs import Job, JobStatus
 from annotator.models import Study, StudyVersion
+from tests.helpers import code_words
 
 # Words that mean a page or file shows a failure rather than a result.
 FAILURE_WORDS = ("Traceback", "could not be computed", "Internal Server Error")
@@ -116,6 +117,10 @@ def test_every_lead_page_and_job(study_shape, app, lead_client, session):
         for query in _variants(shape) if endpoint == "lead.study" else [""]:
             response = lead_client.get(url + query)
             _check(problems, f"GET {url}{query}", response)
+            if response.mimetype == "text/html" and endpoint != "lead.job_file":
+                # Sentences, not code: no "item(s)", no ['0-5'], no "limit: None".
+                for words in code_words(response.get_data(as_text=True)):
+                    problems.append(f"GET {url}{query}: code words in {words!r}")
             if endpoint != "lead.export" and 'aria-invalid="true"' in response.get_data(
                 as_text=True
             ):

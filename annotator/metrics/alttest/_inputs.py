@@ -207,7 +207,9 @@ def _collect(humans: Any, llm: Any, opts: _Options) -> _Annotations:
     needed = 1 if expert_map is not None else 2
     if len(annotators) < needed:
         raise ValueError(
-            f"humans must hold at least {needed} annotator(s) besides the expert, "
+            # metrics imports nothing of the app (not annotator.words): the plural here.
+            f"humans must hold at least {needed} annotator{'' if needed == 1 else 's'} "
+            "besides the expert, "
             f"got {len(annotators)}"
         )
 

@@ -13,6 +13,7 @@ from ...services.overview import rater_rows
 from ...study.raters import lift_gap, rotate_return_link
 from ...study.return_links import return_url
 from ...study.studies import link_base_url
+from ...words import plural
 from ..auth.access import lead_required
 from ..confirm import confirmed, render_confirm
 from . import bp
@@ -74,7 +75,7 @@ def lift_rater_gap(slug: str, rater_id: int):
         return render_confirm(
             title=f"Lift the gap for rater {rater.rater_code}?",
             message="The rater may then start their next block at once, before the "
-            f"{study.session_gap_days:g} day(s) between blocks are over. This cannot be "
+            f"{plural(study.session_gap_days, 'day')} between blocks are over. This cannot be "
             "undone and is logged with your account.",
             action=url_for("lead.lift_rater_gap", slug=slug, rater_id=rater.id),
             confirm_label="Lift the gap",

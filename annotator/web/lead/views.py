@@ -21,6 +21,7 @@ from ...study.studies import (
     invite_url,
     link_base_url,
 )
+from ...words import plural
 from ..auth.access import lead_required
 from ..downloads import attachment
 from . import bp
@@ -72,7 +73,7 @@ def invites(slug: str):
         count = form.count.data
         create_invites(session, the_study, count)
         session.commit()
-        flash(f"{count} invite link(s) created.", "info")
+        flash(f"{plural(count, 'invite link')} created.", "info")
         return redirect(url_for("lead.invites", slug=slug))
     unused = session.exec(
         select(Invite)

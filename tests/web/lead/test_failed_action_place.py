@@ -29,8 +29,21 @@ def test_the_forms_open_the_page_at_themselves(lead_client, small_study):
     assert export.get("action") == f"{STUDY}/export#export"
     (notes,) = export.xpath(".//button[@name='notes']")
     assert notes.get("formaction") == f"{STUDY}/export#export-notes"
+    # Applied, the analysis settings open the page at the dashboard they change.
     (settings,) = tree.xpath("//form[@id='analysis-settings']")
-    assert settings.get("action") == f"{STUDY}#analysis-settings"
+    assert settings.get("action") == f"{STUDY}#dashboard"
+
+
+def test_refused_analysis_settings_are_named_above_the_dashboard(lead_client, small_study):
+    # The page opens at the dashboard: a line above it says the settings were not
+    # all applied and links to the form, where the message stands beside the field.
+    tree = _tree(lead_client.get(f"{STUDY}?where=shoe%3D1"))
+    assert _after(tree, "analysis-refused", "dashboard")
+    (link,) = tree.get_element_by_id("analysis-refused").xpath(".//a")
+    assert link.get("href") == "#analysis-settings"
+    assert "shoe" in tree.get_element_by_id("analysis-error").text_content()
+    assert tree.get_element_by_id("analysis-where").get("aria-invalid") == "true"
+    assert "analysis-refused" not in lead_client.get(STUDY).get_data(as_text=True)
 
 
 @pytest.mark.parametrize(

@@ -83,7 +83,7 @@ def test_matrix_notes_go_to_the_page_not_a_header(lead_client, unicode_study):
     notes = lead_client.get(f"/lead/studies/small/export?format=matrix&scale={scale}&notes=1")
     assert notes.status_code == 200
     page = notes.get_data(as_text=True)
-    assert "3 of 4 human cell(s) missing" in page and "missing per rater: 評価者 3" in page
+    assert "3 of 4 human cells missing" in page and "missing per rater: 評価者 3" in page
 
 
 def test_the_study_page_fills_in_the_instructions_bounds(lead_client, small_study):

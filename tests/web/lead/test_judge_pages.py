@@ -93,7 +93,7 @@ def test_a_changed_prompt_shows_as_a_second_version(
 def test_failures_page_lists_and_filters(lead_client, runner, small_study, fake_endpoint):
     judge_with_failures(runner, fake_endpoint)
     page = lead_client.get("/lead/studies/small/judge-failures").get_data(as_text=True)
-    assert "2 failure(s), 1 scored later." in page
+    assert "2 failures, 1 scored later." in page
     body = page[page.index("<tbody>") : page.index("</tbody>")]
     # Newest first: m2's failure, then m's.
     assert body.index("<code>s1</code>") < body.index("<code>s2</code>")
@@ -171,7 +171,7 @@ def test_failures_page_with_an_unknown_scale_says_so(lead_client, small_study):
     assert response.status_code == 422
     page = response.get_data(as_text=True)
     assert "Unknown scale &#39;1-7&#39; (the study has: 0-5, 0-100); showing every scale." in page
-    assert "0 failure(s), 0 scored later." in page
+    assert "0 failures, 0 scored later." in page
 
 
 def test_failures_page_of_an_unknown_study_is_404(lead_client, small_study):

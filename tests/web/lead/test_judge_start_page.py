@@ -131,8 +131,8 @@ def test_the_job_page_shows_requests_failures_and_tokens(judge_page):
     text = html.unescape(page.client.get(job_url).get_data(as_text=True))
     # 4 scores; s2 asked three times (the runner's attempts), then a failure.
     assert (
-        "4 of 4 score(s) asked for (0 already stored): 3 stored, 1 failed; "
-        "6 request(s), 72 token(s) (60 prompt, 12 completion)"
+        "4 of 4 scores asked for (0 already stored): 3 stored, 1 failed; "
+        "6 requests, 72 tokens (60 prompt, 12 completion)"
     ) in text
     assert "Failures of this run (1)" in text
     assert "<code>s2</code>" in text and "I cannot say" in text
@@ -160,8 +160,8 @@ def test_progress_is_written_while_the_run_goes_on(judge_page, monkeypatch):
     assert running.status == "running" and running.progress_total == 8
     # With four requests in flight, at least the first is stored before the sixth is sent.
     assert 1 <= running.progress_done <= 5
-    assert f"{running.progress_done} of 8 score(s) asked for" in running.progress_message
-    assert "token(s)" in running.progress_message
+    assert f"{running.progress_done} of 8 scores asked for" in running.progress_message
+    assert "tokens" in running.progress_message
     assert _job(app).progress_done == 8
 
 

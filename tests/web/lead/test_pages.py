@@ -44,7 +44,7 @@ def test_study_page_and_export_download(lead_client, small_study):
     # The notes name raters: on the page, never in a header.
     assert "X-Annotator-Notes" not in response.headers
     notes = lead_client.get("/lead/studies/small/export?format=matrix&scale=0-5&notes=1")
-    assert "2 of 12 human cell(s) missing" in notes.get_data(as_text=True)
+    assert "2 of 12 human cells missing" in notes.get_data(as_text=True)
 
 
 def test_export_error_uses_web_words_and_keeps_the_leads_choices(lead_client, small_study):
@@ -78,7 +78,7 @@ def test_invites_are_created_and_listed(lead_client, small_study):
         "/lead/studies/small/invites", data={"count": "2"}, follow_redirects=True
     )
     page = response.get_data(as_text=True)
-    assert "2 invite link(s) created." in page
+    assert "2 invite links created." in page
     assert page.count("http://localhost/invite/") == 2
     bad = lead_client.post(
         "/lead/studies/small/invites", data={"count": "0"}, follow_redirects=True

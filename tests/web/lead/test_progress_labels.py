@@ -40,6 +40,6 @@ def test_imported_ratings_are_called_so_and_checks_counted_apart(app, lead_clien
     assert "Blocks: none (the ratings were imported)." in page
     assert "0 done" not in page
     assert "of the study's 40 items (attention checks are counted apart)" in page
-    # The labels of this page's own (the analysis' notes say "item(s)" still).
-    for label in ("rating(s)", "rater(s)", "day(s)", "blocks(s)"):
+    # The labels of this page's own and the analysis' notes.
+    for label in ("rating(s)", "rater(s)", "day(s)", "block(s)", "item(s)"):
         assert label not in page

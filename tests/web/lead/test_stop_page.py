@@ -25,7 +25,7 @@ SPEC = {
 def test_the_page_says_when_and_why_the_study_stopped(lead_client, session, make_study):
     study = make_study(**SPEC)
     before = lead_client.get("/lead/studies/stopper").get_data(as_text=True)
-    assert "Stop when decided is on for judge(s) gpt" in before
+    assert "Stop when decided is on for judge gpt" in before
     assert "Study complete" not in before
     check_stop(session, study)
     session.commit()

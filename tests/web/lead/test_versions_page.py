@@ -48,7 +48,7 @@ def test_versions_page_lists_changes_and_ratings_per_version(
 ):
     new_text = _two_versions(runner, tmp_path)
     study_page = lead_client.get("/lead/studies/small").get_data(as_text=True)
-    assert "Study file version 2" in study_page
+    assert "study file version 2" in study_page
     assert 'href="/lead/studies/small/versions"' in study_page
 
     page = lead_client.get("/lead/studies/small/versions").get_data(as_text=True)
