@@ -48,11 +48,13 @@ PARTS = (
 )
 #: What the lead's dashboard shows.
 DASHBOARD_PARTS = (*PARTS[:5], "judge_assisted")
-#: What the report needs: its alt-test table has the study's epsilon on its grid, and
-#: it shows no progress.
+#: What the report needs: it shows no progress; its alt-test table has the study's
+#: epsilon on its grid, and "alttest" gives the verdict table it opens with
+#: (:func:`annotator.analysis.verdict.verdict_summary`).
 REPORT_PARTS = (
     "reliability",
     "agreement",
+    "alttest",
     "consistency",
     "agreement_tables",
     "tables",

@@ -3,8 +3,8 @@
 Start-up matters here: ``annotator --help`` and a command's ``--help`` must not
 wait for SQLAlchemy, pandas or scipy (seconds on a small machine). So this
 package imports only click and Flask at the top (its modules group the commands
-by job: setup, study, imports, judge, raters, export, report, serve, worker, and the statistics
-commands reliability, alttest, plan); each command imports what it
+by job: setup, study, imports, judge, raters, export, report, verdict, serve, worker,
+and the statistics commands reliability, alttest, plan); each command imports what it
 uses when it runs, and the statistics commands are :class:`LazyCommand` s
 (``benchmarks/startup.py`` measures it, ``tests/cli/test_startup.py`` checks
 the imports).
@@ -28,6 +28,7 @@ from .serve import serve_command
 from .setup import db_group, init_command, lead_group
 from .study import study_group
 from .validation import validation_group
+from .verdict import verdict_command
 from .worker import worker_command
 
 __all__ = ["main", "register_commands", "LazyCommand", "COMMANDS"]
@@ -100,6 +101,7 @@ COMMANDS: tuple[click.Command, ...] = (
     report_command,
     consistency_command,
     agreement_command,
+    verdict_command,
     *_statistics_commands(),
 )
 

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from ..analysis.model import DASHBOARD_PARTS, ScaleAnalysis, StudyAnalysis
 from ..analysis.settings import AnalysisSettings
 from ..analysis.study_analysis import analyse
+from ..analysis.verdict import verdict_summary
 from ..data.frames import StudyFrames
 from ..metrics import TooFewItemsError
 from ..words import plural
@@ -32,6 +33,7 @@ from .dashboard_types import (
     missing,
     shown,
 )
+from .verdict import verdict_lines
 
 __all__ = ["dashboard_of", "study_dashboard"]
 
@@ -233,6 +235,7 @@ def dashboard_of(
         judge_assisted=judge_assisted_rows_of(analysis.judge_assisted, confidence=confidence),
         criterion=analysis.criterion,
         criteria=analysis.criteria,
+        verdicts=verdict_lines(verdict_summary(analysis)),
     )
 
 

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from ..analysis.model import BLOCK_STATES, RaterRecord, ScaleProgress
+from .verdict import VerdictLine
 
 __all__ = [
     "BLOCK_STATES",
@@ -278,6 +279,9 @@ class Dashboard:
         The criterion shown ("" in a study without ``[[criteria]]``).
     criteria : tuple of str
         The study's criteria, for the lead to pick one (empty without them).
+    verdicts : tuple of VerdictLine
+        The answer first: each judge's verdict on each scale (of ``criterion``), as
+        :func:`annotator.render.verdict.verdict_lines` words it for every face.
     """
 
     study: str
@@ -294,6 +298,7 @@ class Dashboard:
     judge_assisted: tuple[Any, ...] = field(default_factory=tuple)
     criterion: str = ""
     criteria: tuple[str, ...] = ()
+    verdicts: tuple[VerdictLine, ...] = ()
 
     @property
     def ci_label(self) -> str:

@@ -108,6 +108,27 @@ def _variants(shape) -> list[str]:
     return variants
 
 
+VERDICT_WORDS = ("may replace the raters", "may not replace the raters", "not decided yet")
+
+
+def _verdict_problems(judges: tuple[str, ...], text: str) -> list[str]:
+    """The dashboard opens with the verdict table: every one of ``judges`` named in it
+    with a verdict in words, before the first scale's tables."""
+    if 'id="verdict"' not in text:
+        return ["the dashboard has no verdict section"]
+    section = text[text.index('id="verdict"') :]
+    section = section[: section.index("</section>")]
+    out = []
+    if 'class="scale-card"' in text and text.index('class="scale-card"') < text.index(
+        'id="verdict"'
+    ):
+        out.append("the verdict comes after a scale's tables")
+    if not any(words in section for words in VERDICT_WORDS) and "no judge" not in section:
+        out.append(f"the verdict section says no verdict: {section[:300]!r}")
+    out += [f"judge {j} is not in the verdict table" for j in judges if j not in section]
+    return out
+
+
 def test_every_lead_page_and_job(study_shape, app, lead_client, session):
     shape, problems = study_shape, []
     _run_jobs(shape, lead_client, problems)
@@ -126,6 +147,11 @@ def test_every_lead_page_and_job(study_shape, app, lead_client, session):
             ):
                 # Nothing the lead typed was wrong: no field may be marked.
                 problems.append(f"GET {url}{query}: a field is marked invalid")
+            if endpoint == "lead.study":
+                # A judge moved to a temperature it has no scores at is rightly absent.
+                judges = () if "temperatures" in query else shape.judges
+                for problem in _verdict_problems(judges, response.get_data(as_text=True)):
+                    problems.append(f"GET {url}{query}: {problem}")
             if endpoint == "lead.study" and not query:
                 # The fragment the page refreshes itself with (the same dashboard).
                 htmx = lead_client.get(url + query, headers={"HX-Request": "true"})

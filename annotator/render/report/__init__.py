@@ -45,15 +45,25 @@ def report_of(
     A study with ``[[criteria]]`` gets the tables across criteria and then each
     criterion's sections and figures; its figure files are named ``CRITERION-KEY``.
     """
+    from ...analysis.verdict import verdict_summary
+    from ..verdict import verdict_lines
     from .figures import draw_figures
     from .html import render_report
 
     tables = analysis.tables
+    # The answer first: the same lines as the dashboard's and `annotator verdict`'s.
+    verdicts = verdict_lines(verdict_summary(analysis))
     frames = analysis.frames if frames is None else frames
     if analysis.rubric is None:
         drawn, files = draw_figures(tables, fmt=figure_format)
         html = render_report(
-            tables, title=title, study=study, generated_at=generated_at, drawn=drawn
+            tables,
+            title=title,
+            study=study,
+            generated_at=generated_at,
+            drawn=drawn,
+            verdicts=verdicts,
+            confidence=analysis.settings.confidence,
         )
         return Report(html=html, tables=tables, frames=frames, figure_files=files)
     parts, files = [], {}
@@ -68,6 +78,8 @@ def report_of(
         generated_at=generated_at,
         rubric=analysis.rubric,
         criteria=parts,
+        verdicts=verdicts,
+        confidence=analysis.settings.confidence,
     )
     return Report(
         html=html, tables=tables, frames=frames, figure_files=files, rubric=analysis.rubric

@@ -19,6 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ..verdict import VERDICT_HEADERS
 from .sections import report_figures, report_sections
 
 __all__ = ["render_report"]
@@ -67,6 +68,8 @@ def render_report(
     drawn: Mapping[str, Any] | None = None,
     rubric: Any = None,
     criteria: list | None = None,
+    verdicts: tuple = (),
+    confidence: float = 0.95,
 ) -> str:
     """Render the report of one study as a self-contained HTML page.
 
@@ -89,6 +92,9 @@ def render_report(
         (:data:`.criteria_sections.CriterionPart`), laid out one after the other;
         ``tables`` then holds them all with a ``criterion`` column (only its notes and
         settings are shown).
+    verdicts : tuple of annotator.render.verdict.VerdictLine
+        The verdict table the report opens with (the dashboard's and ``annotator
+        verdict``'s lines); ``confidence`` is its intervals' coverage.
     """
     stamp = (generated_at or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
     notes = list(tables.notes or [])
@@ -112,5 +118,7 @@ def render_report(
             notes=notes,
             sections=sections,
             figures=figures,
+            verdicts=verdicts,
+            verdict_headers=[h.format(ci=f"{100 * confidence:g}% CI") for h in VERDICT_HEADERS],
         )
     )
