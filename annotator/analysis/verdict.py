@@ -18,6 +18,7 @@ import pandas as pd
 from scipy.stats import binomtest
 
 from ..metrics import TooFewItemsError
+from ..words import plural
 from .model import ScaleAnalysis, StudyAnalysis
 
 __all__ = [
@@ -233,10 +234,6 @@ def winning_rate_interval(n_won: int, n_tested: int, *, confidence: float) -> tu
     return float(ci.low), float(ci.high)
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
 def _assisted(frame: pd.DataFrame | None, scale: str, judge: str) -> tuple[AssistedMean, ...]:
     if frame is None or frame.empty:
         return ()
@@ -262,13 +259,13 @@ def _undecided_needs(part: ScaleAnalysis, error: ValueError) -> tuple[tuple[str,
     n_raters = int(part.ratings.notna().any(axis=0).sum()) if part.ratings.size else 0
     needs = []
     if n_raters < MIN_RATERS:
-        needs.append(f"{_plural(MIN_RATERS - n_raters, 'more rater')} on this scale")
+        needs.append(f"{plural(MIN_RATERS - n_raters, 'more rater')} on this scale")
     most = 0
     if isinstance(error, TooFewItemsError):
         most = error.most_items
         short = error.min_items_per_human - error.most_items
         needs.append(
-            f"about {_plural(short, 'more item')} per rater ({error.min_items_per_human} "
+            f"about {plural(short, 'more item')} per rater ({error.min_items_per_human} "
             f"each, shared with another rater and the judge; at most {error.most_items} so far)"
         )
     return tuple(needs), n_raters, most
