@@ -8,8 +8,8 @@ temperature (the most common among its own scores on that scale). The
 dashboard, the report, the CLI and the exports all call :func:`judge_temperatures`,
 so they list the same judges with the same numbers.
 
-Kept in ``data`` (it knows no statistics) so that the exports and the analysis both
-import it without an import circle.
+Kept in ``data`` (it knows no statistics) and pure (no session, no SQL), so that
+the exports and the analysis both import it, through :mod:`annotator.data.matrix_rules`.
 """
 
 from __future__ import annotations
@@ -21,13 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from .frames import study_llm_scores
-
 __all__ = [
     "NOT_RECORDED",
     "JudgeTemperatures",
     "judge_temperatures",
-    "study_judge_temperatures",
     "parse_judge_temperatures",
     "temperature_label",
 ]
@@ -281,18 +278,3 @@ def judge_temperature_pairs(
             value = None
         out.append((str(judge), _float_or_none(value)))
     return tuple(sorted(out))
-
-
-def study_judge_temperatures(
-    session: Any,
-    study: Any,
-    *,
-    requested: float | None = None,
-    per_judge: Mapping[str, float | None] | Iterable[tuple[str, float | None]] = (),
-) -> JudgeTemperatures:
-    """:func:`judge_temperatures` on every LLM score of a stored study (each judge's
-    newest prompt, every scale and criterion), as the analysis counts them."""
-    llm = study_llm_scores(session, study)
-    return judge_temperatures(
-        llm["model"], llm["scale"], llm["temperature"], requested=requested, per_judge=per_judge
-    )
