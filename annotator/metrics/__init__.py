@@ -49,6 +49,7 @@ _SUBMODULES: dict[str, tuple[str, ...]] = {
     "bootstrap": ("BootstrapInterval", "bootstrap_icc_difference", "bootstrap_nmae"),
     "consistency": ("SelfConsistency", "self_consistency", "self_consistency_table"),
     "_correlation": ("Correlation", "correlation", "llm_correlations"),
+    "gwet": ("GwetAC", "gwet_ac1", "gwet_ac2"),
     "_icc": ("ICCResult", "icc"),
     "interscale": ("InterScaleAgreement", "ScalePair", "inter_scale_agreement"),
     "kappa": ("PercentAgreement", "cohen_kappa", "fleiss_kappa", "percent_agreement"),
