@@ -34,7 +34,7 @@ from ..data.importers import store_llm_score
 from ..models import JudgeFailure, Scale, Study
 from ..redaction import redact
 from .parsing import ReplyError, expected_score, parse_criteria_reply, parse_reply
-from .plan import JudgeError, JudgeSettings, JudgeTask, plan_judge, run_label
+from .tasks import JudgeError, JudgeSettings, JudgeTask, plan_judge, run_label
 
 if TYPE_CHECKING:
     from collections.abc import Callable
