@@ -148,5 +148,5 @@ def assert_every_dashboard_number_is_the_reports(dash, tables, settings) -> None
     # The study has numbers of every kind, intervals among them.
     kinds = {path[2] for path, _ in numbers}
     assert kinds >= {"icc_a1", "icc_ak", "alpha", "retest", "retest_pooled", "ensemble"}
-    assert kinds >= {"models", "alttest", "consistency", "raters"}
+    assert kinds >= {"models", "alttest", "consistency", "raters", "statistics"}
     assert checked["value"] > 50 and checked["interval"] >= 10
