@@ -132,4 +132,5 @@ CSV_FILES = {
     "rater_quality": "rater_quality",
     "retest": "retest",
     "judge_assisted": "judge_assisted",
+    "statistics": "statistics",
 }

@@ -2,7 +2,8 @@
 
 The human matrix of a scale is the fully crossed items x raters block of the
 matrix export (``largest_complete_block``): each rater's first rating of each
-item, attention checks and test-retest repeats left out. The LLM matrix is
+item, attention checks and test-retest repeats left out (the rules of
+:mod:`annotator.data.matrix_rules`, which the exports and the stop check share). The LLM matrix is
 items x models at one temperature, a model's runs combined as the settings say.
 """
 
@@ -17,7 +18,8 @@ import numpy as np
 import pandas as pd
 
 from ..data.frames import StudyFrames
-from ..data.temperatures import JudgeTemperatures, judge_temperatures, temperature_label
+from ..data.matrix_rules import matrix_items, matrix_ratings, scored_temperatures
+from ..data.temperatures import JudgeTemperatures, temperature_label
 from ..metrics.matrix import largest_complete_block
 from ..metrics.notes import collect_notes
 from ..metrics.runs import aggregate_runs
@@ -144,13 +146,6 @@ class HumanBlock:
         )
 
 
-def _study_items(frames: StudyFrames, benchmark: str | None) -> pd.Index:
-    items = frames.items[~frames.items["is_attention_check"]]
-    if benchmark is not None:
-        items = items[items["benchmark"] == benchmark]
-    return pd.Index(items["item"], name="item")
-
-
 @_per_frames
 def human_ratings(frames: StudyFrames, scale: str, *, benchmark: str | None = None) -> pd.DataFrame:
     """Items x raters of first ratings (NaN where missing): attention checks and repeats out.
@@ -159,12 +154,9 @@ def human_ratings(frames: StudyFrames, scale: str, *, benchmark: str | None = No
     import order; columns the raters who gave one, sorted.
     """
     r = frames.ratings
-    mask = (r["scale"] == scale) & ~r["is_repeat"] & ~r["is_attention_check"]
-    if benchmark is not None:
-        mask &= r["benchmark"] == benchmark
-    sub = r.loc[mask, ["item", "rater", "value"]]
+    sub = r.loc[matrix_ratings(r, scale, benchmark=benchmark), ["item", "rater", "value"]]
     wide = sub.pivot(index="item", columns="rater", values="value")
-    order = _study_items(frames, benchmark)
+    order = matrix_items(frames.items, benchmark)
     wide = wide.reindex(order[order.isin(wide.index)])
     wide = wide[sorted(wide.columns)]
     wide.columns.name = "rater"
@@ -210,9 +202,7 @@ def analysis_block(
     :class:`~annotator.analysis.settings.AnalysisSettings` (None: crossed)."""
     anchors = None
     if settings is not None:
-        items = frames.items
-        regular = items.loc[~items["is_attention_check"], "item"]
-        anchors = settings.anchor_rows(frames.study, regular)
+        anchors = settings.anchor_rows(frames.study, matrix_items(frames.items))
     return human_block(frames, scale, benchmark=benchmark, rows=anchors)
 
 
@@ -227,10 +217,7 @@ def main_temperature(
     ``requested``: the study's ``[validation] temperature``; ``per_judge``: the
     temperatures the lead chose for single judges.
     """
-    llm = frames.llm
-    chosen = judge_temperatures(
-        llm["model"], llm["scale"], llm["temperature"], requested=requested, per_judge=per_judge
-    )
+    chosen = scored_temperatures(frames.llm, requested=requested, per_judge=per_judge)
     if not chosen.chosen:
         return chosen, "no LLM scores"
     if chosen.uniform:
@@ -267,7 +254,7 @@ def llm_matrix(
     sub = llm.loc[mask, ["item", "model", "run", "value"]]
     # One temperature is kept above, so none is pooled.
     wide = aggregate_runs(sub, how=runs, temperature=None)
-    order = _study_items(frames, benchmark)
+    order = matrix_items(frames.items, benchmark)
     wide = wide.reindex(order[order.isin(wide.index)])
     wide = wide[sorted(wide.columns)]
     wide.columns.name = "model"

@@ -26,8 +26,10 @@ __all__ = [
     "RubricTables",
     "RaterRecord",
     "Retest",
+    "STATISTIC_COLUMNS",
     "ScaleAnalysis",
     "ScaleProgress",
+    "Statistic",
     "StudyAnalysis",
 ]
 
@@ -103,6 +105,48 @@ class Retest:
     reason: str | None
 
 
+#: The columns of the report's ``statistics`` table (:attr:`ReportTables.statistics`).
+STATISTIC_COLUMNS = ["scale", "statistic", "model", "value", "low", "high", "n_items", "about"]
+
+
+@dataclass(frozen=True)
+class Statistic:
+    """One agreement statistic of a scale beyond the fixed fields of :class:`ScaleAnalysis`.
+
+    The dashboard shows each as it is and the report writes each as a row of its
+    ``statistics`` table, so a new statistic is one more of these, computed in
+    :mod:`.per_scale`: no display class or report table copies its fields.
+
+    Attributes
+    ----------
+    key : str
+        Its name in the report's table (``"gwet_ac1"``).
+    label : str
+        Its name on the dashboard (``"Gwet's AC1"``).
+    value : float or None
+        None when it cannot be computed; ``reason`` says why.
+    ci : tuple of float or None
+        ``(low, high)`` at the study's ``confidence``.
+    reason : str or None
+    model : str or None
+        None: the humans' agreement among themselves; else the judge compared with
+        the humans.
+    n_items : int
+        The items it was computed on.
+    about : str
+        One sentence for the report: what it is computed on.
+    """
+
+    key: str
+    label: str
+    value: float | None
+    ci: tuple[float, float] | None = None
+    reason: str | None = None
+    model: str | None = None
+    n_items: int = 0
+    about: str = ""
+
+
 @dataclass(frozen=True)
 class ScaleAnalysis:
     """One scale's analysis; a part not asked of :func:`analyse` is None (or empty).
@@ -130,6 +174,8 @@ class ScaleAnalysis:
         This scale's rows of the report's ``consistency`` table.
     notes : tuple of str
         What could not be computed on this scale, and why.
+    statistics : tuple of Statistic
+        Further agreement statistics, of the humans and of each judge with them.
     """
 
     scale: str
@@ -145,6 +191,7 @@ class ScaleAnalysis:
     alttest: dict[str, Any]
     consistency: pd.DataFrame | None
     notes: tuple[str, ...]
+    statistics: tuple[Statistic, ...] = ()
 
 
 @dataclass
@@ -210,6 +257,8 @@ class ReportTables:
     judge_assisted : pandas.DataFrame
         Judge-assisted (PPI++) estimates of the human mean score per benchmark, scale
         and judge (:data:`annotator.analysis.judge_assisted.JUDGE_ASSISTED_COLUMNS`).
+    statistics : pandas.DataFrame
+        :data:`STATISTIC_COLUMNS`: every :class:`Statistic` of every scale, one row each.
     notes : list of str
         Everything that could not be computed, and why.
     settings : dict
@@ -244,6 +293,9 @@ class ReportTables:
     rater_quality: pd.DataFrame = field(default_factory=pd.DataFrame)
     retest: pd.DataFrame = field(default_factory=pd.DataFrame)
     judge_assisted: pd.DataFrame = field(default_factory=pd.DataFrame)
+    statistics: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(columns=STATISTIC_COLUMNS)
+    )
 
 
 @dataclass(frozen=True)

@@ -10,13 +10,15 @@ from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..data.frames import StudyFrames
-from ..metrics import alt_test_pair, krippendorff_alpha, retest_reliability
+from ..metrics import alt_test_pair, gwet_ac1, gwet_ac2, krippendorff_alpha, retest_reliability
+from ..metrics.kappa import round_half_up
 from ..words import plural
 from .matrices import Notes, human_ratings, llm_matrix, rater_dicts, retest_pairs
-from .model import BLOCK_STATES, RaterRecord, Retest, ScaleAnalysis, ScaleProgress
+from .model import BLOCK_STATES, RaterRecord, Retest, ScaleAnalysis, ScaleProgress, Statistic
 from .panels import build_panel
 from .settings import AnalysisSettings
 
@@ -98,6 +100,79 @@ def _alttest(wide: pd.DataFrame, llm: pd.DataFrame, settings: AnalysisSettings) 
     return out
 
 
+# What the report says each Gwet statistic is computed on (its ``about``).
+_HUMANS_ABOUT = (
+    "Gwet's AC1 (nominal) and AC2 (quadratic weights) among the humans: every first "
+    "rating, missing cells allowed, the scale's points as categories; Gwet's (2008) "
+    "standard error over items, t interval."
+)
+_JUDGE_ABOUT = (
+    "Gwet's AC2 (quadratic weights) of each model with the human consensus (the mean "
+    "of the complete block, rounded half up to a scale point; the model's score too)."
+)
+
+
+def _scale_points(frames: StudyFrames, scale: str) -> np.ndarray:
+    """The scale's points, from its ``min``, ``max`` and ``step`` (which divides the range)."""
+    row = frames.scales.set_index("scale").loc[scale]
+    low, high, step = float(row["min"]), float(row["max"]), float(row["step"])
+    return low + step * np.arange(round((high - low) / step) + 1)
+
+
+def _gwet_statistic(key, label, result, notes, **fields) -> Statistic:
+    if result is None:
+        return Statistic(key, label, None, reason=notes.last_error, **fields)
+    return Statistic(key, label, result.coefficient, ci=result.ci, n_items=result.n_items, **fields)
+
+
+def _gwet(frames, scale, wide, panel, llm, settings, notes) -> tuple[Statistic, ...]:
+    """Gwet's AC1 and AC2 among the humans; AC2 of each model with the human consensus."""
+    points = _scale_points(frames, scale)
+    options = {"categories": points, "confidence": settings.confidence}
+    out = []
+    pairable = wide.shape[1] >= 2 and bool((wide.notna().sum(axis=1) >= 2).any())
+    for key, label, function, weights in (
+        ("gwet_ac1", "Gwet's AC1", gwet_ac1, {}),
+        ("gwet_ac2_quadratic", "Gwet's AC2 (quadratic)", gwet_ac2, {"weights": "quadratic"}),
+    ):
+        if not pairable:
+            why = "needs an item rated by at least 2 raters"
+            out.append(Statistic(key, label, None, reason=why, about=_HUMANS_ABOUT))
+            continue
+        where = f"scale {scale}, {label}"
+        result = notes.attempt(where, function, wide, **options, **weights)
+        out.append(_gwet_statistic(key, label, result, notes, about=_HUMANS_ABOUT))
+    if panel is None or llm is None or panel.humans.shape[1] == 0:
+        return tuple(out)
+    humans = panel.humans
+    low, step = points[0], points[1] - points[0] if len(points) > 1 else 1.0
+
+    def snapped(values) -> np.ndarray:
+        return low + step * round_half_up((np.asarray(values, dtype=float) - low) / step)
+
+    consensus = pd.Series(snapped(humans.mean(axis=1)), index=humans.index)
+    label = "Gwet's AC2 (quadratic) with the humans"
+    for model in llm.columns:
+        scores = llm[model].reindex(humans.index).dropna()
+        if len(scores) < 2:
+            why = "needs 2 items with every human rating and this model's score"
+            out.append(
+                Statistic(
+                    "gwet_ac2_quadratic", label, None, reason=why, model=model, about=_JUDGE_ABOUT
+                )
+            )
+            continue
+        pair = np.column_stack([consensus[scores.index].to_numpy(), snapped(scores)])
+        where = f"scale {scale}, model {model}, {label}"
+        result = notes.attempt(where, gwet_ac2, pair, weights="quadratic", **options)
+        out.append(
+            _gwet_statistic(
+                "gwet_ac2_quadratic", label, result, notes, model=model, about=_JUDGE_ABOUT
+            )
+        )
+    return tuple(out)
+
+
 def scale_analysis(
     frames: StudyFrames,
     scale: str,
@@ -130,6 +205,9 @@ def scale_analysis(
                 "prompt is used)"
             )
     alttest = _alttest(wide, llm, settings) if "alttest" in parts else {}
+    statistics = ()
+    if {"reliability", "tables"} & set(parts):
+        statistics = _gwet(frames, scale, wide, panel, llm, settings, notes)
     mine = None
     if consistency is not None:
         mine = consistency[consistency["scale"] == scale].reset_index(drop=True)
@@ -147,4 +225,5 @@ def scale_analysis(
         alttest=alttest,
         consistency=mine,
         notes=tuple(notes),
+        statistics=statistics,
     )

@@ -6,10 +6,10 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from ..data.matrix_rules import MatrixSettings
 from ..data.temperatures import judge_temperature_pairs
 from ..metrics._names import RUNS
-from ..study.assignment_spec import anchor_item_ids
-from ..study.studyfile import AssignmentSpec, assignment_settings, validation_settings
+from ..study.studyfile import assignment_settings, validation_settings
 
 __all__ = ["AnalysisSettings", "statistics_note", "study_settings"]
 
@@ -104,19 +104,20 @@ class AnalysisSettings:
 
     def anchor_rows(self, study: str, item_ids) -> list[str] | None:
         """Overlap designs: the anchor items among ``item_ids`` of the study ``study``
-        (its slug), in their order; ``None`` for a crossed design."""
-        if self.design != "overlap":
-            return None
-        items = list(item_ids)
-        anchors = self.anchor_items
-        spec = AssignmentSpec(
-            design="overlap",
-            raters_per_item=self.raters_per_item or 2,
-            anchor_items=list(anchors) if isinstance(anchors, tuple) else anchors,
-            items_per_rater=1,
+        (its slug), in their order; ``None`` for a crossed design
+        (:meth:`annotator.data.matrix_rules.MatrixSettings.anchor_rows`)."""
+        return self.matrix_settings.anchor_rows(study, item_ids)
+
+    @property
+    def matrix_settings(self) -> MatrixSettings:
+        """The settings the matrices follow, as the exports read them from the study file."""
+        return MatrixSettings(
+            temperature=self.temperature,
+            judge_temperatures=self.judge_temperatures,
+            design=self.design,
+            raters_per_item=self.raters_per_item,
+            anchor_items=self.anchor_items,
         )
-        chosen = anchor_item_ids(spec, study, items)
-        return [item for item in items if item in chosen]
 
     def statistics_note(self) -> str | None:
         """What an overlap design's dashboard and report compute, and on which ratings."""
@@ -156,17 +157,18 @@ def study_settings(study: Any, **overrides: Any) -> AnalysisSettings:
 
     ``study`` is a :class:`annotator.models.Study` (only ``source_toml`` is read).
     """
-    spec = validation_settings(study.source_toml or "")
-    assignment = assignment_settings(study.source_toml or "")
-    anchors = assignment.anchor_items
+    source = study.source_toml or ""
+    spec = validation_settings(source)
+    # The matrices' settings (temperatures, design, anchors): the exports read the same.
+    matrix = MatrixSettings.of(spec, assignment_settings(source))
     settings = AnalysisSettings(
         epsilon=spec.epsilon,
         scoring=spec.scoring,
         q=spec.q,
-        temperature=spec.temperature,
-        judge_temperatures=tuple(spec.temperatures.items()),
-        design=assignment.design,
-        raters_per_item=assignment.raters_per_item,
-        anchor_items=tuple(anchors) if isinstance(anchors, list) else anchors,
+        temperature=matrix.temperature,
+        judge_temperatures=matrix.judge_temperatures,
+        design=matrix.design,
+        raters_per_item=matrix.raters_per_item,
+        anchor_items=matrix.anchor_items,
     )
     return replace(settings, **overrides)

@@ -44,8 +44,10 @@ import math
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
+# The rule of what the test sees is a matrix rule (data.matrix_rules), named here
+# too: the stop rule's callers take both from one place.
+from ..data.matrix_rules import complete_items
 from ..metrics.alttest import alt_test_sequential
 from ..metrics.alttest._betting import BET_CAP
 from ..metrics.alttest._futility import FUTILITY_CHANCE
@@ -95,57 +97,6 @@ def most_log_gain_per_item(epsilon: float, *, cap: float = BET_CAP) -> float:
     if m0 >= 1.0:
         return math.inf
     return math.log1p(cap / (1.0 - m0) * m0)
-
-
-def complete_items(
-    ratings: Any, *, raters_per_item: int
-) -> tuple[dict[Hashable, dict[Hashable, float]], list[Hashable]]:
-    """What the test by betting may see of ratings that arrive interleaved.
-
-    The test's guarantee needs each item to enter once, complete, with a reference set
-    that never changes, at a place in the order fixed when it enters
-    (:func:`annotator.metrics.alt_test_sequential`). So an item enters when its
-    ``raters_per_item``-th rating arrives, with its first ``raters_per_item`` ratings
-    only (later ones never change it), and the items follow the order in which they
-    became complete. Feeding every rating, items placed by their latest one, let a
-    rater's chance of being secured reach 1.5-3.3 times its bound q/m (issue 39);
-    ``validation/stop_arrivals.py`` checks this rule with ratings arriving as in the app.
-
-    Parameters
-    ----------
-    ratings : pandas.DataFrame
-        One row per rating with columns ``item``, ``rater``, ``value`` and
-        ``submitted_at`` (anything that sorts in time).
-    raters_per_item : int, keyword-only
-        The ratings an item needs to enter (the overlap design's ``k``), at least 2.
-
-    Returns
-    -------
-    humans : dict
-        ``{rater: {item: value}}`` over the complete items; every rater of ``ratings``
-        is a key (an empty dict when none of their items is complete yet).
-    order : list
-        The complete items, in the order they became complete.
-    """
-    if isinstance(raters_per_item, bool) or not isinstance(raters_per_item, int):
-        raise ValueError(f"raters_per_item must be an integer, got {raters_per_item!r}")
-    if raters_per_item < 2:
-        raise ValueError(f"raters_per_item must be at least 2, got {raters_per_item}")
-    missing = {"item", "rater", "value", "submitted_at"} - set(ratings.columns)
-    if missing:
-        raise ValueError(f"ratings lacks the column(s) {sorted(missing)}")
-    # Ties in time go by rater, so that the same ratings always give the same sets.
-    timed = ratings.sort_values(["submitted_at", "rater"], kind="stable")
-    place = timed.groupby("item", sort=False).cumcount()
-    first = timed[place < raters_per_item]
-    entered = first[place[place < raters_per_item] == raters_per_item - 1]
-    order = entered["item"].tolist()
-    complete = set(order)
-    humans: dict[Hashable, dict[Hashable, float]] = {r: {} for r in timed["rater"].unique()}
-    kept = first[first["item"].isin(complete)]
-    for rater, item, value in zip(kept["rater"], kept["item"], kept["value"], strict=True):
-        humans[rater][item] = float(value)
-    return humans, order
 
 
 def judge_verdict(

@@ -28,7 +28,7 @@ from .columns import (
     SCALES_COLUMNS,
 )
 from .matrices import Notes
-from .model import ReportTables
+from .model import STATISTIC_COLUMNS, ReportTables
 from .panels import benchmark_row, build_panel, figure2_rows, models_rows, rows_frame, scales_row
 from .rater_quality import rater_quality_table
 from .settings import AnalysisSettings
@@ -81,6 +81,17 @@ def _retest_rows(scales: Sequence[Any]) -> pd.DataFrame:
         result = retest.result
         rows.append([part.scale, POOLED, result.n_pairs, result.alpha, result.icc_a1])
     return rows_frame(rows, RETEST_COLUMNS)
+
+
+def _statistic_rows(scales: Sequence[Any]) -> pd.DataFrame:
+    """Every scale's :class:`~.model.Statistic` s, one row each (NaN where not computable)."""
+    rows = []
+    for part in scales:
+        for s in part.statistics:
+            low, high = s.ci if s.ci is not None else (NAN, NAN)
+            value = NAN if s.value is None else s.value
+            rows.append([part.scale, s.key, s.model, value, low, high, s.n_items, s.about])
+    return rows_frame(rows, STATISTIC_COLUMNS)
 
 
 def tables_of(
@@ -154,6 +165,7 @@ def tables_of(
             columns="criterion"
         ),
         retest=_retest_rows(scales),
+        statistics=_statistic_rows(scales),
     )
     for line in agreement_notes:
         later.add(line)

@@ -13,12 +13,15 @@ from ..metrics.matrix import LLM_PREFIX, largest_complete_block
 from ..metrics.runs import aggregate_runs
 from ..models import Item, LLMScore, Rating, Scale, Study, User
 from ..study.raters import counted_rater
+from ..study.studyfile import assignment_settings, validation_settings
 from ..words import plural
 from .export_scope import ExportError, export_criterion, export_scope, items_frame
+from .matrix_rules import LEFT_OUT, MatrixSettings
 from .prompt_versions import latest_prompt_version
 from .selection import Where, describe_where, raters_where
 from .sql import fetch_columns, fetch_rows
-from .temperatures import JudgeTemperatures, study_judge_temperatures
+from .temperature_counts import study_judge_temperatures
+from .temperatures import JudgeTemperatures
 
 __all__ = [
     "MatrixExport",
@@ -154,7 +157,8 @@ def matrix_export(
     """Items x raters of one scale, then one column per model (its runs combined).
 
     Repeats (test-retest) and attention checks are left out: the matrix holds
-    each rater's first rating of each item the study is about.
+    each rater's first rating of each item the study is about (the rules of
+    :mod:`annotator.data.matrix_rules`).
 
     The LLM columns hold the scores of each model's newest prompt version
     (:mod:`annotator.data.prompt_versions`) at its temperature by the rule the
@@ -171,9 +175,8 @@ def matrix_export(
     criterion, required when the study has several (its items are those of the
     benchmarks it applies to; :func:`~annotator.data.export_scope.export_criterion`).
     """
-    from ..analysis.settings import study_settings
-
-    settings = study_settings(study)
+    source = study.source_toml or ""
+    settings = MatrixSettings.of(validation_settings(source), assignment_settings(source))
     chosen = study_judge_temperatures(
         session,
         study,
@@ -281,8 +284,7 @@ def _human_matrix(
         select(Rating.item_id, Rating.rater_id, Rating.value).where(
             Rating.scale_id == scale_id,
             Rating.criterion == criterion,
-            Rating.is_repeat.is_(False),
-            Rating.is_attention_check.is_(False),
+            *(getattr(Rating, flag).is_(False) for flag in LEFT_OUT),
         ),
         ["int32", "int32", "float64"],
     )

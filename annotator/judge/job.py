@@ -25,8 +25,8 @@ from ..redaction import redact
 from ..words import plural
 from .endpoints import JudgeEndpoint, endpoint_api_key, judge_endpoints
 from .history import FailureRow, judge_failures, scores_version
-from .plan import JudgeError, JudgeSettings
 from .runner import JudgeReport, run_judge
+from .tasks import JudgeError, JudgeSettings
 
 __all__ = [
     "KIND",

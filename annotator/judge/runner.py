@@ -35,7 +35,7 @@ from ..models import JudgeFailure, Scale, Study
 from ..redaction import redact
 from ..words import plural
 from .parsing import ReplyError, expected_score, parse_criteria_reply, parse_reply
-from .plan import JudgeError, JudgeSettings, JudgeTask, plan_judge, run_label
+from .tasks import JudgeError, JudgeSettings, JudgeTask, plan_judge, run_label
 
 if TYPE_CHECKING:
     from collections.abc import Callable

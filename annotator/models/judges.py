@@ -54,7 +54,7 @@ class LLMScore(SQLModel, table=True):
     created_at: datetime = Field(default_factory=now)
     # The judge prompt's version (annotator.judge.prompts.prompt_hash) for
     # scores from ``annotator judge``; None for imported scores. It is not in
-    # the key: the run label of a judged score names it (judge.plan.run_label).
+    # the key: the run label of a judged score names it (judge.tasks.run_label).
     prompt_hash: str | None = Field(default=None, max_length=64)
 
 

@@ -30,6 +30,7 @@ from .dashboard_types import (
     RaterProgress,
     RetestRow,
     ScaleDashboard,
+    StatisticRow,
     missing,
     shown,
 )
@@ -204,6 +205,16 @@ def _scale(part: ScaleAnalysis, confidence: float) -> ScaleDashboard:
         alttest=_alttest(part),
         notes=part.notes,
         consistency=consistency_rows_of(part.consistency, confidence=confidence),
+        statistics=tuple(
+            StatisticRow(
+                s.key,
+                s.label,
+                s.model,
+                shown(s.value, ci=s.ci, confidence=confidence, reason=s.reason),
+                s.n_items,
+            )
+            for s in part.statistics
+        ),
     )
 
 

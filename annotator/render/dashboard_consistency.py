@@ -12,12 +12,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..analysis.agreement_tables import consistency_rows
 from ..analysis.matrices import temperature_label
-from ..data.frames import StudyFrames
 from .dashboard_types import Shown, shown
 
-__all__ = ["ConsistencyRow", "consistency_by_scale", "consistency_rows_of"]
+__all__ = ["ConsistencyRow", "consistency_rows_of"]
 
 
 @dataclass(frozen=True)
@@ -83,12 +81,3 @@ def consistency_rows_of(
             )
         )
     return tuple(out)
-
-
-def consistency_by_scale(frames: StudyFrames) -> dict[str, tuple[ConsistencyRow, ...]]:
-    """``{scale: rows}`` for every scale with LLM scores (one row per model and temperature)."""
-    table = consistency_rows(frames)
-    return {
-        scale: consistency_rows_of(table[table["scale"] == scale])
-        for scale in dict.fromkeys(table["scale"])
-    }

@@ -24,6 +24,7 @@ __all__ = [
     "RaterProgress",
     "RetestRow",
     "ScaleDashboard",
+    "StatisticRow",
     "shown",
     "missing",
     "number_text",
@@ -54,10 +55,6 @@ class Shown:
     high: float | None = None
     reason: str | None = None
     confidence: float | None = None
-
-    @property
-    def available(self) -> bool:
-        return self.value is not None
 
     @property
     def ci_label(self) -> str:
@@ -186,6 +183,19 @@ class AltTestRow:
 
 
 @dataclass(frozen=True)
+class StatisticRow:
+    """One :class:`annotator.analysis.model.Statistic` as shown: its ``key`` (the
+    report's name) and ``label``, its ``model`` (None: among the humans), the number
+    as :class:`Shown`, its items."""
+
+    key: str
+    label: str
+    model: str | None
+    number: Shown
+    n_items: int
+
+
+@dataclass(frozen=True)
 class ScaleDashboard:
     """Everything the dashboard shows for one scale.
 
@@ -217,6 +227,8 @@ class ScaleDashboard:
     consistency : tuple of ConsistencyRow
         Each model's self-consistency across its runs
         (:mod:`annotator.render.dashboard_consistency`).
+    statistics : tuple of StatisticRow
+        The analysis's further statistics of the scale, in its order (no field each).
     """
 
     scale: str
@@ -236,6 +248,17 @@ class ScaleDashboard:
     alttest: tuple[AltTestRow, ...]
     notes: tuple[str, ...]
     consistency: tuple = ()
+    statistics: tuple[StatisticRow, ...] = ()
+
+    @property
+    def human_statistics(self) -> tuple[StatisticRow, ...]:
+        """The further statistics of the humans among themselves."""
+        return tuple(row for row in self.statistics if row.model is None)
+
+    @property
+    def judge_statistics(self) -> tuple[StatisticRow, ...]:
+        """The further statistics of each judge with the humans."""
+        return tuple(row for row in self.statistics if row.model is not None)
 
     block_counts = property(lambda self: self.progress.block_counts)
     n_items = property(lambda self: self.progress.n_items)

@@ -88,24 +88,13 @@ def _raters_to_come(session: Session, study: Study, rated: int) -> float:
     return max(enrolled - rated, 0) + invites + places
 
 
-# Crossed designs: an item enters the stop check with its first three ratings (the
-# paper recommends at least three annotators), or all raters' when fewer are planned.
-CROSSED_REFERENCE_RATERS = 3
-
-
-def _reference_raters(settings, planned: float) -> int:
-    """The ratings an item needs to enter the stop check: fixed by the design."""
-    if settings.design == "overlap" and settings.raters_per_item:
-        return int(settings.raters_per_item)
-    return int(max(2, min(CROSSED_REFERENCE_RATERS, planned)))
-
-
 def check_stop(session: Session, study: Study) -> StopCheck:
     """Decide whether ``study`` stops serving blocks; record the stop on the study."""
     from ..analysis.matrices import llm_matrix, main_temperature
     from ..analysis.settings import study_settings
     from ..analysis.stop_rule import complete_items, judge_verdict
     from ..data.frames import study_frames
+    from ..data.matrix_rules import matrix_ratings
 
     spec = validation_settings(study.source_toml or "")
     if not spec.stop_when_decided:
@@ -115,19 +104,17 @@ def check_stop(session: Session, study: Study) -> StopCheck:
     settings = study_settings(study)
     frames = study_frames(session, study)
     # The rule of the dashboard and the exports, the lead's choice for single judges included.
-    temperature, _ = main_temperature(frames, spec.temperature, settings.judge_temperatures)
+    temperature, _ = main_temperature(frames, settings.temperature, settings.judge_temperatures)
     ratings = frames.ratings
     verdicts = []
     for scale in frames.scale_names:
-        kept = ratings[
-            (ratings["scale"] == scale) & ~ratings["is_repeat"] & ~ratings["is_attention_check"]
-        ]
+        kept = ratings[matrix_ratings(ratings, scale)]
         rated = int(kept["rater"].nunique())
         to_come = _raters_to_come(session, study, rated)
         # The test by betting sees an item once it is complete, with its first k
         # ratings, in the order the items became complete (complete_items says why).
         humans, order = complete_items(
-            kept, raters_per_item=_reference_raters(settings, rated + to_come)
+            kept, raters_per_item=settings.matrix_settings.reference_raters(rated + to_come)
         )
         judged = llm_matrix(frames, scale, temperature=temperature, runs=settings.runs)
         for judge in spec.judges:

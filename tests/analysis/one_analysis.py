@@ -98,6 +98,17 @@ def report_value(dash, tables, settings, path: tuple) -> tuple[pd.Series, str, s
         column = {"alpha": "alpha_interval", "icc_a1": "icc_a1", "identical": "identical_share"}
         stat = path[-1]
         return rows.iloc[0], column[stat], "icc_a1" if stat == "icc_a1" else None, 3
+    if field == "statistics":
+        # Any further statistic (analysis.model.Statistic): its row of the report's table.
+        shown_row = part.statistics[path[3]]
+        frame = tables.statistics
+        mine = frame[(frame["scale"] == scale) & (frame["statistic"] == shown_row.key)]
+        if shown_row.model is None:
+            mine = mine[mine["model"].isna()]
+        else:
+            mine = mine[mine["model"] == shown_row.model]
+        assert len(mine) == 1, f"{len(mine)} rows of {shown_row.key} in the statistics table"
+        return mine.iloc[0], "value", "", 3
     if field == "raters":
         rater = part.raters[path[3]].rater
         return _row(tables.rater_quality, scale=scale, rater=rater), "median_seconds", None, 1
@@ -126,7 +137,9 @@ def assert_every_dashboard_number_is_the_reports(dash, tables, settings) -> None
         text = f"{float(expected):.{digits}f}"
         checked["value"] += 1
         if interval is not None:
-            low, high = row[f"{interval}_low"], row[f"{interval}_high"]
+            # "": the statistics table's own low and high columns.
+            stem = f"{interval}_" if interval else ""
+            low, high = row[f"{stem}low"], row[f"{stem}high"]
             assert (number.low, number.high) == pytest.approx((low, high), abs=TOL), where
             text += f" [{low:.{digits}f}, {high:.{digits}f}]"
             assert number.ci_label == "90% CI", where
@@ -135,5 +148,5 @@ def assert_every_dashboard_number_is_the_reports(dash, tables, settings) -> None
     # The study has numbers of every kind, intervals among them.
     kinds = {path[2] for path, _ in numbers}
     assert kinds >= {"icc_a1", "icc_ak", "alpha", "retest", "retest_pooled", "ensemble"}
-    assert kinds >= {"models", "alttest", "consistency", "raters"}
+    assert kinds >= {"models", "alttest", "consistency", "raters", "statistics"}
     assert checked["value"] > 50 and checked["interval"] >= 10

@@ -40,8 +40,8 @@ def test_report_writes_the_page_and_the_tables(runner, make_study, tmp_path):
     tree = lxml_html.fromstring(out.read_text("utf-8"))
     assert tree.xpath("//h1")[0].text == "Report: Synthetic cli"
     # 10 of the paper and the alt-test, 1 of rater quality, 1 of test-retest,
-    # 6 of annotator.analysis.agreement_tables.
-    assert len(tree.xpath("//table[@data-table]")) == 18
+    # 6 of annotator.analysis.agreement_tables, 1 of the further statistics.
+    assert len(tree.xpath("//table[@data-table]")) == 19
     # No temporary file left next to the report, and the report is an ordinary
     # file (not the private 0600 of the temporary file it was written through).
     assert [p.name for p in out.parent.iterdir()] == ["report.html"]

@@ -12,7 +12,8 @@ import pytest
 from sqlalchemy import select, update
 
 from annotator.data.frames import study_llm_scores
-from annotator.data.temperatures import judge_temperatures, study_judge_temperatures
+from annotator.data.temperature_counts import study_judge_temperatures
+from annotator.data.temperatures import judge_temperatures
 from annotator.models import Item, LLMScore
 
 NAN = math.nan

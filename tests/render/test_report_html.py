@@ -29,6 +29,10 @@ from annotator.render.report.sections import TABLE1_AVERAGE
 SHOWN = {
     "raters": ("rater_quality", None),
     "retest": ("retest", None),
+    "statistics": (
+        "statistics",
+        ["scale", "statistic", "model", "value", "low", "high", "n_items"],
+    ),
     "table2": (
         "scales",
         [
@@ -164,6 +168,7 @@ def test_every_table_holds_the_frames_values(report):
         "retest",
         *("consistency", "correlations", "kappa", "cross_alpha"),
         *("alttest_epsilon_curve", "alttest_items_curve"),
+        "statistics",
     }
     curves = tables.alttest_curves
     for against in ("epsilon", "items"):

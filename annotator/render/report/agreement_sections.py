@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from .cells import Section, frame_view, text_columns
 from .figures import Drawn, curves_against, figure
 
-__all__ = ["agreement_sections"]
+__all__ = ["agreement_sections", "statistics_section"]
 
 _CURVE_VIEW = ["scale", "model", "x", "winning_rate", "winning_rate_low", "winning_rate_high"]
 _CURVE_VIEW += ["advantage_probability", "advantage_low", "advantage_high", "pass_share"]
@@ -51,6 +51,20 @@ def _section(key, heading, caption, frame, *, empty="", figures=()) -> Section:
         text_columns=text_columns(frame),
         figures=list(figures),
         empty=empty,
+    )
+
+
+def statistics_section(tables, level: float) -> Section:
+    """The further statistics of every scale (:class:`annotator.analysis.model.Statistic`):
+    the caption says what each is computed on, from the table itself."""
+    frame = tables.statistics
+    about = " ".join(dict.fromkeys(a for a in frame["about"] if a)) if "about" in frame else ""
+    return _section(
+        "statistics",
+        "Further agreement statistics",
+        f"Per scale, among the humans (no model) and of each model with the humans, with "
+        f"{level:g}% intervals. {about}".strip(),
+        frame.drop(columns="about", errors="ignore"),
     )
 
 
@@ -99,6 +113,8 @@ def agreement_sections(tables, drawn: Mapping[str, Drawn] | None = None) -> list
             tables.cross_alpha,
         ),
     ]
+    if not tables.statistics.empty:
+        sections.append(statistics_section(tables, level))
     for against, heading, caption, figure_caption in _CURVES:
         part = curves_against(tables, against)
         key = f"alttest_{against}_curve"
