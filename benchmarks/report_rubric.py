@@ -46,6 +46,24 @@ def build(folder: Path, label: str, env: dict) -> dict:
     return env
 
 
+def page_sizes(path: Path) -> str:
+    """Height at 1280 px (headless Chromium's ``scrollHeight``), figures and contents
+    entries of a report; with its criteria unfolded too."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium")
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(path.as_uri())
+        height = page.evaluate("document.documentElement.scrollHeight")
+        figures = page.evaluate("document.querySelectorAll('figure').length")
+        toc = page.evaluate("document.querySelectorAll('nav.toc li').length")
+        page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+        unfolded = page.evaluate("document.documentElement.scrollHeight")
+        browser.close()
+    return f"{height} px ({unfolded} px unfolded), {figures} figures, {toc} contents entries"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", type=Path, help="folder with an earlier annotator/")
@@ -80,6 +98,9 @@ def main() -> None:
             f"subtracted; runs {spread}   {load()}",
             flush=True,
         )
+    for label in versions:
+        name = label.replace(" ", "-")
+        print(f"{label:<12}: the page at 1280 px: {page_sizes(folder / f'{name}.html')}")
     if args.baseline:
         same = identical(folder / "baseline", folder / "this-version")
         ratio = times["this version"] / times["baseline"]

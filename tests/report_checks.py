@@ -16,12 +16,9 @@ def report_problems(page: str) -> list[str]:
         # A figure's alt text starts "No ..." when its data are empty (figures.py).
         if alt.startswith("No ") or not figure.xpath("./img/@src"):
             problems.append(f"figure {figure.get('id')} has no data: {alt}")
-    listed = [
-        " ".join(li.text_content().split()) for li in tree.xpath("//ul[@class='not-computed']/li")
-    ]
-    reasons = [line.partition(": ")[0] for line in listed]
-    for line in {r for r in reasons if reasons.count(r) > 1}:
-        problems.append(f"reason said more than once: {line}")
+    reasons = tree.xpath("//ul[@class='not-computed']/li/@data-reason")
+    for reason in sorted({r for r in reasons if reasons.count(r) > 1}):
+        problems.append(f"reason said more than once: {reason}")
     for table in tree.xpath("//table[@data-table]"):
         key = table.get("data-table")
         for th in table.xpath("./thead/tr/th"):

@@ -39,9 +39,12 @@ def test_the_rubric_examples_report_says_each_thing_once(runner, session, monkey
     assert report_problems(report.html) == []
     tree = lxml_html.fromstring(report.html)
     # Real steps: reading, statistics, each of the 4 criteria's figures, the page, done.
+    # (The number of criteria is known once the statistics are: 4 steps until then.)
     assert [done for done, _, _ in steps] == list(range(8))
-    assert {total for _, total, _ in steps} == {7} and steps[-1][2] == "Done"
+    assert [total for _, total, _ in steps] == [4, 4] + [7] * 6 and steps[-1][2] == "Done"
     listed = [li.text_content() for li in tree.xpath("//ul[@class='not-computed']/li")]
+    reasons = tree.xpath("//ul[@class='not-computed']/li/@data-reason")
+    assert len(reasons) == len(set(reasons)) == len(listed)
     # The study asks no gender: no grouping by it, and nothing said about it.
     assert not any("gender" in line for line in listed)
     assert not tree.xpath("//table[@data-table[contains(., 'table5')]]")
@@ -117,3 +120,15 @@ def test_a_one_row_table_and_a_weak_cell_mark_nothing_best():
     view = frame_view(two, best=pd.DataFrame({"icc_a1": [True, False]}))
     assert [row[2].css for row in view.rows] == ["weak", ""]
     assert view.weak
+
+
+def test_the_dashboard_greys_a_number_whose_interval_is_wider_than_half_the_range(app):
+    from annotator.render.dashboard_types import Shown
+
+    wide = Shown(0.5, "0.500 [−0.600, 0.900]", low=-0.6, high=0.9)
+    narrow = Shown(0.5, "0.500 [0.300, 0.700]", low=0.3, high=0.7)
+    assert wide.weak and not narrow.weak and not Shown(None, "n/a", reason="x").weak
+    macros = app.jinja_env.get_template("lead/_stat.html").module
+    assert 'class="weak"' in str(macros.cell(wide))
+    assert "weak" not in str(macros.cell(narrow))
+    assert "stat weak" in str(macros.stat("ICC(A,1)", wide))
