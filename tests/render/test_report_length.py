@@ -63,8 +63,8 @@ def test_the_rubric_examples_report_says_each_thing_once(runner, session, monkey
     # The CSV names are listed once, as words beside names, not as headers.
     glossary = dict(
         zip(
-            tree.xpath("//dl[contains(@class, 'columns')]/dd/code/text()"),
-            tree.xpath("//dl[contains(@class, 'columns')]/dt/text()"),
+            tree.xpath("//ul[@class='columns']/li/code/text()"),
+            tree.xpath("//ul[@class='columns']/li/span/text()"),
             strict=True,
         )
     )

@@ -41,6 +41,14 @@ def _section(key: str, heading: str, caption: str, frame, empty: str) -> Section
     )
 
 
+def _tested(frame):
+    """The alt-test rows with a result: a model x criterion that tested no annotator
+    says why once, in the "Not computed, and why" list (the analysis's note)."""
+    if "winning_rate" not in frame.columns:
+        return frame
+    return frame[frame["winning_rate"].notna()]
+
+
 def rubric_sections(rubric: RubricTables, settings: Mapping[str, Any]) -> list[Section]:
     """The tables across criteria: the summary, the alt-tests, the correlations."""
     level = 100 * float(settings.get("confidence", 0.95))
@@ -64,9 +72,10 @@ def rubric_sections(rubric: RubricTables, settings: Mapping[str, Any]) -> list[S
             "(pooled) every (item, criterion) pair is an instance, as the alt-test paper "
             "treats SummEval; on (domains) each criterion is a domain, the "
             "Benjamini-Yekutieli procedure runs once over every annotator of every "
-            "criterion and the model passes in n_passed of n_domains criteria "
-            "(Calderon, Reichart and Dror 2025, Appendix A).",
-            rubric.alttest,
+            'criterion and the model passes in "criteria passed" of "criteria tested" '
+            "(Calderon, Reichart and Dror 2025, Appendix A). A model and criterion that "
+            "tested no annotator has no row: the list of what was not computed says why.",
+            _tested(rubric.alttest),
             "no model has scores on a criterion with enough human ratings",
         ),
         _section(

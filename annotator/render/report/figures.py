@@ -192,6 +192,15 @@ def _any_number(frame: pd.DataFrame, columns) -> bool:
     return bool(np.isfinite(values).any())
 
 
+def _no_bootstrap(tables: Any) -> str | None:
+    if not _any_number(tables.bootstrap, ("estimate",)):
+        return "no bootstrap interval could be computed"
+    # One interval (one scale's nMAE): its row of the table says all the figure would.
+    if tables.bootstrap["estimate"].notna().sum() == 1:
+        return "one interval only: its row of the table shows it"
+    return None
+
+
 def _no_curve(against: str) -> Callable[[Any], str | None]:
     def why(tables: Any) -> str | None:
         if _any_number(curves_against(tables, against), ("winning_rate",)):
@@ -213,11 +222,7 @@ MISSING: dict[str, Callable[[Any], str | None]] = {
     "items": lambda t: (
         None if _any_number(t.items, ("nmae",)) else "no item has both human and LLM scores"
     ),
-    "bootstrap": lambda t: (
-        None
-        if _any_number(t.bootstrap, ("estimate",))
-        else "no bootstrap interval could be computed"
-    ),
+    "bootstrap": _no_bootstrap,
     "distributions": lambda t: None if not t.distributions.empty else "no scores yet",
     "icc": lambda t: (
         None if _any_number(t.scales, [c for c, _ in ICC_COLUMNS]) else "no ICC could be computed"
