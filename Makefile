@@ -61,6 +61,7 @@ bench: install-test
 	$(BIN)/python benchmarks/jobs.py
 	$(BIN)/python benchmarks/scaleout.py --postgres-url postgresql://postgres@127.0.0.1:5432/postgres
 	$(BIN)/python benchmarks/report.py
+	$(BIN)/python benchmarks/report_rubric.py
 	$(BIN)/python benchmarks/criteria_analysis.py
 	$(BIN)/python benchmarks/alttest_replay.py
 	$(BIN)/python benchmarks/demo.py
