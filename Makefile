@@ -62,6 +62,7 @@ bench: install-test
 	$(BIN)/python benchmarks/rating_keyboard.py
 	$(BIN)/python benchmarks/jobs.py
 	$(BIN)/python benchmarks/report.py
+	$(BIN)/python benchmarks/report_rubric.py
 	$(BIN)/python benchmarks/criteria_analysis.py
 	$(BIN)/python benchmarks/alttest_replay.py
 	$(BIN)/python benchmarks/first_request.py
@@ -85,6 +86,7 @@ bench-quick: install-test
 	$(BIN)/python benchmarks/rating_keyboard.py --quick
 	$(BIN)/python benchmarks/jobs.py --quick
 	$(BIN)/python benchmarks/report.py --quick
+	$(BIN)/python benchmarks/report_rubric.py --quick
 	$(BIN)/python benchmarks/criteria_analysis.py --quick
 	$(BIN)/python benchmarks/alttest_replay.py --quick
 	$(BIN)/python benchmarks/first_request.py --quick

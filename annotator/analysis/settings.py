@@ -171,4 +171,14 @@ def study_settings(study: Any, **overrides: Any) -> AnalysisSettings:
         raters_per_item=matrix.raters_per_item,
         anchor_items=matrix.anchor_items,
     )
+    # Table 5 groups by a question the study asks: a study whose questions include no
+    # gender gets no grouping (and no note that nobody answered it). A study stored
+    # without its questions (an empty list) keeps the default.
+    asked = getattr(study, "demographics", None)
+    if (
+        isinstance(asked, list)
+        and asked
+        and settings.group_by not in {q.get("key") for q in asked if isinstance(q, dict)}
+    ):
+        settings = replace(settings, group_by=None)
     return replace(settings, **overrides)

@@ -57,6 +57,17 @@ class Shown:
     confidence: float | None = None
 
     @property
+    def weak(self) -> bool:
+        """Whether its interval is wider than 1, half the range of an ICC or a
+        correlation: too few items or raters to read (:mod:`.report.caution`), so the
+        page greys it."""
+        from .report.caution import MAX_WIDTH
+
+        if self.value is None or self.low is None or self.high is None:
+            return False
+        return self.high - self.low > MAX_WIDTH
+
+    @property
     def ci_label(self) -> str:
         """``"90% CI"``: the interval's coverage as the page names it."""
         return f"{100 * (self.confidence or 0.95):g}% CI"

@@ -3,6 +3,7 @@ report and the exports made in memory."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..jobs.context import JobContext, JobOutput
@@ -32,9 +33,7 @@ def build_report_job(ctx: JobContext) -> JobOutput:
         if temperatures:
             overrides["judge_temperatures"] = parse_judge_temperatures(temperatures)
         settings = study_settings_where(ctx.session, ctx.study, where or "", **overrides)
-    ctx.progress(0, 1, "Reading the study, computing the tables and drawing the figures")
-    report = build_report(ctx.session, ctx.study, settings=settings)
-    ctx.progress(1, 1, "Done")
+    report = build_report(ctx.session, ctx.study, settings=settings, progress=ctx.progress)
     return JobOutput(report.html.encode("utf-8"), report_filename(ctx.study), "text/html")
 
 
@@ -74,13 +73,16 @@ def build_report(
     settings: Any = None,
     generated_at: datetime | None = None,
     figure_format: str | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
 ) -> Report:
     """Read the study, compute its tables and render the report.
 
     ``settings`` is an :class:`~annotator.analysis.settings.AnalysisSettings`; by
     default the study file's ``[validation]`` table. ``figure_format`` (``"png"``,
     ``"svg"`` or ``"pdf"``): also save each figure in that format, in
-    :attr:`Report.figure_files`.
+    :attr:`Report.figure_files`. ``progress(done, total, message)`` is told each
+    step as it starts: reading, the statistics, the figures (each criterion's in a
+    rubric study) and the page.
     """
     # Imported here: job kinds name this module, and the web app imports it for the
     # report's file name without pandas or matplotlib.
@@ -90,16 +92,30 @@ def build_report(
     from ..data.frames import study_frames
     from ..render.report import report_of
 
+    # Reading, the statistics, the figures (one step per criterion), the page: the
+    # number of criteria is known once the statistics are.
+    total = 4
+
+    def step(done: int, message: str) -> None:
+        if progress is not None:
+            progress(done, total, message)
+
+    step(0, "Reading the ratings and scores")
     frames = study_frames(session, study)
     if settings is None:
         settings = study_settings(study)
     title = f"Report: {study.name}"
+    step(1, "Computing the statistics")
     analysis = analyse(frames, settings, parts=REPORT_PARTS)
-    return report_of(
+    total = 3 + max(len(analysis.by_criterion or {}), 1)
+    report = report_of(
         analysis,
         title=title,
         study=study.slug,
         generated_at=generated_at,
         figure_format=figure_format,
         frames=frames,
+        progress=lambda done, message: step(2 + done, message),
     )
+    step(total, "Done")
+    return report

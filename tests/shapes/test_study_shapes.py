@@ -19,6 +19,7 @@ from annotator.data.exporters import FORMATS
 from annotator.jobs import Job, JobStatus
 from annotator.models import Study, StudyVersion
 from tests.helpers import code_words
+from tests.report_checks import report_problems
 
 # Words that mean a page or file shows a failure rather than a result.
 FAILURE_WORDS = ("Traceback", "could not be computed", "Internal Server Error")
@@ -243,6 +244,11 @@ def test_every_analysis_command(study_shape, runner, tmp_path):
             found = _problems_in(written.read_text(encoding="utf-8"))
             if found:
                 problems.append(f"{written.name}: {found}")
+    # The report draws no figure without data, says each reason once, names its
+    # columns in words and marks no one-row or weak number best (issue 34).
+    report = tmp_path / "report.html"
+    if report.exists():
+        problems += [f"report.html: {p}" for p in report_problems(report.read_text("utf-8"))]
     assert not problems, "\n".join(problems)
 
 

@@ -23,6 +23,7 @@ from .base import (
 )
 from .plan import alt_test_power_figure, plan_figure
 from .study import (
+    ICC_RANGE,
     NMAE_THRESHOLD,
     bootstrap_figure,
     bootstrap_label,
@@ -36,6 +37,7 @@ __all__ = [
     "DPI",
     "FORMATS",
     "MAX_WIDTH",
+    "ICC_RANGE",
     "NMAE_THRESHOLD",
     "alt_test_curve_figure",
     "alt_test_epsilon_figure",

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = [
+    "ICC_RANGE",
     "NMAE_THRESHOLD",
     "bootstrap_figure",
     "bootstrap_label",
@@ -106,8 +107,21 @@ def score_distribution_figure(frame: pd.DataFrame, *, group_by: str | None = Non
     return fig
 
 
+#: The range of an ICC (and of any correlation): intervals are cut to it on the figures.
+ICC_RANGE = (-1.0, 1.0)
+
+
 def _estimates_with_intervals(
-    ax, positions, estimate, low, high, *, colour: str, label=None, horizontal: bool = False
+    ax,
+    positions,
+    estimate,
+    low,
+    high,
+    *,
+    colour: str,
+    label=None,
+    horizontal: bool = False,
+    limits: tuple[float, float] | None = None,
 ) -> None:
     """Points at ``estimate`` and bars from ``low`` to ``high`` at ``positions``.
 
@@ -115,11 +129,24 @@ def _estimates_with_intervals(
     the estimate: an interval need not contain its estimate (McGraw and Wong's F-based
     interval for ICC(A,1) with few items or raters, a percentile bootstrap interval of
     a biased statistic), and matplotlib refuses a negative error bar.
+
+    ``limits``: the parameter's range. An interval (or estimate) reaching past it is
+    cut at the range's end and marked there with a triangle pointing out of the range,
+    so one interval of ICC(A,k) down to -10 does not squash every other onto a line;
+    the caption says which were cut (:func:`annotator.render.report.figures.cut_intervals`).
     """
     import numpy as np
 
     positions, estimate = np.asarray(positions, float), np.asarray(estimate, float)
     low, high = np.asarray(low, float), np.asarray(high, float)
+    cut_low = cut_high = np.zeros(len(positions), dtype=bool)
+    if limits is not None:
+        lo, hi = limits
+        with np.errstate(invalid="ignore"):
+            cut_low = (low < lo) | (estimate < lo)
+            cut_high = (high > hi) | (estimate > hi)
+        low, high = np.clip(low, lo, hi), np.clip(high, lo, hi)
+        estimate = np.clip(estimate, lo, hi)
     # An infinite or inverted interval (ICC(A,k) of raters who disagree more than
     # chance) has no bar, an infinite estimate no point: the tables' notes say why.
     usable = np.isfinite(low) & np.isfinite(high) & (low <= high)
@@ -133,6 +160,26 @@ def _estimates_with_intervals(
     else:
         ax.errorbar(bars[2], bars[0], yerr=bars[1], fmt="none", capsize=3, ecolor=colour)
         ax.plot(points[1], points[0], "o", color=colour, label=label)
+    if limits is not None:
+        for flags, end, marker in ((cut_low, limits[0], "<v"), (cut_high, limits[1], ">^")):
+            if flags.any():
+                at = np.full(int(flags.sum()), end)
+                xy = (at, positions[flags]) if horizontal else (positions[flags], at)
+                ax.plot(
+                    *xy,
+                    marker[1 - horizontal],
+                    color=colour,
+                    markersize=8,
+                    linestyle="",
+                    label="_cut",
+                )
+
+
+def _span(ax, horizontal: bool, limits: tuple[float, float]) -> tuple[float, float]:
+    """The axis's current limits, kept within ``limits`` plus a margin for the markers."""
+    lo, hi = ax.get_xlim() if horizontal else ax.get_ylim()
+    margin = 0.05 * (limits[1] - limits[0])
+    return max(lo, limits[0] - margin), min(hi, limits[1] + margin)
 
 
 def icc_interval_figure(frame: pd.DataFrame, *, columns: Sequence[tuple[str, str]]) -> Figure:
@@ -157,7 +204,10 @@ def icc_interval_figure(frame: pd.DataFrame, *, columns: Sequence[tuple[str, str
             frame[f"{column}_high"].to_numpy(dtype=float),
             colour=f"C{j}",
             label=label,
+            limits=ICC_RANGE,
         )
+    # The axis spans the data inside the ICC's range, never past it.
+    ax.set_ylim(_span(ax, False, ICC_RANGE))
     ax.set_xticks(range(len(scales)), scales)
     ax.set_xlabel("scale")
     ax.set_ylabel("ICC (95% CI)")

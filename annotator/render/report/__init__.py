@@ -9,6 +9,7 @@ the lead's "Download report" link, so both give the same file. The numbers come 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -39,11 +40,14 @@ def report_of(
     generated_at: datetime | None = None,
     figure_format: str | None = None,
     frames: Any = None,
+    progress: Callable[[int, str], None] | None = None,
 ) -> Report:
     """The report of a study's analysis (``analyse(..., parts=REPORT_PARTS)``).
 
     A study with ``[[criteria]]`` gets the tables across criteria and then each
     criterion's sections and figures; its figure files are named ``CRITERION-KEY``.
+    ``progress(done, message)``: told as the figures (each criterion's) and then the
+    page are begun, ``done`` counting from 0.
     """
     from ...analysis.verdict import verdict_summary
     from ..verdict import verdict_lines
@@ -54,8 +58,15 @@ def report_of(
     # The answer first: the same lines as the dashboard's and `annotator verdict`'s.
     verdicts = verdict_lines(verdict_summary(analysis))
     frames = analysis.frames if frames is None else frames
+
+    def step(done: int, message: str) -> None:
+        if progress is not None:
+            progress(done, message)
+
     if analysis.rubric is None:
+        step(0, "Drawing the figures")
         drawn, files = draw_figures(tables, fmt=figure_format)
+        step(1, "Writing the page")
         html = render_report(
             tables,
             title=title,
@@ -67,10 +78,12 @@ def report_of(
         )
         return Report(html=html, tables=tables, frames=frames, figure_files=files)
     parts, files = [], {}
-    for name, one in analysis.by_criterion.items():
+    for done, (name, one) in enumerate(analysis.by_criterion.items()):
+        step(done, f"Drawing the figures of criterion {name}")
         drawn, mine = draw_figures(one.tables, fmt=figure_format)
         parts.append((name, one.tables, drawn))
         files.update({f"{name}-{key}": data for key, data in mine.items()})
+    step(len(parts), "Writing the page")
     html = render_report(
         tables,
         title=title,

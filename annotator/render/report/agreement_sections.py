@@ -22,17 +22,17 @@ _CURVES = (
     (
         "epsilon",
         "Alt-test against epsilon, resampling annotators",
-        "Mean winning rate and advantage probability over resamples of 3 annotators and "
+        "Mean winning rate and advantage probability over resamples of {annotators} and "
         "100 items (all when fewer), with the 90% empirical interval, per epsilon (the "
         "alt-test paper's Table 3 setting and Figure 3).",
         "Winning rate and advantage probability against epsilon; bands: 90% of resamples "
-        "of 3 annotators; dotted: the 0.5 needed to pass.",
+        "of {annotators}; dotted: the 0.5 needed to pass.",
     ),
     (
         "items",
         "Alt-test against the number of items",
         "For the model with the highest advantage probability on each scale (mean of the "
-        "epsilon curve's resamples): mean over resamples of 3 annotators and n items (up "
+        "epsilon curve's resamples): mean over resamples of {annotators} and n items (up "
         "to 300) of the winning rate and advantage probability at the study's epsilon, "
         "with the 90% empirical interval (the alt-test paper's Table 3 and Figure 2). "
         "n_undefined: resamples too small to test (under 30 items per annotator).",
@@ -92,6 +92,7 @@ def agreement_sections(tables, drawn: Mapping[str, Drawn] | None = None) -> list
             "block) and each model and the ensemble at the main temperature, with "
             f"{level:g}% Fisher-z intervals (rank coefficients: Fieller-Hartley-Pearson variances).",
             tables.correlations,
+            empty="no model has scores on items the humans rated",
         ),
         _section(
             "kappa",
@@ -111,6 +112,7 @@ def agreement_sections(tables, drawn: Mapping[str, Drawn] | None = None) -> list
             "(Rating Roulette, section 3.3): humans against the LLMs (each model a rater) "
             "and between demographic groups; expected disagreement from the pooled ratings.",
             tables.cross_alpha,
+            empty="no two groups of raters to compare",
         ),
     ]
     if not tables.statistics.empty:
@@ -118,6 +120,20 @@ def agreement_sections(tables, drawn: Mapping[str, Drawn] | None = None) -> list
     for against, heading, caption, figure_caption in _CURVES:
         part = curves_against(tables, against)
         key = f"alttest_{against}_curve"
-        shown = figure(key, tables, figure_caption, drawn)
-        sections.append(_section(key, heading, caption, part[_CURVE_VIEW], figures=[shown]))
+        # The resamples draw 3 annotators, or all of them when fewer: say how many.
+        counts = part["n_annotators"].dropna() if "n_annotators" in part else ()
+        n = int(max(counts)) if len(counts) else 3
+        annotators = f"{n} annotator" + ("" if n == 1 else "s")
+        caption = caption.format(annotators=annotators)
+        shown = figure(key, tables, figure_caption.format(annotators=annotators), drawn)
+        sections.append(
+            _section(
+                key,
+                heading,
+                caption,
+                part[_CURVE_VIEW],
+                figures=[shown],
+                empty="no resample had enough items per annotator to run the alt-test",
+            )
+        )
     return sections

@@ -10,7 +10,7 @@ with its name.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from .cells import Figure, Section, frame_view, text_columns
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ...analysis.model import RubricTables
     from .figures import Drawn
 
-__all__ = ["CriterionPart", "criteria_figures", "criteria_sections", "rubric_sections"]
+__all__ = ["CriterionPart", "Part", "criterion_part", "rubric_sections"]
 
 # A criterion's name, its report tables and its figures drawn (by key).
 CriterionPart = tuple[str, Any, Mapping[str, "Drawn"]]
@@ -39,6 +39,14 @@ def _section(key: str, heading: str, caption: str, frame, empty: str) -> Section
         text_columns=text_columns(frame),
         empty=empty,
     )
+
+
+def _tested(frame):
+    """The alt-test rows with a result: a model x criterion that tested no annotator
+    says why once, in the "Not computed, and why" list (the analysis's note)."""
+    if "winning_rate" not in frame.columns:
+        return frame
+    return frame[frame["winning_rate"].notna()]
 
 
 def rubric_sections(rubric: RubricTables, settings: Mapping[str, Any]) -> list[Section]:
@@ -64,9 +72,10 @@ def rubric_sections(rubric: RubricTables, settings: Mapping[str, Any]) -> list[S
             "(pooled) every (item, criterion) pair is an instance, as the alt-test paper "
             "treats SummEval; on (domains) each criterion is a domain, the "
             "Benjamini-Yekutieli procedure runs once over every annotator of every "
-            "criterion and the model passes in n_passed of n_domains criteria "
-            "(Calderon, Reichart and Dror 2025, Appendix A).",
-            rubric.alttest,
+            'criterion and the model passes in "criteria passed" of "criteria tested" '
+            "(Calderon, Reichart and Dror 2025, Appendix A). A model and criterion that "
+            "tested no annotator has no row: the list of what was not computed says why.",
+            _tested(rubric.alttest),
             "no model has scores on a criterion with enough human ratings",
         ),
         _section(
@@ -81,30 +90,34 @@ def rubric_sections(rubric: RubricTables, settings: Mapping[str, Any]) -> list[S
     ]
 
 
-def criteria_sections(parts: list[CriterionPart]) -> list[Section]:
-    """Every criterion's report sections, keys prefixed and headings named."""
-    out = []
-    for index, (name, tables, drawn) in enumerate(parts):
-        prefix = _prefix(index)
-        for section in report_sections(tables, drawn):
-            out.append(
-                replace(
-                    section,
-                    key=prefix + section.key,
-                    heading=f"{name}: {section.heading}",
-                    figures=[_figure(f, prefix, name) for f in section.figures],
-                )
-            )
-    return out
+@dataclass
+class Part:
+    """One criterion's part of a rubric study's report: its sections and figures."""
+
+    key: str
+    name: str
+    sections: list[Section]
+    figures: list[Figure]
 
 
-def criteria_figures(parts: list[CriterionPart]) -> list[Figure]:
-    """Every criterion's figures that belong to no single table."""
-    return [
-        _figure(f, _prefix(index), name)
-        for index, (name, tables, drawn) in enumerate(parts)
-        for f in report_figures(tables, drawn)
+def criterion_part(index: int, name: str, tables: Any, drawn: Mapping[str, Drawn]):
+    """Criterion ``name``'s part (keys prefixed, headings named) and what it leaves out
+    (:class:`.omitted.Left`, its ``where`` the criterion)."""
+    from .omitted import shown_sections
+
+    prefix = _prefix(index)
+    shown, left = shown_sections(report_sections(tables, drawn), tables, where=name)
+    sections = [
+        replace(
+            section,
+            key=prefix + section.key,
+            heading=section.heading,
+            figures=[_figure(f, prefix, name) for f in section.figures],
+        )
+        for section in shown
     ]
+    figures = [_figure(f, prefix, name) for f in report_figures(tables, drawn)]
+    return Part(prefix.rstrip("-"), name, sections, figures), left
 
 
 def _figure(fig: Figure, prefix: str, name: str) -> Figure:

@@ -25,10 +25,12 @@ __all__ = [
     "FIGURES",
     "Drawn",
     "curves_against",
+    "cut_intervals",
     "describe",
     "draw",
     "draw_figures",
     "figure",
+    "missing",
 ]
 
 
@@ -48,11 +50,16 @@ def draw(fig: MplFigure) -> Drawn:
     return Drawn(png_bytes(fig), round(width), round(height))
 
 
-def figure(key: str, tables: Any, caption: str, drawn: Mapping[str, Drawn] | None = None) -> Figure:
+def figure(
+    key: str, tables: Any, caption: str, drawn: Mapping[str, Drawn] | None = None
+) -> Figure | None:
     """The page's figure ``key``: ``drawn[key]`` when given, else drawn now from
-    ``tables``; its alt text says what it shows (:func:`describe`)."""
+    ``tables``; its alt text says what it shows (:func:`describe`). None when it has
+    nothing to show (:func:`missing`): an empty figure is not drawn."""
     from ..figures import data_uri
 
+    if missing(key, tables) is not None:
+        return None
     done = (drawn or {}).get(key)
     if done is None:
         done = draw(FIGURES[key](tables))
@@ -69,6 +76,8 @@ def draw_figures(
 
     drawn, files = {}, {}
     for key, make in FIGURES.items():
+        if missing(key, tables) is not None:
+            continue
         fig = make(tables)
         drawn[key] = draw(fig)
         if fmt is not None:
@@ -138,6 +147,29 @@ ICC_COLUMNS = (
 )
 
 
+def cut_intervals(tables: Any) -> list[str]:
+    """The ICC intervals (or estimates) of the ICC figure that reach past the ICC's
+    range [-1, 1] and are cut at the axis, in words: "human ICC(A,k) on 1-5 (-10.6 to
+    0.9)"."""
+    import numpy as np
+
+    from ..figures import ICC_RANGE
+
+    lo, hi = ICC_RANGE
+    out = []
+    for _, row in tables.scales.iterrows():
+        for column, label in ICC_COLUMNS:
+            values = [row.get(column), row.get(f"{column}_low"), row.get(f"{column}_high")]
+            values = np.asarray([np.nan if v is None else v for v in values], dtype=float)
+            with np.errstate(invalid="ignore"):
+                if not ((values < lo) | (values > hi)).any():
+                    continue
+            low, high = values[1], values[2]
+            span = f"{low:.2f} to {high:.2f}".replace("-", "−")
+            out.append(f"{label} on {row['scale']} ({span})")
+    return out
+
+
 def _icc(tables: Any) -> MplFigure:
     from ..figures import icc_interval_figure
 
@@ -148,6 +180,64 @@ def _figure2(tables: Any) -> MplFigure:
     from ..figures import icc_nmae_figure
 
     return icc_nmae_figure(tables.figure2)
+
+
+def _any_number(frame: pd.DataFrame, columns) -> bool:
+    import numpy as np
+
+    present = [c for c in columns if c in frame.columns]
+    if frame.empty or not present:
+        return False
+    values = frame[present].to_numpy(dtype=float)
+    return bool(np.isfinite(values).any())
+
+
+def _no_bootstrap(tables: Any) -> str | None:
+    if not _any_number(tables.bootstrap, ("estimate",)):
+        return "no bootstrap interval could be computed"
+    # One interval (one scale's nMAE): its row of the table says all the figure would.
+    if tables.bootstrap["estimate"].notna().sum() == 1:
+        return "one interval only: its row of the table shows it"
+    return None
+
+
+def _no_curve(against: str) -> Callable[[Any], str | None]:
+    def why(tables: Any) -> str | None:
+        if _any_number(curves_against(tables, against), ("winning_rate",)):
+            return None
+        return "no resample had enough items per annotator to run the alt-test"
+
+    return why
+
+
+#: Why figure ``key`` has nothing to show (None: it has).
+MISSING: dict[str, Callable[[Any], str | None]] = {
+    "alttest": lambda t: (
+        None
+        if _any_number(t.alttest, ("winning_rate", "advantage_probability"))
+        else "the alt-test tested no annotator (see its reason above)"
+    ),
+    "alttest_epsilon_curve": _no_curve("epsilon"),
+    "alttest_items_curve": _no_curve("items"),
+    "items": lambda t: (
+        None if _any_number(t.items, ("nmae",)) else "no item has both human and LLM scores"
+    ),
+    "bootstrap": _no_bootstrap,
+    "distributions": lambda t: None if not t.distributions.empty else "no scores yet",
+    "icc": lambda t: (
+        None if _any_number(t.scales, [c for c, _ in ICC_COLUMNS]) else "no ICC could be computed"
+    ),
+    "figure2": lambda t: (
+        None
+        if _any_number(t.figure2, ("icc_human_llm", "pearson_r"))
+        else "no items with both human and LLM scores"
+    ),
+}
+
+
+def missing(key: str, tables: Any) -> str | None:
+    """Why figure ``key`` would be empty, in words; None when it has data to show."""
+    return MISSING[key](tables)
 
 
 #: Every figure of the page, by key (also the file name of ``annotator report --figures``).

@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from ..verdict import VERDICT_HEADERS
+from .caution import WEAK_NOTE
 from .sections import report_figures, report_sections
+from .words import column_glossary
 
 __all__ = ["render_report"]
 
@@ -96,17 +98,30 @@ def render_report(
         The verdict table the report opens with (the dashboard's and ``annotator
         verdict``'s lines); ``confidence`` is its intervals' coverage.
     """
+    from .figures import FIGURES
+    from .omitted import left_out, not_computed, shown_sections
+
     stamp = (generated_at or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
     notes = list(tables.notes or [])
+    # The figures that belong to no single table.
+    loose = [k for k in FIGURES if k in ("distributions", "icc", "figure2")]
+    parts = []
     if rubric is not None:
-        from .criteria_sections import criteria_figures, criteria_sections, rubric_sections
+        from .criteria_sections import criterion_part, rubric_sections
 
-        sections = rubric_sections(rubric, tables.settings or {}) + criteria_sections(criteria)
-        figures = criteria_figures(criteria)
+        sections, left = shown_sections(rubric_sections(rubric, tables.settings or {}), tables)
+        for index, (name, one, one_drawn) in enumerate(criteria or []):
+            part, part_left = criterion_part(index, name, one, one_drawn)
+            parts.append(part)
+            left += part_left + left_out(one, loose, where=name)
+        figures: list = []
         notes += [note for note in rubric.notes if note not in notes]
     else:
-        sections = report_sections(tables, drawn)
+        sections, left = shown_sections(report_sections(tables, drawn), tables)
         figures = report_figures(tables, drawn)
+        left += left_out(tables, loose)
+    shown = sections + [s for part in parts for s in part.sections]
+    glossary = column_glossary(c for s in shown for c in s.frame.columns)
     return (
         _environment()
         .get_template("report.html")
@@ -115,10 +130,13 @@ def render_report(
             study=study,
             generated_at=stamp,
             settings=_settings(tables.settings),
-            notes=notes,
+            not_computed=not_computed(notes, left),
             sections=sections,
+            parts=parts,
             figures=figures,
             verdicts=verdicts,
             verdict_headers=[h.format(ci=f"{100 * confidence:g}% CI") for h in VERDICT_HEADERS],
+            glossary=glossary,
+            weak_note=WEAK_NOTE,
         )
     )

@@ -110,8 +110,9 @@ def bootstrap_frame(tables) -> pd.DataFrame:
 
 
 def _section(key, heading, caption, frame, *, rule=None, **extra):
-    # ``rule``: the table's entry of BEST_RULES, the same the LaTeX tables bold by.
-    best = rule.mark(frame) if rule is not None else None
+    # ``rule``: the table's entry of BEST_RULES, the same the LaTeX tables bold by;
+    # a table of one row marks nothing.
+    best = rule.mark(frame) if rule is not None and len(frame) > 1 else None
     within = rule.within if rule is not None else None
     return Section(
         key=key,
@@ -146,6 +147,7 @@ def report_sections(tables, drawn: Mapping[str, Drawn] | None = None) -> list[Se
             "jointly and pairwise. (all) pools the benchmarks; the last column averages the "
             "models.",
             table1_frame(tables),
+            empty="inter-scale agreement (Table 1) needs at least 2 scales",
         ),
         _section(
             "table2",
@@ -183,6 +185,7 @@ def report_sections(tables, drawn: Mapping[str, Drawn] | None = None) -> list[Se
             "Each group's mean against the LLM ensemble, and the reliability within the group.",
             tables.groups,
             rule=BEST_RULES["groups"],
+            empty=f"no rater answered a demographic question {settings.get('group_by')!r}",
         ),
         _section(
             "table6",
@@ -199,6 +202,7 @@ def report_sections(tables, drawn: Mapping[str, Drawn] | None = None) -> list[Se
             f"{settings.get('scoring', '?')}, q {settings.get('q', '?')}). The LLM passes "
             "when the winning rate is at least 0.5.",
             tables.alttest,
+            empty="the alt-test tested no annotator",
             figures=[
                 figure(
                     "alttest",
@@ -264,9 +268,19 @@ def report_sections(tables, drawn: Mapping[str, Drawn] | None = None) -> list[Se
 def report_figures(tables, drawn: Mapping[str, Drawn] | None = None) -> list[Figure]:
     """The figures that belong to no single table: distributions, ICC intervals, Figure 2
     (``drawn``: as :func:`report_sections`)."""
+    from .figures import cut_intervals
+
     group_by = (tables.settings or {}).get("group_by")
     level = 100 * float((tables.settings or {}).get("confidence", 0.95))
-    return [
+    cut = cut_intervals(tables)
+    # An interval wider than the ICC's range is cut at the axis: said in words too.
+    cut_note = (
+        " Cut at the axis, a triangle marking the cut end, as wider than the ICC's range "
+        "from −1 to 1: " + "; ".join(cut) + "."
+        if cut
+        else ""
+    )
+    shown = [
         figure(
             "distributions",
             tables,
@@ -278,7 +292,7 @@ def report_figures(tables, drawn: Mapping[str, Drawn] | None = None) -> list[Fig
         figure(
             "icc",
             tables,
-            f"ICC per scale with its {level:g}% interval (Table 2).",
+            f"ICC per scale with its {level:g}% interval (Table 2)." + cut_note,
             drawn,
         ),
         figure(
@@ -290,3 +304,4 @@ def report_figures(tables, drawn: Mapping[str, Drawn] | None = None) -> list[Fig
             drawn,
         ),
     ]
+    return [f for f in shown if f is not None]

@@ -193,10 +193,42 @@ def test_an_inverted_or_infinite_interval_has_no_bar():
     ax = fig.axes[0]
     (bars,) = ax.collections
     spans = sorted(v for seg in bars.get_segments() for v in (seg[0][1], seg[1][1]))
-    assert spans == pytest.approx([0.50, 0.80])
+    # The infinite bound is cut at -1, the ICC's lowest value; the inverted interval
+    # still has no bar.
+    assert spans == pytest.approx([-1.0, 0.30, 0.50, 0.80])
     (points,) = [line for line in ax.lines if line.get_label() == "human"]
-    assert list(points.get_ydata()) == [-9.0, 0.70]
+    assert list(points.get_ydata()) == [-1.0, -1.0, 0.70]
     assert png_bytes(fig).startswith(b"\x89PNG")
+
+
+def test_intervals_past_the_iccs_range_are_cut_at_the_axis_with_a_marker():
+    # ICC(A,k) of 2 raters on 8 items: an interval reaching -10.6 (issue 34) must not
+    # stretch the axis so that every other estimate is squashed near 0.
+    frame = pd.DataFrame(
+        {
+            "scale": ["1-5", "0-10"],
+            "icc_ak_human": [-2.5, 0.60],
+            "icc_ak_human_low": [-10.6, 0.40],
+            "icc_ak_human_high": [0.9, 1.3],
+        }
+    )
+    fig = icc_interval_figure(frame, columns=[("icc_ak_human", "human")])
+    ax = fig.axes[0]
+    low, high = ax.get_ylim()
+    assert -1.1 <= low < -1.0 and 1.0 < high <= 1.1
+    (bars,) = ax.collections
+    ends = [v for seg in bars.get_segments() for v in (seg[0][1], seg[1][1])]
+    assert min(ends) == -1.0 and max(ends) == 1.0
+    cuts = [line for line in ax.lines if line.get_label() == "_cut"]
+    markers = {line.get_marker(): list(line.get_ydata()) for line in cuts}
+    # The cut ends: a downward triangle at -1 under 1-5, an upward one at 1 over 0-10.
+    assert markers == {"v": [-1.0], "^": [1.0]}
+    # An interval inside the range is not touched (the figure of an ordinary study).
+    inside = frame.assign(icc_ak_human=[0.5, 0.6], icc_ak_human_low=[0.2, 0.4])
+    inside = inside.assign(icc_ak_human_high=[0.7, 0.8])
+    ax = icc_interval_figure(inside, columns=[("icc_ak_human", "human")]).axes[0]
+    assert not [line for line in ax.lines if line.get_label() == "_cut"]
+    assert ax.get_ylim()[0] > -1.0
 
 
 def test_a_bootstrap_interval_that_misses_its_estimate_is_drawn_as_computed():

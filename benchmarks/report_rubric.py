@@ -1,0 +1,157 @@
+"""``annotator report`` on the guide's 8-item, 4-criterion rubric example
+(docs/rubrics.md), against an earlier version, side by side (issue 34).
+
+Run with ``.venv/bin/python benchmarks/report_rubric.py --baseline DIR`` where DIR holds
+the earlier version's ``annotator/`` (``git archive COMMIT annotator | tar -x -C DIR``,
+or a checkout). Each version builds the study with its own CLI (four commands of the
+guide) in its own SQLite file, then the two reports run interleaved (baseline, this
+version, baseline, ...), ``--repeat`` times each (default 5), each in its own process
+under ``/usr/bin/time -v``; the command's start-up (the same command on an unknown
+study, fastest of three) is subtracted, as in ``report.py``. Prints the medians, their
+ratio, and whether the ``--tables`` CSV files of the two versions are identical (no
+statistic changed). Goal (issue 34): this version's report at most half the baseline's.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import os
+import statistics
+import subprocess
+import tempfile
+from pathlib import Path
+
+from harness import Recorder, arguments, run_timed
+from harness.bulk import CLI
+
+ROOT = Path(__file__).resolve().parent.parent
+SLUG = "rubric-summeval"
+GUIDE = (
+    ["init"],
+    ["study", "create", "examples/rubric-summeval.toml"],
+    ["items", "import", SLUG, "examples/rubric-items.jsonl"],
+    ["ratings", "import", SLUG, "examples/rubric-ratings.csv"],
+    ["llm-scores", "import", SLUG, "examples/rubric-llm-scores.csv"],
+)
+
+
+def build(folder: Path, label: str, env: dict) -> dict:
+    """The environment of ``label``'s study, built by its own CLI."""
+    name = label.replace(" ", "-")
+    env = dict(env, ANNOTATOR_DATABASE_URL=f"sqlite:///{folder / name}.sqlite")
+    env["ANNOTATOR_INSTANCE_PATH"] = str(folder / f"instance-{name}")
+    env["ANNOTATOR_SECRET_KEY"] = "bench"
+    for args in GUIDE:
+        subprocess.run([CLI, *args], env=env, cwd=ROOT, check=True, capture_output=True)
+    return env
+
+
+def run_cli(args: list[str], env: dict) -> tuple[float, float]:
+    """Wall and CPU seconds of one ``annotator`` process."""
+    timing = run_timed([CLI, *args], env)
+    return timing.wall, timing.cpu
+
+
+def startup_time(args: list[str], env: dict, repeat: int = 3) -> tuple[float, float]:
+    """The fastest of ``repeat`` runs of a command that fails at once (its start-up)."""
+    runs = [run_timed([CLI, *args], env, check=False) for _ in range(repeat)]
+    return min(r.wall for r in runs), min(r.cpu for r in runs)
+
+
+def identical(a: Path, b: Path) -> bool:
+    """Whether two folders hold the same files, byte for byte."""
+    match, mismatch, errors = filecmp.cmpfiles(
+        a, b, sorted(p.name for p in a.iterdir()), shallow=False
+    )
+    return not mismatch and not errors and len(match) == len(list(b.iterdir()))
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{v:.2f}" for v in os.getloadavg())
+
+
+def page_sizes(path: Path) -> str:
+    """Height at 1280 px (headless Chromium's ``scrollHeight``), figures and contents
+    entries of a report; with its criteria unfolded too."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium")
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(path.as_uri())
+        height = page.evaluate("document.documentElement.scrollHeight")
+        figures = page.evaluate("document.querySelectorAll('figure').length")
+        toc = page.evaluate("document.querySelectorAll('nav.toc li').length")
+        page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+        unfolded = page.evaluate("document.documentElement.scrollHeight")
+        browser.close()
+    return f"{height} px ({unfolded} px unfolded), {figures} figures, {toc} contents entries"
+
+
+def main() -> None:
+    parser = arguments(__doc__)
+    parser.add_argument("--baseline", type=Path, help="folder with an earlier annotator/")
+    parser.add_argument("--repeat", type=int, default=5, help="runs of each report (medians)")
+    args = parser.parse_args()
+    if args.quick:  # proves the script runs (tests/test_benchmarks.py)
+        args.repeat = 1
+    recorder = Recorder("report_rubric", args)
+    folder = Path(tempfile.mkdtemp())
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANNOTATOR_")}
+    versions = {"this version": dict(env, PYTHONPATH=str(ROOT))}
+    if args.baseline:
+        before = dict(env, PYTHONPATH=str(args.baseline.resolve()))
+        versions = {"baseline": before, **versions}
+    versions = {label: build(folder, label, e) for label, e in versions.items()}
+    print(f"annotator report {SLUG} (8 items, 3 raters, 4 criteria, 2 judges; {load()})")
+    startups = {
+        label: startup_time(["report", "nosuchstudy", "--out", str(folder / "x.html")], e)
+        for label, e in versions.items()
+    }
+    runs: dict[str, list] = {label: [] for label in versions}
+    for _ in range(args.repeat):
+        for label, e in versions.items():
+            name = label.replace(" ", "-")
+            out = ["--out", str(folder / f"{name}.html"), "--tables", str(folder / name)]
+            runs[label].append(run_cli(["report", SLUG, *out], e))
+    times = {}
+    for label, done in runs.items():
+        startup, startup_cpu = startups[label]
+        times[label] = statistics.median(r[0] for r in done) - startup
+        cpu = statistics.median(r[1] for r in done) - startup_cpu
+        spread = ", ".join(f"{r[0] - startup:.2f}" for r in done)
+        print(
+            f"{label:<12}: {times[label]:6.2f} s (CPU {cpu:6.2f} s), start-up {startup:.2f} s "
+            f"subtracted; runs {spread}   {load()}",
+            flush=True,
+        )
+    recorder.record(
+        "report of the 8-item rubric example, less the start-up",
+        round(times["this version"], 3),
+        "s",
+        rounds=args.repeat,
+    )
+    if not args.quick:
+        for label in versions:
+            name = label.replace(" ", "-")
+            print(f"{label:<12}: the page at 1280 px: {page_sizes(folder / f'{name}.html')}")
+    if args.baseline:
+        same = identical(folder / "baseline", folder / "this-version")
+        ratio = times["this version"] / times["baseline"]
+        print(
+            f"this version: {ratio:.2f}x the baseline (goal: at most 0.5x); --tables CSV "
+            f"files {'identical' if same else 'DIFFERENT'} to the baseline's"
+        )
+        recorder.record(
+            "report of the 8-item rubric example against the baseline",
+            round(ratio, 3),
+            "x",
+            goal="<= 0.5",
+            ratio_of="the baseline's report",
+            rounds=args.repeat,
+        )
+    recorder.save()
+
+
+if __name__ == "__main__":
+    main()
