@@ -44,6 +44,8 @@ def test_a_refused_export_is_shown_where_the_lead_is_looking(served_app, browser
     alert = page.locator("#export-error")
     expect(alert).to_contain_text("Scale")
     assert page.url.endswith("#export")
-    assert page.evaluate("window.scrollY") > 0
+    # The browser scrolls to the fragment once the page has loaded, which on a busy
+    # machine can come after the alert is found: wait for it (a timeout fails the test).
+    page.wait_for_function("window.scrollY > 0", timeout=30_000)
     assert page.evaluate(IN_VIEW, "export-error")
     context.close()
