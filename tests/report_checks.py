@@ -12,9 +12,9 @@ def report_problems(page: str) -> list[str]:
     tree = lxml_html.fromstring(page)
     problems = []
     for figure in tree.xpath("//figure"):
-        alt = figure.xpath("./img")[0].get("alt") or ""
+        alt = figure.xpath(".//img")[0].get("alt") or ""
         # A figure's alt text starts "No ..." when its data are empty (figures.py).
-        if alt.startswith("No ") or not figure.xpath("./img/@src"):
+        if alt.startswith("No ") or not figure.xpath(".//img/@src"):
             problems.append(f"figure {figure.get('id')} has no data: {alt}")
     reasons = tree.xpath("//ul[@class='not-computed']/li/@data-reason")
     for reason in sorted({r for r in reasons if reasons.count(r) > 1}):
