@@ -78,6 +78,11 @@ def test_a_rater_rates_a_block_in_chromium(served_app):
             expect(progress).to_have_text("1 / 10")
             expect(score).to_be_focused()
             expect(score).to_have_value("")
+            # The field is focused before the page's scripts run: a key pressed before
+            # htmx has taken the form over would be posted by the browser itself.
+            wait_until(
+                page, "typeof window.htmx !== 'undefined' && document.readyState === 'complete'"
+            )
             # Marks this document: it survives only if htmx swaps the items in.
             page.evaluate("window.__sameDocument = true")
 
