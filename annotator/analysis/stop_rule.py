@@ -82,13 +82,16 @@ class JudgeVerdict:
     outcome: Outcome
     # One sentence: the numbers behind the outcome.
     why: str
+    # The rubric criterion the verdict is on (None: a study without criteria).
+    criterion: str | None = None
 
     @property
     def decided(self) -> bool:
         return self.outcome != Outcome.UNDECIDED
 
     def line(self) -> str:
-        return f"scale {self.scale}, judge {self.judge}: {self.outcome}; {self.why}"
+        on = f"scale {self.scale}" + (f", criterion {self.criterion}" if self.criterion else "")
+        return f"{on}, judge {self.judge}: {self.outcome}; {self.why}"
 
 
 def most_log_gain_per_item(epsilon: float, *, cap: float = BET_CAP) -> float:

@@ -19,6 +19,7 @@ Data-access functions take the session and leave the commit to the caller.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
@@ -90,11 +91,10 @@ def _raters_to_come(session: Session, study: Study, rated: int) -> float:
 
 def check_stop(session: Session, study: Study) -> StopCheck:
     """Decide whether ``study`` stops serving blocks; record the stop on the study."""
-    from ..analysis.matrices import llm_matrix, main_temperature
+    from ..analysis.criteria import criterion_frames, criterion_names
+    from ..analysis.matrices import main_temperature
     from ..analysis.settings import study_settings
-    from ..analysis.stop_rule import complete_items, judge_verdict
     from ..data.frames import study_frames
-    from ..data.matrix_rules import matrix_ratings
 
     spec = validation_settings(study.source_toml or "")
     if not spec.stop_when_decided:
@@ -105,6 +105,27 @@ def check_stop(session: Session, study: Study) -> StopCheck:
     frames = study_frames(session, study)
     # The rule of the dashboard and the exports, the lead's choice for single judges included.
     temperature, _ = main_temperature(frames, settings.temperature, settings.judge_temperatures)
+    verdicts = []
+    # A rubric study is decided criterion by criterion: each criterion's ratings and
+    # scores are a test of their own, never mixed with another criterion's.
+    for criterion in criterion_names(frames) or [None]:
+        one = criterion_frames(frames, criterion) if criterion else frames
+        verdicts += _verdicts(session, study, spec, settings, one, temperature, criterion)
+    check = StopCheck(enabled=True, verdicts=verdicts)
+    if verdicts and all(v.decided for v in verdicts):
+        study.stopped_at = now()
+        study.stop_reason = "\n".join(v.line() for v in verdicts)
+        session.add(study)
+        check.stopped = check.stopped_now = True
+    return check
+
+
+def _verdicts(session, study, spec, settings, frames, temperature, criterion) -> list:
+    """Each judge's verdict on each scale of ``frames`` (one criterion's, or the study's)."""
+    from ..analysis.matrices import llm_matrix
+    from ..analysis.stop_rule import complete_items, judge_verdict
+    from ..data.matrix_rules import matrix_ratings
+
     ratings = frames.ratings
     verdicts = []
     for scale in frames.scale_names:
@@ -122,23 +143,16 @@ def check_stop(session: Session, study: Study) -> StopCheck:
             if judge in judged.columns:
                 column = judged[judge].dropna()
                 scores = dict(zip(column.index.tolist(), column.tolist(), strict=True))
-            verdicts.append(
-                judge_verdict(
-                    scale=scale,
-                    judge=judge,
-                    humans=humans,
-                    llm={i: scores[i] for i in order if i in scores},
-                    budget_items=len(scores),
-                    raters_to_come=to_come,
-                    epsilon=spec.epsilon,
-                    q=spec.q,
-                    scoring=spec.scoring,
-                )
+            verdict = judge_verdict(
+                scale=scale,
+                judge=judge,
+                humans=humans,
+                llm={i: scores[i] for i in order if i in scores},
+                budget_items=len(scores),
+                raters_to_come=to_come,
+                epsilon=spec.epsilon,
+                q=spec.q,
+                scoring=spec.scoring,
             )
-    check = StopCheck(enabled=True, verdicts=verdicts)
-    if verdicts and all(v.decided for v in verdicts):
-        study.stopped_at = now()
-        study.stop_reason = "\n".join(v.line() for v in verdicts)
-        session.add(study)
-        check.stopped = check.stopped_now = True
-    return check
+            verdicts.append(dataclasses.replace(verdict, criterion=criterion))
+    return verdicts

@@ -112,3 +112,16 @@ def test_the_command_checks_reopens_and_says_why(runner, session, make_study):
     assert "decided: the study stops serving new blocks" in result.output
     result = runner.invoke(args=["validation", "check", "nope"])
     assert result.exit_code != 0 and "no study with slug 'nope'" in result.output
+
+
+def test_a_rubric_study_is_decided_criterion_by_criterion(session, make_study):
+    # Two criteria on one scale: each is its own test, never one test on both
+    # criteria's ratings mixed together (the check gave one verdict for both before).
+    criteria = ("coherence", "fluency")
+    study = _study(make_study, llm_noise=0.0, noise=0.15, unfinished=1, criteria=criteria)
+    check = check_stop(session, study)
+    assert [(v.scale, v.criterion, v.judge) for v in check.verdicts] == [
+        ("0-5", "coherence", "gpt"),
+        ("0-5", "fluency", "gpt"),
+    ]
+    assert all(f"criterion {v.criterion}," in v.line() for v in check.verdicts)
