@@ -8,7 +8,7 @@ benchmarks/harness/bulk.py; the figures go to benchmarks/results.json, each with
 goal, and ``--quick`` (200 items x 3 raters x 2 scales, one run) proves the script
 runs.
 
-``--size quick`` (the default): 5,000 items x 12 raters x 3 scales (180,000
+``--size 180k`` (the default): 5,000 items x 12 raters x 3 scales (180,000
 ratings); ``--size 1m``: 50,000 items x 5 raters x 4 scales (1,000,000
 ratings), for the memory goal; ``--size summeval``: a rubric study of
 SummEval's shape, 1,600 summaries x 3 raters x 4 criteria on one 1-5 scale
@@ -112,7 +112,7 @@ from annotator.db import normalise_url
 def main() -> None:
     parser = arguments(__doc__)
     parser.add_argument("--database-url", help="default: a SQLite file in a temporary folder")
-    parser.add_argument("--size", choices=sorted(SIZES), default="quick")
+    parser.add_argument("--size", choices=sorted(SIZES), default="180k")
     parser.add_argument("--report", action="store_true", help="also time `annotator report`")
     parser.add_argument(
         "--runs", type=int, default=3, help="runs of each (the fastest counts; matrix: >= 5)"
@@ -177,7 +177,7 @@ def main() -> None:
                 )
                 run_cli(["study", "create", str(folder / "study.toml")], env)
                 run_cli(["items", "import", "bench", str(paths["items"])], env)
-                size = f"{args.size} size" if not args.quick else "quick"
+                size = f"{args.size} ratings" if not args.quick else "quick"
                 table = Table(recorder, f"{database.dialect}, {variant}{size}".replace("  ", " "))
                 runs = args.runs
                 for group, kind, path, key, clear in (
@@ -389,15 +389,17 @@ def time_matrix_exports(
         loads.append(os.getloadavg()[0])
         ref_wall = statistics.median(references["wall"])
         reference_name = f"read_sql+pivot+{'to_csv' if fmt == 'matrix' else 'json'}"
+        # As in Table.add: the whole process against the in-process reference has no
+        # goal here; whole_process.py sets it against pandas as a whole process.
         for measure, value, goal in (
-            ("less the start-up (wall, medians)", statistics.median(walls[""]), 1),
-            ("whole process (wall, medians)", statistics.median(wholes), 2),
+            ("less the start-up (wall, medians)", statistics.median(walls[""]), "<= 1"),
+            ("whole process (wall, medians)", statistics.median(wholes), None),
         ):
             table.recorder.record(
                 f"{table.where}: export --format {fmt} (1 scale) {measure}, against {reference_name}",
                 value / ref_wall,
                 "x",
-                goal=f"<= {goal}",
+                goal=goal,
                 ratio_of=reference_name,
                 rounds=rounds,
             )

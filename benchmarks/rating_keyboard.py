@@ -28,7 +28,7 @@ from annotator import create_app  # noqa: E402
 from annotator.db import get_engine, session_scope  # noqa: E402
 from annotator.study.studies import create_invites, get_study  # noqa: E402
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, add_study, serve  # noqa: E402
-from tests.browser.test_accessibility_browser import A11Y_ITEMS, A11Y_STUDY  # noqa: E402
+from tests.browser.sample_studies import A11Y_ITEMS, A11Y_STUDY  # noqa: E402
 
 GOAL_MS = 100.0
 

@@ -92,7 +92,7 @@ def main() -> None:
     parser = arguments(__doc__)
     # No choices= here: argparse checks an empty positional list against them.
     parser.add_argument("kind", nargs="*", help="ratings, matrix (default: both)")
-    parser.add_argument("--size", choices=["quick", "1m"], default="quick")
+    parser.add_argument("--size", choices=["180k", "1m"], default="180k")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--version", action="append", default=[], metavar="LABEL=DIR")
     args = parser.parse_args()

@@ -48,7 +48,7 @@ __all__ = [
     "write_files",
 ]
 
-SIZES = {"quick": (5000, 12, 3), "1m": (50000, 5, 4), "summeval": (1600, 3, 4)}
+SIZES = {"180k": (5000, 12, 3), "1m": (50000, 5, 4), "summeval": (1600, 3, 4)}
 # SummEval's criteria (Fabbri et al. 2021), for --size summeval.
 CRITERIA = ("coherence", "consistency", "fluency", "relevance")
 SUMMEVAL_MODELS = tuple(f"judge-{k}" for k in range(1, 7))
@@ -323,12 +323,18 @@ class Table:
         whole = min(wall for wall, _ in runs)
         # Less the start-up, a run faster than the start-up's spread counts as 0 (as printed).
         less = max(whole - startup, 0.0)
-        for measure, value in ((" less the start-up", less), (", whole process", whole)):
+        # The whole process (start-up included) against the reference's in-process
+        # part is recorded without a goal: the goal for a whole process is set against
+        # pandas as a whole process too (benchmarks/whole_process.py).
+        for measure, value, its_goal in (
+            (" less the start-up", less, f"<= {goal:g}"),
+            (", whole process", whole, None),
+        ):
             self.recorder.record(
                 f"{self.where}: {label.strip()}{measure}, against {ref}",
                 value / reference,
                 "x",
-                goal=f"<= {goal:g}",
+                goal=its_goal,
                 ratio_of=ref,
                 rounds=len(runs),
             )

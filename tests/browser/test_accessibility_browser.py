@@ -26,11 +26,11 @@ from annotator.models import Block, Invite, Item, JudgeFailure, Scale, User
 from annotator.study.studies import create_invites, create_lead, get_study
 from annotator.study.studyfile import parse_study_file
 from annotator.study.versions import update_study
-from tests.data.studies import FINE_SCALES_TOML, STS_B_TOML, study_toml
 
 from .axe import assert_no_serious_violations
 from .conftest import ARTIFACTS, PNG_SIGNATURE, add_study, serve, wait_until
 from .layout import assert_no_sideways_scroll
+from .sample_studies import A11Y_ITEMS, A11Y_STUDY, CROWD_STUDY, SOLO_STUDY
 
 LEAD_EMAIL = "lead@example.org"
 LEAD_PASSWORD = "lead-password-1"
@@ -88,55 +88,8 @@ NOT_CHECKED: dict[str, str] = {
     "lead.job_rerun": "a POST that only redirects (to the job's page)",
 }
 
+
 # A study of 14 items, one of which comes back (test-retest): 15 entries a block.
-A11Y_STUDY = study_toml(
-    name="Accessible study",
-    slug="a11y",
-    scales=FINE_SCALES_TOML,
-    benchmarks=STS_B_TOML,
-    consent='"You agree to rate short pairs of sentences."',
-    extra="[test_retest]\nshare = 0.07\nmin_distance = 3\n",
-)
-PAIRS = [
-    ("A man is playing a guitar on a street corner.", "A man plays an instrument outside."),
-    ("Two dogs are running through a snowy field.", "The dogs play in the snow together."),
-    ("A woman is slicing an onion in the kitchen.", "Someone is cutting a vegetable."),
-    ("The train left the station ten minutes late.", "The train was delayed by ten minutes."),
-    ("A child is reading a book under a tree.", "A kid sits in the shade with a story book."),
-    ("The committee approved the budget on Monday.", "On Monday the budget was rejected."),
-    ("A cyclist rides along a narrow mountain road.", "A person is riding a bike uphill."),
-]
-A11Y_ITEMS = [
-    {
-        "item_id": f"p{i}",
-        "benchmark": "sts-b",
-        "sentence1": PAIRS[i % len(PAIRS)][0],
-        "sentence2": PAIRS[i % len(PAIRS)][1],
-    }
-    for i in range(14)
-]
-# One scale, no gap, no questionnaire: a rater reaches the thanks page quickly.
-SOLO_SCALE = '\n[[scales]]\nname = "0-5"\nmin = 0\nmax = 5\nstep = 0.5\n'
-SOLO_STUDY = study_toml(
-    name="Short study",
-    slug="solo",
-    scales=SOLO_SCALE,
-    benchmarks=STS_B_TOML,
-    gap_days=0,
-    demographics="",
-    extra='completion_code = "A11Y-2026"\ndemographics = []\n',
-)
-# Entry by a crowd platform's URL, room for one participant.
-CROWD_STUDY = study_toml(
-    name="Crowd study",
-    slug="crowd",
-    scales=SOLO_SCALE,
-    benchmarks=STS_B_TOML,
-    extra='[crowd]\nplatform = "prolific"\nmax_raters = 1\n[crowd.completion_codes]\n'
-    'waves = ["WAVE1"]\nscreen_out = "SCREENED"\n',
-)
-
-
 @pytest.fixture
 def a11y_app(make_app, tmp_path):
     # An endpoint the judge form offers (nothing listens there: no run is started).
