@@ -102,8 +102,9 @@ def _alttest(wide: pd.DataFrame, llm: pd.DataFrame, settings: AnalysisSettings) 
 
 # What the report says each Gwet statistic is computed on (its ``about``).
 _HUMANS_ABOUT = (
-    "Gwet's AC1 (nominal) and AC2 (quadratic weights) among the humans: every first "
-    "rating, missing cells allowed, the scale's points as categories; Gwet's (2008) "
+    "Gwet's AC1 (nominal; on scales of at most 11 points) and AC2 (quadratic weights) "
+    "among the humans: every first rating, missing cells allowed, the scale's points as "
+    "categories; Gwet's (2008) "
     "standard error over items, t interval."
 )
 _JUDGE_ABOUT = (
@@ -125,6 +126,15 @@ def _gwet_statistic(key, label, result, notes, **fields) -> Statistic:
     return Statistic(key, label, result.coefficient, ci=result.ci, n_items=result.n_items, **fields)
 
 
+# AC1 (identity weights) counts only exact matches. On a scale of many points two
+# raters who differ by one step count as disagreeing as much as raters at opposite
+# ends, so AC1 falls towards 0 however close the ratings are (the demo's 0-5 scale in
+# steps of 0.1: AC1 0.05 beside an ICC of 0.94). It is computed up to 11 points, the
+# 0-10 scale in whole steps and the usual Likert scales; above that the report says
+# why not, and AC2 with quadratic weights, which credits near misses, stands for it.
+AC1_MOST_POINTS = 11
+
+
 def _gwet(frames, scale, wide, panel, llm, settings, notes) -> tuple[Statistic, ...]:
     """Gwet's AC1 and AC2 among the humans; AC2 of each model with the human consensus."""
     points = _scale_points(frames, scale)
@@ -135,6 +145,13 @@ def _gwet(frames, scale, wide, panel, llm, settings, notes) -> tuple[Statistic, 
         ("gwet_ac1", "Gwet's AC1", gwet_ac1, {}),
         ("gwet_ac2_quadratic", "Gwet's AC2 (quadratic)", gwet_ac2, {"weights": "quadratic"}),
     ):
+        if key == "gwet_ac1" and len(points) > AC1_MOST_POINTS:
+            why = (
+                f"counts only exact matches, which say little on a scale of {len(points)} "
+                f"points (it is computed up to {AC1_MOST_POINTS}); see AC2 (quadratic)"
+            )
+            out.append(Statistic(key, label, None, reason=why, about=_HUMANS_ABOUT))
+            continue
         if not pairable:
             why = "needs an item rated by at least 2 raters"
             out.append(Statistic(key, label, None, reason=why, about=_HUMANS_ABOUT))

@@ -17,7 +17,12 @@ from annotator.metrics import gwet_ac1, gwet_ac2
 
 @pytest.fixture
 def analysed(session, make_study):
-    study = make_study(n_items=30, n_raters=4, models=("gpt", "llama"), missing=0.1, seed=5)
+    # A Likert scale, the 0-10 scale in whole steps (11 points, the most AC1 is
+    # computed on) and a fine scale (51 points), where AC1 is left out with its reason.
+    scales = (("1-5", 1.0, 5.0, 1.0), ("0-10", 0.0, 10.0, 1.0), ("0-5", 0.0, 5.0, 0.1))
+    study = make_study(
+        n_items=30, n_raters=4, models=("gpt", "llama"), missing=0.1, seed=5, scales=scales
+    )
     frames = study_frames(session, study)
     settings = replace(study_settings(study), confidence=0.9, n_resamples=10)
     return frames, settings, analyse(frames, settings, parts=DASHBOARD_PARTS)
@@ -38,12 +43,17 @@ def test_human_ac1_and_ac2_are_the_metric_on_every_first_rating(analysed):
         wide = first.pivot(index="item", columns="rater", values="value")
         points = _points(frames, part.scale)
         found = {(s.key, s.model): s for s in part.statistics}
-        ac1 = gwet_ac1(wide, categories=points, confidence=0.9)
         ac2 = gwet_ac2(wide, weights="quadratic", categories=points, confidence=0.9)
+        assert found[("gwet_ac2_quadratic", None)].value == pytest.approx(ac2.coefficient)
+        if len(points) > 11:
+            assert found[("gwet_ac1", None)].value is None
+            assert f"a scale of {len(points)} points" in found[("gwet_ac1", None)].reason
+            continue
+        ac1 = gwet_ac1(wide, categories=points, confidence=0.9)
         assert found[("gwet_ac1", None)].value == pytest.approx(ac1.coefficient, abs=1e-12)
         assert found[("gwet_ac1", None)].ci == pytest.approx(ac1.ci, abs=1e-12)
-        assert found[("gwet_ac2_quadratic", None)].value == pytest.approx(ac2.coefficient)
         assert found[("gwet_ac1", None)].n_items == ac1.n_items == len(wide)
+    assert [len(_points(frames, part.scale)) for part in analysis.scales] == [5, 11, 51]
 
 
 def test_each_judge_has_ac2_with_the_rounded_human_consensus(analysed):
@@ -81,8 +91,10 @@ def test_the_report_writes_and_the_dashboard_shows_every_statistic(analysed):
         assert [row.key for row in card.statistics] == [s.key for s in part.statistics]
         rows = tables.statistics[tables.statistics["scale"] == part.scale]
         assert len(rows) == len(part.statistics) == 2 + part.llm.shape[1]
-        human = rows[rows["model"].isna() & (rows["statistic"] == "gwet_ac1")].iloc[0]
-        shown = card.human_statistics[0].number
-        assert shown.value == pytest.approx(human["value"], abs=1e-12)
-        assert (shown.low, shown.high) == pytest.approx((human["low"], human["high"]))
+        human = rows[rows["model"].isna() & (rows["statistic"] == "gwet_ac2_quadratic")]
+        shown = card.human_statistics[1].number
+        assert shown.value == pytest.approx(human["value"].iloc[0], abs=1e-12)
+        assert (shown.low, shown.high) == pytest.approx(
+            (human["low"].iloc[0], human["high"].iloc[0])
+        )
     assert "Gwet's AC1" in " ".join(tables.statistics["about"])
