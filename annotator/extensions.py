@@ -29,15 +29,19 @@ def _user_query():
     from sqlalchemy import bindparam, exists
     from sqlmodel import select
 
-    from .models import Demographics, Study, User
+    from .models import Criterion, Demographics, Study, User
 
     # Whether the rater has answered the questionnaire comes too: every rater
     # page checks it first (annotator.web.rate.views.questionnaire_first),
     # one statement less per score post for an EXISTS on an indexed column.
     # Built once: building it cost more CPU than running it.
     answered = exists().where(Demographics.user_id == User.id)
+    # And whether the study has criteria (a rubric study): the item pages and score
+    # posts read the criteria only then (annotator.web.rate.current.current_criteria),
+    # an EXISTS on the unique key (study_id, name) instead of a statement per post.
+    rubric = exists().where(Criterion.study_id == User.study_id)
     return (
-        select(User, Study, answered)
+        select(User, Study, answered, rubric)
         .outerjoin(Study, Study.id == User.study_id)
         .where(User.id == bindparam("user_key"))
     )
@@ -62,9 +66,11 @@ def _load_user(user_id: str):
     row = get_session().exec(_user_query(), params={"user_key": key}).first()
     if row is None:
         return None
-    user, g.user_study, answered = row
+    user, g.user_study, answered, rubric = row
     # Keyed by the user: a request that logs another user in must not use it.
     g.user_answered_demographics = (user.id, answered)
+    # Keyed by the study, for the same reason.
+    g.user_study_has_criteria = (user.study_id, rubric)
     # A cookie from before the account's sessions were ended (logout, a new
     # password or return link, a withdrawal) carries an older session version
     # and no longer matches (see User.get_id): that session is over.

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from sqlalchemy import bindparam, update
+from sqlalchemy.exc import NoResultFound
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, select
 
@@ -21,6 +22,7 @@ __all__ = [
     "ItemPage",
     "item_page",
     "item_and_benchmark",
+    "items_and_benchmarks",
     "open_item",
     "report_unshown_item",
     "serve",
@@ -95,18 +97,37 @@ _ITEM_PAGE = (
         Benchmark.__table__,
         Benchmark.__table__.c.id == Item.__table__.c.benchmark_id,
     )
-    .where(Item.__table__.c.id == bindparam("item_key"))
+    # Two keys: a score post reads the posted item and the next one in one statement
+    # (item_and_benchmark passes its one key twice).
+    .where(Item.__table__.c.id.in_((bindparam("item_key"), bindparam("other_key"))))
 )
+
+
+def items_and_benchmarks(
+    session: Session, item_id: int, other_id: int | None = None
+) -> dict[int, tuple[Item, Benchmark]]:
+    """Items with their benchmarks by id, in one query: ``item_id`` and ``other_id``."""
+    rows = session.connection().execute(
+        _ITEM_PAGE, {"item_key": item_id, "other_key": item_id if other_id is None else other_id}
+    )
+    split = len(_ITEM_COLUMNS)
+    found = {}
+    for row in rows:
+        # Validated when stored: model_construct skips pydantic's validation.
+        item = Item.model_construct(**dict(zip(_ITEM_COLUMNS, row[:split], strict=True)))
+        found[item.id] = (
+            item,
+            Benchmark.model_construct(**dict(zip(_BENCHMARK_COLUMNS, row[split:], strict=True))),
+        )
+    return found
 
 
 def item_and_benchmark(session: Session, item_id: int) -> tuple[Item, Benchmark]:
     """The item and its benchmark, in one query (for :func:`item_page`'s ``loaded``)."""
-    row = session.connection().execute(_ITEM_PAGE, {"item_key": item_id}).one()
-    split = len(_ITEM_COLUMNS)
-    # Validated when stored: model_construct skips pydantic's validation.
-    item = Item.model_construct(**dict(zip(_ITEM_COLUMNS, row[:split], strict=True)))
-    benchmark = Benchmark.model_construct(**dict(zip(_BENCHMARK_COLUMNS, row[split:], strict=True)))
-    return item, benchmark
+    found = items_and_benchmarks(session, item_id)
+    if item_id not in found:
+        raise NoResultFound(f"no item with id {item_id}")
+    return found[item_id]
 
 
 def item_page(

@@ -200,13 +200,15 @@ def rate_rubric_item(
     *,
     break_every: int | None,
     show_following: bool = False,
+    following_loaded: tuple[Item, Benchmark] | None = None,
 ) -> RubricScored:
     """Store a rater's scores of ``position`` on every criterion and commit them.
 
     Raises what :func:`submit_rubric` raises, with nothing stored. A twin
     request or SQLite's "database is locked" reruns the whole transaction
     (:func:`~annotator.db.commit_retrying`), which then finds the twin's
-    ratings and stores nothing new.
+    ratings and stores nothing new. ``following_loaded``: as
+    :func:`~annotator.collect.scoring.rate_item`'s.
     """
 
     def work() -> RubricScored:
@@ -224,7 +226,9 @@ def rate_rubric_item(
         following = None
         if following_wanted and not submitted.block_completed:
             rated = ratings_by_position(session, block)
-            loaded = item_and_benchmark(session, block.item_order[position]["item"])
+            loaded = following_loaded or item_and_benchmark(
+                session, block.item_order[position]["item"]
+            )
             following = item_page(
                 session, block, position + 1, rated, break_every=break_every, loaded=loaded
             )

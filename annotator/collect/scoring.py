@@ -21,7 +21,18 @@ from sqlmodel import Session
 
 from ..clock import now
 from ..db import commit_retrying
-from ..models import Block, ChangeReason, Rating, RatingChange, RatingSource, Scale, Study, User
+from ..models import (
+    Benchmark,
+    Block,
+    ChangeReason,
+    Item,
+    Rating,
+    RatingChange,
+    RatingSource,
+    Scale,
+    Study,
+    User,
+)
 from ..models.revision import bump_revision, bump_statement, study_of_scale
 from .block_states import BlockUnavailable
 from .item_pages import ItemPage, item_and_benchmark, item_page, serve, update_block
@@ -299,6 +310,7 @@ def rate_item(
     break_every: int | None,
     show_following: bool = False,
     positions: set[int] | None = None,
+    following_loaded: tuple[Item, Benchmark] | None = None,
 ) -> Scored:
     """Store a rater's score for ``position`` and commit it.
 
@@ -317,7 +329,10 @@ def rate_item(
 
     ``positions``: the block's rated places as already read in this
     transaction (``BlockState.rated_places``), used by the first attempt
-    only: a rerun after a rollback reads them again.
+    only: a rerun after a rollback reads them again. ``following_loaded``: the next
+    entry's item and benchmark if the caller read them already
+    (:func:`~annotator.collect.item_pages.items_and_benchmarks`); an item's row is
+    not changed by a score, so a rerun uses them too.
     """
     first_attempt = [positions]
 
@@ -328,7 +343,7 @@ def rate_item(
         # write lock from the first write to the commit, and every other
         # writer (the other server processes) waits for it meanwhile.
         loaded = (
-            item_and_benchmark(session, block.item_order[position]["item"])
+            following_loaded or item_and_benchmark(session, block.item_order[position]["item"])
             if following_wanted
             else None
         )

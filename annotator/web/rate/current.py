@@ -6,9 +6,10 @@ from flask import g, request
 from flask_login import current_user
 
 from ...db import get_session
-from ...models import Study, User
+from ...models import Criterion, Study, User
+from ...study.criteria import study_criteria
 
-__all__ = ["current_rater", "current_study", "is_htmx"]
+__all__ = ["current_criteria", "current_rater", "current_study", "is_htmx"]
 
 
 def current_rater() -> User:
@@ -28,6 +29,23 @@ def current_study() -> Study:
     if study is None or study.id != study_id:
         study = g.user_study = get_session().get(Study, study_id)
     return study
+
+
+def current_criteria(study: Study) -> list[Criterion]:
+    """The criteria of ``study`` (the rater's), read at most once per request.
+
+    None without a statement when the user loader found the study has none (its
+    query asks, annotator/extensions.py); a score post otherwise read them twice
+    (the posted item's, then the next page's fields).
+    """
+    kept = g.setdefault("study_criteria", {})
+    if study.id not in kept:
+        study_id, rubric = g.get("user_study_has_criteria", (None, None))
+        if study_id == study.id and not rubric:
+            kept[study.id] = []
+        else:
+            kept[study.id] = study_criteria(get_session(), study)
+    return kept[study.id]
 
 
 def is_htmx() -> bool:

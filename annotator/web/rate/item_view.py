@@ -16,9 +16,10 @@ from ...collect.item_pages import ItemPage, report_unshown_item
 from ...collect.rubric import item_criteria, position_ratings
 from ...collect.scores import format_number, scale_hint
 from ...db import get_session
+from ...study.criteria import criteria_for
 from ..display import instructions_for, render_item_text
 from ..markdown import render_markdown
-from .current import current_study, is_htmx
+from .current import current_criteria, current_study, is_htmx
 
 __all__ = ["RubricField", "rubric_fields", "item_text", "item_response", "go"]
 
@@ -45,7 +46,12 @@ def rubric_fields(
 ) -> list[RubricField]:
     """The score fields of ``page``'s criteria, filled with what was typed
     (``values`` by form name) or else the stored scores; none without criteria."""
-    criteria = item_criteria(session, page.item.study_id, benchmark=page.benchmark.name)
+    study = current_study()
+    if page.item.study_id == study.id:
+        # Read once per request: a score post has read them for the posted item.
+        criteria = criteria_for(current_criteria(study), page.benchmark.name)
+    else:
+        criteria = item_criteria(session, page.item.study_id, benchmark=page.benchmark.name)
     if not criteria:
         return []
     stored = position_ratings(session, page.block, page.position) if page.existing else {}

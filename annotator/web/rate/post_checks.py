@@ -9,9 +9,6 @@ the form says, with nothing stored.
 
 from __future__ import annotations
 
-from sqlmodel import Session, select
-
-from ...collect.block_states import BlockState
 from ...collect.dealing import overlap_spec
 from ...models import Benchmark, Item, RaterStatus, Study, User
 from ..display import render_item_text
@@ -19,21 +16,17 @@ from ..display import render_item_text
 __all__ = ["score_refusal"]
 
 
-def score_refusal(
-    session: Session, study: Study, rater: User, state: BlockState, position: int
-) -> str | None:
-    """Why a score for ``position`` of ``state``'s block may not be stored, or None."""
+def score_refusal(study: Study, rater: User, item: Item, benchmark: Benchmark) -> str | None:
+    """Why a score for ``item`` (of ``benchmark``) may not be stored, or None.
+
+    The item and its benchmark come from the caller's one read of the posted
+    item and the next one (a post's statements: benchmarks/score_post.py).
+    """
     if rater.status != RaterStatus.ACTIVE and overlap_spec(study) is not None:
         return (
             "Your places in this study went to other raters, so this rating was not "
             "stored; there is nothing more to rate."
         )
-    # One statement for both (a post's cost is measured in benchmarks/score_post.py).
-    item, benchmark = session.exec(
-        select(Item, Benchmark)
-        .join(Benchmark, Benchmark.id == Item.benchmark_id)
-        .where(Item.id == state.block.item_order[position - 1]["item"])
-    ).one()
     try:
         render_item_text(benchmark, item)
     except Exception:  # a study's template may raise anything on some fields

@@ -34,7 +34,7 @@ from ...collect.block_states import (
 )
 from ...collect.crowd import screen_out_if_due
 from ...collect.enrolment import needs_demographics
-from ...collect.item_pages import item_page, open_item
+from ...collect.item_pages import item_page, items_and_benchmarks, open_item
 from ...collect.questionnaire import choice_label, read_answers, self_describe_key
 from ...collect.rated_places import next_position, ratings_by_position
 from ...collect.rubric import (
@@ -49,13 +49,14 @@ from ...db import commit_retrying, get_session
 from ...models import Demographics, UserSource
 from ...passwords import hash_password
 from ...services.fresh import queue_dashboards_after
+from ...study.criteria import criteria_for
 from ..auth.access import rater_required
 from ..auth.passwords import check_password
 from .blueprint import bp
 from .crowd import crowd_block_done, note_entry, screened_out_redirect
+from .current import current_criteria, is_htmx
 from .current import current_rater as _rater
 from .current import current_study as _study
-from .current import is_htmx
 from .forms import PasswordForm
 from .item_view import go as _go
 from .item_view import item_response as _item_response
@@ -289,13 +290,20 @@ def item(block_id: int, position: int):
             return redirect(url_for("rate.item", block_id=block_id, position=page))
         session.commit()
         return _item_response(state, page)
-    refusal = score_refusal(session, _study(), _rater(), state, position)
+    # The posted item (checked below) and the next one (its page, the htmx answer),
+    # with their benchmarks, in one statement.
+    posted_id = block.item_order[position - 1]["item"]
+    following_id = block.item_order[position]["item"] if position < len(block.item_order) else None
+    loaded = items_and_benchmarks(session, posted_id, following_id)
+    item, benchmark = loaded[posted_id]
+    refusal = score_refusal(_study(), _rater(), item, benchmark)
     if refusal is not None:
         flash(refusal, "error")
         return _go(url_for("rate.item", block_id=block_id, position=position))
     raw = request.form.get("score", "")
     # A rubric study's item: every criterion's score in one transaction.
-    criteria = item_criteria(session, _study().id, item_id=block.item_order[position - 1]["item"])
+    criteria = criteria_for(current_criteria(_study()), benchmark.name)
+    following_loaded = loaded.get(following_id) if following_id is not None else None
     try:
         if criteria:
             scored = rate_rubric_item(
@@ -308,6 +316,7 @@ def item(block_id: int, position: int):
                 [c.name for c in criteria],
                 break_every=break_every,
                 show_following=is_htmx(),
+                following_loaded=following_loaded,
             )
         else:
             scored = rate_item(
@@ -320,6 +329,7 @@ def item(block_id: int, position: int):
                 break_every=break_every,
                 show_following=is_htmx(),
                 positions=state.rated_places,
+                following_loaded=following_loaded,
             )
     except RubricScoreError as exc:
         session.rollback()

@@ -85,3 +85,17 @@ def test_a_score_post_runs_the_same_statements_with_10_and_1000_prior_ratings(ap
     assert len(few) == len(many), (few, many)
     # The same statements, not only as many (the ids in them differ).
     assert [s.split()[0] for s in few] == [s.split()[0] for s in many]
+
+
+def _reads_of(statements: list[str], table: str) -> int:
+    """How many of ``statements`` read rows of ``table`` (the user loader's EXISTS
+    on the criteria is part of its own statement, not a read of this kind)."""
+    return sum(1 for s in statements if s.lstrip().startswith(f"SELECT {table}."))
+
+
+def test_a_score_post_reads_its_items_once_and_no_criteria_without_a_rubric(app, make_study):
+    # The posted item (its shown-item check) and the next one (the htmx answer's page)
+    # come in one statement; a study without [[criteria]] reads no criterion at all.
+    seen = _post_statements(app, make_study, 10)
+    assert _reads_of(seen, "item") == 1, seen
+    assert _reads_of(seen, "criterion") == 0, seen

@@ -11,7 +11,7 @@ from annotator.db import get_engine
 from annotator.models import RatingChange
 from tests.data.studies import BENCHMARKS_TOML, CRITERIA_TOML, study_toml
 
-from .conftest import blocks_of, item_url, join, progress, ratings_of, start
+from .conftest import blocks_of, item_url, join, progress, ratings_of, start, statements
 
 HTMX = {"HX-Request": "true"}
 # The criteria of each benchmark (tests/data/studies.py CRITERIA_TOML).
@@ -119,10 +119,13 @@ def test_an_empty_criterion_is_refused_by_name(app, client, make_study):
 def test_htmx_brings_the_next_item_with_its_criteria(app, client, make_study):
     user_id, block = _rubric_rater(app, client, make_study)
     names = CRITERIA[_benchmark(client.get(item_url(block.id, 1)).text)]
-    response = client.post(
-        item_url(block.id, 1), data={f"score:{n}": "3" for n in names}, headers=HTMX
-    )
+    with statements(app) as seen:
+        response = client.post(
+            item_url(block.id, 1), data={f"score:{n}": "3" for n in names}, headers=HTMX
+        )
     assert response.status_code == 200
+    # The study's criteria are read once for both items (each filtered by its benchmark).
+    assert sum(s.lstrip().startswith("SELECT criterion.") for s in seen) == 1, seen
     assert response.headers["HX-Push-Url"].endswith(item_url(block.id, 2))
     assert _fields(response.text) == CRITERIA[_benchmark(response.text)]
     assert len(ratings_of(app, user_id)) == len(names)
