@@ -55,13 +55,15 @@ def add_study(app, toml: str, items: list[dict], folder: Path) -> None:
 
 
 @contextmanager
-def serve(app):
-    """Serve ``app`` on a free port of 127.0.0.1; yields the base URL."""
+def serve(app, *, hostname: str = "127.0.0.1"):
+    """Serve ``app`` on a free port of 127.0.0.1; yields the base URL, naming the
+    server by ``hostname`` (``"localhost"``: Chromium accepts Secure cookies from it
+    over plain http)."""
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_port}"
+        yield f"http://{hostname}:{server.server_port}"
     finally:
         server.shutdown()
         thread.join(timeout=10)

@@ -8,22 +8,16 @@ the machine.
 
 from __future__ import annotations
 
-import json
-import threading
 from urllib.parse import urlencode
 
 import pytest
 from sqlmodel import Session, select
-from werkzeug.serving import make_server
 
-from annotator.data.importers import import_items
-from annotator.db import get_engine, session_scope
+from annotator.db import get_engine
 from annotator.models import Block, User
-from annotator.study.studies import create_study
-from annotator.study.studyfile import parse_study_file
 from tests.data.studies import FINE_SCALES_TOML, STS_B_TOML, study_toml
 
-from .conftest import ITEMS, wait_until
+from .conftest import ITEMS, add_study, serve, wait_until
 
 PID = "5f1a2b3c4d5e6f708192a3b4"
 STUDY = study_toml(
@@ -40,19 +34,9 @@ COMPLETE = "https://app.prolific.com/submissions/complete"
 @pytest.fixture
 def crowd_app(make_app, tmp_path, clock):
     app = make_app(WTF_CSRF_ENABLED=True)
-    path = tmp_path / "items.jsonl"
-    path.write_text("\n".join(json.dumps(row) for row in ITEMS) + "\n", "utf-8")
-    with session_scope(app) as session:
-        study = create_study(session, parse_study_file(STUDY))
-        import_items(session, study, path)
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield app, f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
+    add_study(app, STUDY, ITEMS, tmp_path)
+    with serve(app) as base:
+        yield app, base
 
 
 def _blocks(app) -> list[Block]:

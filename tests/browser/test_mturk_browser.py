@@ -9,22 +9,16 @@ that they work inside the frame.
 
 from __future__ import annotations
 
-import json
-import threading
 from urllib.parse import parse_qs, urlencode
 
 import pytest
 from sqlmodel import Session, select
-from werkzeug.serving import make_server
 
-from annotator.data.importers import import_items
-from annotator.db import get_engine, session_scope
+from annotator.db import get_engine
 from annotator.models import Block, User
-from annotator.study.studies import create_study
-from annotator.study.studyfile import parse_study_file
 from tests.data.studies import FINE_SCALES_TOML, STS_B_TOML, study_toml
 
-from .conftest import CHROMIUM, CHROMIUM_ARGS, ITEMS
+from .conftest import CHROMIUM, CHROMIUM_ARGS, ITEMS, add_study, serve
 
 WORKER = "A1B2C3D4E5F6G7"
 SANDBOX = "https://workersandbox.mturk.com"
@@ -40,20 +34,10 @@ STUDY = study_toml(
 @pytest.fixture
 def mturk_app(make_app, tmp_path):
     app = make_app(WTF_CSRF_ENABLED=True, MTURK_FRAME=True)
-    path = tmp_path / "items.jsonl"
-    path.write_text("\n".join(json.dumps(row) for row in ITEMS) + "\n", "utf-8")
-    with session_scope(app) as session:
-        study = create_study(session, parse_study_file(STUDY))
-        import_items(session, study, path)
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        # localhost: Chromium accepts Secure cookies from it over plain http.
-        yield app, f"http://localhost:{server.server_port}"
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
+    add_study(app, STUDY, ITEMS, tmp_path)
+    # localhost: Chromium accepts Secure cookies from it over plain http.
+    with serve(app, hostname="localhost") as base:
+        yield app, base
 
 
 @pytest.mark.browser
