@@ -5,7 +5,6 @@ from __future__ import annotations
 import html
 import re
 
-import pytest
 from sqlalchemy import func
 from sqlmodel import select
 
@@ -176,25 +175,6 @@ def test_failures_page_with_an_unknown_scale_says_so(lead_client, small_study):
 
 def test_failures_page_of_an_unknown_study_is_404(lead_client, small_study):
     assert lead_client.get("/lead/studies/nope/judge-failures").status_code == 404
-
-
-@pytest.mark.parametrize("path", ["/lead/studies/small/judge-failures"])
-def test_failures_page_is_for_leads_only(app, client, runner, path):
-    from annotator.db import session_scope
-    from annotator.models import Role, User
-
-    runner.invoke(args=["study", "create", str(DATA / "small-study.toml")])
-    anonymous = client.get(path)
-    assert anonymous.status_code == 302 and "/login" in anonymous.headers["Location"]
-    with session_scope(app) as session:
-        rater = User(role=Role.RATER, rater_code="R-TEST01")
-        session.add(rater)
-        session.flush()
-        rater_id = rater.id
-    with client.session_transaction() as flask_session:
-        flask_session["_user_id"] = str(rater_id)
-        flask_session["_fresh"] = True
-    assert client.get(path).status_code == 403
 
 
 def test_the_summary_is_kept_until_a_score_or_a_failure_is_stored(
