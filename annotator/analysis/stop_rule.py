@@ -260,7 +260,8 @@ def judge_verdict(
             judge,
             Outcome.CANNOT_PASS,
             f"{head}at most {reachable:g} of {total:g} raters can still be secured "
-            f"({len(given_up)} given up: the judge is not clearly better than them) within "
+            f"({len(given_up)} given up by the futility bet: the judge is not clearly better "
+            f"than them) within "
             f"{within} (half are needed; winning rate now "
             f"{result.winning_rate:.2f}), epsilon {epsilon:g}, q {q:g}",
         )
