@@ -230,13 +230,15 @@ def judge_verdict(
     # Items enter complete and are never changed after (complete_items): a rater can
     # only still enter the items that have not entered yet.
     given_up = set(verdict.given_up)
+    # Raters only the futility bet rules out (their items left could still secure them).
+    bet_only = 0.0
     for row in result.annotators:
         log_e = math.log(row.statistic) if row.tested and row.statistic > 0 else 0.0
-        budget = own.get(row.annotator, left)
-        if row.secured or (
-            row.annotator not in given_up and log_e + budget * gain >= log_threshold
-        ):
+        able = log_e + own.get(row.annotator, left) * gain >= log_threshold
+        if row.secured or (able and row.annotator not in given_up):
             reachable += row.weight
+        elif able:
+            bet_only += row.weight
     # The best case for the judge: raters to come who could be secured do come,
     # those who could not (too few items in the budget) stay away.
     if raters_to_come and left * gain >= log_threshold:
@@ -252,17 +254,22 @@ def judge_verdict(
         f" (at most {most} for any rater who rated)" if own and most < left else ""
     )
     if total > 0 and reachable / total < 0.5:
-        # With raters given up the stop rests on the futility bet; without, passing
-        # is impossible whatever comes.
-        head = "stopped for futility: " if given_up else ""
+        # When the raters given up could still be secured the stop rests on the
+        # futility bet; otherwise passing is impossible whatever comes.
+        futile = (reachable + bet_only) / total >= 0.5
+        head = "stopped for futility: " if futile else ""
+        gave = (
+            f"({len(given_up)} given up by the futility bet: the judge is not clearly "
+            "better than them) "
+            if futile
+            else ""
+        )
         return JudgeVerdict(
             scale,
             judge,
             Outcome.CANNOT_PASS,
             f"{head}at most {reachable:g} of {total:g} raters can still be secured "
-            f"({len(given_up)} given up by the futility bet: the judge is not clearly better "
-            f"than them) within "
-            f"{within} (half are needed; winning rate now "
+            f"{gave}within {within} (half are needed; winning rate now "
             f"{result.winning_rate:.2f}), epsilon {epsilon:g}, q {q:g}",
         )
     chance = verdict.pass_chance
