@@ -105,8 +105,14 @@ class Dealt:
     block: dict[int, frozenset[int]]
 
 
-def app_arrivals(rng: np.random.Generator, d) -> Dealt:
-    """Who rates which item when, one block per seat dealt as the app deals (module doc)."""
+def app_arrivals(rng: np.random.Generator, d, *, shared_order: bool = False) -> Dealt:
+    """Who rates which item when, one block per seat dealt as the app deals (module doc).
+
+    ``shared_order``: each block's items in one study-wide random order instead of a
+    shuffle per block, so the raters of an item reach it at about the same point of
+    their blocks (not the app's rule: what it would change, ``--shared-order``).
+    """
+    rank = rng.permutation(d.items) if shared_order else None
     span = d.full / d.seats * 1.25
     heap: list[tuple[float, int]] = []
     pace, cap, done, queue, block = {}, {}, {}, {}, {}
@@ -126,7 +132,11 @@ def app_arrivals(rng: np.random.Generator, d) -> Dealt:
 
     def deal(r: int) -> list[int]:
         if d.crossed:
-            return list(rng.permutation(d.items))
+            return (
+                sorted(range(d.items), key=rank.__getitem__)
+                if shared_order
+                else list(rng.permutation(d.items))
+            )
         seats_free = d.seats - len(started)
         open_places = np.array([d.k - len(h) for h in holders])
         take = math.ceil(open_places.sum() / max(seats_free, 1))
@@ -137,6 +147,8 @@ def app_arrivals(rng: np.random.Generator, d) -> Dealt:
         chosen = chosen[:take]
         for i in chosen:
             holders[i].add(r)
+        if shared_order:
+            return sorted(chosen, key=rank.__getitem__)
         return [chosen[i] for i in rng.permutation(len(chosen))]
 
     for _ in range(d.seats):
@@ -352,11 +364,11 @@ def check_against_library(rng, d, judge_sd: float, reps: int) -> int:
     return differ
 
 
-def simulate(rng, d, judge_sd: float, reps: int) -> dict:
+def simulate(rng, d, judge_sd: float, reps: int, *, shared_order: bool = False) -> dict:
     out = {"pass": 0, "would": 0, "wrong": 0, "stopped": 0, "secured": 0, "raters": 0}
     spent = []
     for _ in range(reps):
-        a = app_arrivals(rng, d)
+        a = app_arrivals(rng, d, shared_order=shared_order)
         n_raters = int(a.rater.max()) + 1
         humans, judge = arr.scores(rng, d, n_raters, judge_sd)
         on = walk(a, d, humans, judge, futility=True)
@@ -378,11 +390,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=20261128)
     parser.add_argument("--quick", action="store_true", help="two designs, 40 replications")
     parser.add_argument("--check", action="store_true", help="compare with the library")
+    parser.add_argument(
+        "--shared-order", action="store_true", help="blocks in one study-wide item order"
+    )
     args = parser.parse_args(argv)
     reps = 40 if args.quick else args.reps
     designs = DESIGNS[::3] if args.quick else DESIGNS
     rng = np.random.default_rng(args.seed)
-    print(f"replications {reps}, seed {args.seed}; epsilon {EPSILON}, q {Q}\n")
+    order = "one study-wide item order" if args.shared_order else "the app's: a shuffle per block"
+    print(f"replications {reps}, seed {args.seed}; epsilon {EPSILON}, q {Q}; block order {order}\n")
     if args.check or args.quick:
         differ = sum(check_against_library(rng, d, sd, 1) for d in designs for sd in (0.4, 2.0))
         print(f"library check (judge_verdict at every futility check): {differ} differ\n")
@@ -397,7 +413,7 @@ def main(argv: list[str] | None = None) -> int:
         at = arr.boundary_sd(rng, d.k, 20_000 if args.quick else 200_000)
         judges = (("boundary", at), ("0.4", 0.4), ("0.6", 0.6), ("0.8", 0.8), ("2.0", 2.0))
         for label, sd in judges:
-            row = simulate(rng, d, sd, reps)
+            row = simulate(rng, d, sd, reps, shared_order=args.shared_order)
             name = f"{sd:.2f} (boundary)" if label == "boundary" else label
             print(
                 f"| {d.name} | {name} | {row['pass']:.3f} | {row['secured']:.4f} | "
