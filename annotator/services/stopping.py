@@ -96,7 +96,9 @@ def _open_items(session: Session, study: Study) -> dict[tuple[str, str], set[str
     The regular entries of the rater's block on the scale (not a repeat, not an
     attention check, not passed over), while the block is not completed; an empty set
     for a completed block. A rater without a block on a scale (ratings imported) is
-    not a key: what they may still add is not known.
+    not a key: what they may still add is not known. A place handed on after a
+    pass-over (:mod:`annotator.collect.refill`) can still grow an open block by one
+    item; that rare case is not foreseen here.
     """
     rows = session.exec(
         select(User.rater_code, Scale.name, Block.completed_at, Block.item_order)
