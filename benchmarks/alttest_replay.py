@@ -25,7 +25,9 @@ last column counts orders decided against the classic verdict (a futility stop o
 judge the classic test passes, or a pass of one it fails); the next, the orders stopped
 for futility that the pass rule would have passed later within the data. Futility is the
 library's bet (margin 0.1 on d, level 0.025 per rater), with either strategy, and with
-``--chance items`` (default: what the app's check does) or ``rater`` the conditional-power stop of
+``--chance rater`` (default: what the app's check does, each rater's own items not
+arrived yet, ``rater_items_left``) or ``items`` (every item not arrived yet) the
+conditional-power stop of
 :func:`annotator.analysis.stop_rule.judge_verdict` (the mixture only).
 
 Betting strategies (per rater, on ``x = (W_h - W_f + 1) / 2`` against ``m0 = (1 +
@@ -132,8 +134,8 @@ def replay(
     ``chance``: the conditional-power stop (``judge_verdict``'s bound on the chance to
     pass within the budget, at most FUTILITY_CHANCE; mixture only), checked every 1/40
     of the items, with each rater's items left taken as ``"rater"`` (their own items not
-    arrived yet, as a design that knows the blocks could pass ``items_left``) or
-    ``"items"`` (every item not arrived yet: what the app's check passes now); ``"off"``.
+    arrived yet: what the app's check passes, ``rater_items_left``) or ``"items"``
+    (every item not arrived yet: what it passed before); ``"off"``.
     """
     m = len(names)
     m0 = (1 + epsilon) / 2
@@ -250,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--chance",
         choices=["off", "rater", "items"],
-        default="items",
+        default="rater",
         help="the conditional-power futility stop and each rater's items left",
     )
     shared = Path(os.environ.get("ANNOTATOR_SHARED_DIR") or ROOT.parent / "shared")

@@ -41,7 +41,7 @@ that would pass within the budget is stopped so with probability at most 0.05
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -64,6 +64,7 @@ __all__ = [
     "complete_items",
     "judge_verdict",
     "most_log_gain_per_item",
+    "rater_items_left",
 ]
 
 
@@ -100,6 +101,32 @@ def most_log_gain_per_item(epsilon: float, *, cap: float = BET_CAP) -> float:
     if m0 >= 1.0:
         return math.inf
     return math.log1p(cap / (1.0 - m0) * m0)
+
+
+def rater_items_left(
+    rated: Mapping[Hashable, Iterable[Hashable]],
+    order: Iterable[Hashable],
+    judged: Iterable[Hashable],
+    still_to_rate: Mapping[Hashable, Iterable[Hashable] | None],
+) -> dict[Hashable, int]:
+    """Each rater's most items still to enter the test: ``items_left`` of
+    :func:`judge_verdict`.
+
+    An item not complete yet enters with its first raters, so a rater can still get it
+    only if they rated it already (they are among its first) or it is among the items
+    still to rate in their block (``still_to_rate[rater]``; an overlap block holds
+    only the rater's share, so overlap raters have fewer than the items left; a
+    completed block has none). ``rated``: ``{rater: items they rated}`` (every counted
+    rating, complete items or not); ``order``: the complete items. Only items the
+    judge scored (``judged``) enter. A rater ``still_to_rate`` gives None or lacks (a
+    rater without a block: imported ratings) may get every item not complete yet.
+    """
+    waiting = set(judged) - set(order)
+    out = {}
+    for rater, theirs in rated.items():
+        own = still_to_rate.get(rater)
+        out[rater] = len(waiting) if own is None else len(waiting & (set(own) | set(theirs)))
+    return out
 
 
 def judge_verdict(
@@ -144,8 +171,10 @@ def judge_verdict(
         every rater by the margin is stopped for futility with probability at most
         0.05. None: only the impossibility bound.
     items_left : mapping or None, keyword-only
-        ``{rater: items they may still rate on the scale}`` when the design knows it
-        (an overlap block's unrated items); None: every rater may still get every item
+        ``{rater: most items still to enter the test with them}`` when the design
+        knows it (:func:`rater_items_left`: the items not complete yet that they rated
+        or still have in their block; an overlap block holds only the rater's share);
+        a rater not named, or None: every rater may still get every item
         not complete yet. Used by the conditional-power bound (``pass_chance`` of
         :func:`alt_test_sequential`).
     futility_chance : float or None, keyword-only
@@ -161,6 +190,8 @@ def judge_verdict(
         raise ValueError("budget_items and raters_to_come must be 0 or more")
     family = None if math.isinf(raters_to_come) else len(humans) + math.ceil(raters_to_come)
     left = max(budget_items - len(llm), 0)
+    # Each rater's own budget (a rater not named may get every item left).
+    own = {r: min(int(items_left.get(r, left)), left) for r in humans} if items_left else {}
     # Raters to come count in the chance bound as sure to be secured, if the items left
     # let anyone be.
     able = 0.0
@@ -175,7 +206,7 @@ def judge_verdict(
             q=q,
             n_annotators=family,
             futility_margin=futility_margin,
-            items_left=None if family is None or futility_chance is None else (items_left or left),
+            items_left=None if family is None or futility_chance is None else (own or left),
             raters_to_come=able,
         )
     except ValueError as exc:
@@ -199,10 +230,15 @@ def judge_verdict(
     # Items enter complete and are never changed after (complete_items): a rater can
     # only still enter the items that have not entered yet.
     given_up = set(verdict.given_up)
+    # Raters only the futility bet rules out (their items left could still secure them).
+    bet_only = 0.0
     for row in result.annotators:
         log_e = math.log(row.statistic) if row.tested and row.statistic > 0 else 0.0
-        if row.secured or (row.annotator not in given_up and log_e + left * gain >= log_threshold):
+        able = log_e + own.get(row.annotator, left) * gain >= log_threshold
+        if row.secured or (able and row.annotator not in given_up):
             reachable += row.weight
+        elif able:
+            bet_only += row.weight
     # The best case for the judge: raters to come who could be secured do come,
     # those who could not (too few items in the budget) stay away.
     if raters_to_come and left * gain >= log_threshold:
@@ -212,14 +248,28 @@ def judge_verdict(
             )
         reachable += raters_to_come
         total += raters_to_come
+    # The items left in words: each rater's own budget when it is known.
+    most = max(own.values(), default=left)
+    within = f"the {left} items left" + (
+        f" (at most {most} for any rater who rated)" if own and most < left else ""
+    )
     if total > 0 and reachable / total < 0.5:
+        # When the raters given up could still be secured the stop rests on the
+        # futility bet; otherwise passing is impossible whatever comes.
+        futile = (reachable + bet_only) / total >= 0.5
+        head = "stopped for futility: " if futile else ""
+        gave = (
+            f"({len(given_up)} given up by the futility bet: the judge is not clearly "
+            "better than them) "
+            if futile
+            else ""
+        )
         return JudgeVerdict(
             scale,
             judge,
             Outcome.CANNOT_PASS,
-            f"at most {reachable:g} of {total:g} raters can still be secured "
-            f"({len(given_up)} given up by the futility bet) within "
-            f"the {left} items left (half are needed; winning rate now "
+            f"{head}at most {reachable:g} of {total:g} raters can still be secured "
+            f"{gave}within {within} (half are needed; winning rate now "
             f"{result.winning_rate:.2f}), epsilon {epsilon:g}, q {q:g}",
         )
     chance = verdict.pass_chance
@@ -228,7 +278,9 @@ def judge_verdict(
             scale,
             judge,
             Outcome.CANNOT_PASS,
-            f"the chance to pass within the {left} items left is at most {chance:.3f} "
-            f"(winning rate now {result.winning_rate:.2f}), epsilon {epsilon:g}, q {q:g}",
+            f"stopped for futility: its chance to pass with {within} is at "
+            f"most {chance:.3f} (winning rate now {result.winning_rate:.2f}; a judge that "
+            f"would pass is stopped so at most 5% of the time), epsilon {epsilon:g}, "
+            f"q {q:g}",
         )
     return JudgeVerdict(scale, judge, Outcome.UNDECIDED, verdict.message)

@@ -27,7 +27,8 @@ from sqlalchemy import func
 from sqlmodel import Session, select
 
 from ..clock import now
-from ..models import Invite, Role, Study, User
+from ..collect.rated_places import PASSED_OVER
+from ..models import Block, Invite, Item, Role, Scale, Study, User
 from ..study.crowd_spec import crowd_settings
 from ..study.raters import counted_rater
 from ..study.studyfile import validation_settings
@@ -89,6 +90,37 @@ def _raters_to_come(session: Session, study: Study, rated: int) -> float:
     return max(enrolled - rated, 0) + invites + places
 
 
+def _open_items(session: Session, study: Study) -> dict[tuple[str, str], set[str]]:
+    """Each counted rater's items still to rate, by (rater code, scale name).
+
+    The regular entries of the rater's block on the scale (not a repeat, not an
+    attention check, not passed over), while the block is not completed; an empty set
+    for a completed block. A rater without a block on a scale (ratings imported) is
+    not a key: what they may still add is not known. A place handed on after a
+    pass-over (:mod:`annotator.collect.refill`) can still grow an open block by one
+    item; that rare case is not foreseen here.
+    """
+    rows = session.exec(
+        select(User.rater_code, Scale.name, Block.completed_at, Block.item_order)
+        .join(Scale, Scale.id == Block.scale_id)
+        .join(User, User.id == Block.rater_id)
+        .where(Scale.study_id == study.id, counted_rater(Block.rater_id))
+    ).all()
+    external = dict(
+        session.exec(select(Item.id, Item.external_id).where(Item.study_id == study.id)).all()
+    )
+    out: dict[tuple[str, str], set[str]] = {}
+    for code, scale, completed_at, order in rows:
+        entries = [] if completed_at is not None else order or []
+        out[(code, scale)] = {
+            external[e["item"]]
+            for e in entries
+            if not e.get("repeat") and not e.get("attention") and PASSED_OVER not in e
+            if e["item"] in external
+        }
+    return out
+
+
 def check_stop(session: Session, study: Study) -> StopCheck:
     """Decide whether ``study`` stops serving blocks; record the stop on the study."""
     from ..analysis.criteria import criterion_frames, criterion_names
@@ -106,11 +138,14 @@ def check_stop(session: Session, study: Study) -> StopCheck:
     # The rule of the dashboard and the exports, the lead's choice for single judges included.
     temperature, _ = main_temperature(frames, settings.temperature, settings.judge_temperatures)
     verdicts = []
+    open_items = _open_items(session, study)
     # A rubric study is decided criterion by criterion: each criterion's ratings and
     # scores are a test of their own, never mixed with another criterion's.
     for criterion in criterion_names(frames) or [None]:
         one = criterion_frames(frames, criterion) if criterion else frames
-        verdicts += _verdicts(session, study, spec, settings, one, temperature, criterion)
+        verdicts += _verdicts(
+            session, study, spec, settings, one, temperature, criterion, open_items
+        )
     check = StopCheck(enabled=True, verdicts=verdicts)
     if verdicts and all(v.decided for v in verdicts):
         study.stopped_at = now()
@@ -120,10 +155,10 @@ def check_stop(session: Session, study: Study) -> StopCheck:
     return check
 
 
-def _verdicts(session, study, spec, settings, frames, temperature, criterion) -> list:
+def _verdicts(session, study, spec, settings, frames, temperature, criterion, open_items) -> list:
     """Each judge's verdict on each scale of ``frames`` (one criterion's, or the study's)."""
     from ..analysis.matrices import llm_matrix
-    from ..analysis.stop_rule import complete_items, judge_verdict
+    from ..analysis.stop_rule import complete_items, judge_verdict, rater_items_left
     from ..data.matrix_rules import matrix_ratings
 
     ratings = frames.ratings
@@ -138,6 +173,8 @@ def _verdicts(session, study, spec, settings, frames, temperature, criterion) ->
             kept, raters_per_item=settings.matrix_settings.reference_raters(rated + to_come)
         )
         judged = llm_matrix(frames, scale, temperature=temperature, runs=settings.runs)
+        rated_items = kept.groupby("rater")["item"].agg(set).to_dict()
+        still_to_rate = {r: open_items.get((r, scale)) for r in rated_items}
         for judge in spec.judges:
             scores = {}
             if judge in judged.columns:
@@ -150,6 +187,8 @@ def _verdicts(session, study, spec, settings, frames, temperature, criterion) ->
                 llm={i: scores[i] for i in order if i in scores},
                 budget_items=len(scores),
                 raters_to_come=to_come,
+                # Each rater's own budget: an overlap rater holds only their share.
+                items_left=rater_items_left(rated_items, order, set(scores), still_to_rate),
                 epsilon=spec.epsilon,
                 q=spec.q,
                 scoring=spec.scoring,

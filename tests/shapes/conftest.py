@@ -9,7 +9,7 @@ what the matrix needs to know of it (its criteria and scales).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 from sqlalchemy import delete, update
@@ -28,6 +28,8 @@ class Shape:
     criteria: tuple[str, ...] = ()
     scales: tuple[str, ...] = ("0-5",)
     judges: tuple[str, ...] = ()
+    # Judges under ``[validation] stop_when_decided`` (empty: the stop is off).
+    stop_judges: tuple[str, ...] = ()
 
 
 # Small: a shape builds and analyses in about a second.
@@ -47,6 +49,7 @@ OVERLAP = (
     '[assignment]\ndesign = "overlap"\nraters_per_item = 2\nanchor_items = 3\nitems_per_rater = 6\n'
 )
 CROWD = '[crowd]\nplatform = "prolific"\n[crowd.completion_codes]\n'
+STOP = '[validation]\nstop_when_decided = true\njudges = ["judge-a", "judge-b"]\n'
 RUBRIC = ("coherence", "fluency")
 
 
@@ -119,7 +122,9 @@ def partial_run(ctx) -> Shape:
 
 
 def rubric(ctx) -> Shape:
-    return _synthetic(ctx, "rubric", criteria=RUBRIC)
+    """A rubric with stop when decided on: the check decides each criterion on its own."""
+    shape = _synthetic(ctx, "rubric", criteria=RUBRIC, study_toml_extra=STOP)
+    return replace(shape, stop_judges=("judge-a", "judge-b"))
 
 
 def overlap(ctx) -> Shape:

@@ -130,8 +130,43 @@ def _verdict_problems(judges: tuple[str, ...], text: str) -> list[str]:
     return out
 
 
-def test_every_lead_page_and_job(study_shape, app, lead_client, session):
+def _stop_lines(shape) -> list[str]:
+    """The start of each line the stop check gives: one per scale, criterion and judge."""
+    return [
+        f"scale {scale}" + (f", criterion {criterion}" if criterion else "") + f", judge {judge}: "
+        for scale in shape.scales
+        for criterion in shape.criteria or ("",)
+        for judge in shape.stop_judges
+    ]
+
+
+def _stop_problems(shape, runner, lead_client) -> list[str]:
+    """With stop when decided on, the check gives a verdict per scale, criterion and
+    judge, and once it has stopped the study every one is on the study page."""
+    result = runner.invoke(args=["validation", "check", shape.slug])
+    out = [f"validation check: exit {result.exit_code}\n{_tail(result)}"] * bool(
+        result.exit_code or _crashed(result)
+    )
+    out += [
+        f"validation check does not say {line!r}"
+        for line in _stop_lines(shape)
+        if line not in result.output
+    ]
+    if result.output.startswith("decided"):
+        page = lead_client.get(f"/lead/studies/{shape.slug}").get_data(as_text=True)
+        out += [
+            f"the study page does not say {line!r}"
+            for line in _stop_lines(shape)
+            if f"<li>{line}" not in page
+        ]
+    return out
+
+
+def test_every_lead_page_and_job(study_shape, app, lead_client, session, runner):
     shape, problems = study_shape, []
+    if shape.stop_judges:
+        # The check first: every page then shows the study stopped, or still going.
+        problems += _stop_problems(shape, runner, lead_client)
     _run_jobs(shape, lead_client, problems)
     session.expire_all()
     study = session.exec(select(Study).where(Study.slug == shape.slug)).one()
