@@ -112,6 +112,21 @@ def png_once(
     The figure keeps its panels where they were drawn, without a layout engine, so
     that it is saved in another format (:func:`.base.figure_bytes`) as the PNG shows it.
     """
+    import matplotlib
+
+    # At savefig's resolution, as savefig would draw it (its "figure": the figure's).
+    dpi, original = matplotlib.rcParams["savefig.dpi"], fig.dpi
+    if dpi != "figure":
+        fig.set_dpi(dpi)
+    try:
+        return _png_once(fig, likes, measure=measure)
+    finally:
+        fig.set_dpi(original)
+
+
+def _png_once(
+    fig: Figure, likes: Sequence[Layout], *, measure: bool
+) -> tuple[bytes, Layout | None]:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     canvas = FigureCanvasAgg(fig)

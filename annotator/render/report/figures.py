@@ -253,6 +253,15 @@ def _no_bootstrap(tables: Any) -> str | None:
     return None
 
 
+def _no_items(tables: Any) -> str | None:
+    if not _any_number(tables.items, ("nmae",)):
+        return "no item has both human and LLM scores"
+    # Every item in the table of the worst: it shows each nMAE the figure would, in order.
+    if len(tables.worst_items) == len(tables.items):
+        return "the table of the worst items lists every item, worst first"
+    return None
+
+
 def _no_curve(against: str) -> Callable[[Any], str | None]:
     def why(tables: Any) -> str | None:
         if _any_number(curves_against(tables, against), ("winning_rate",)):
@@ -271,9 +280,7 @@ MISSING: dict[str, Callable[[Any], str | None]] = {
     ),
     "alttest_epsilon_curve": _no_curve("epsilon"),
     "alttest_items_curve": _no_curve("items"),
-    "items": lambda t: (
-        None if _any_number(t.items, ("nmae",)) else "no item has both human and LLM scores"
-    ),
+    "items": _no_items,
     "bootstrap": _no_bootstrap,
     "distributions": lambda t: None if not t.distributions.empty else "no scores yet",
     "icc": lambda t: (
