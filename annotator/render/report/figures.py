@@ -76,7 +76,11 @@ def figure(
 
 
 def draw_figures(
-    tables: Any, *, fmt: str | None = None, layouts: dict[str, list[Layout]] | None = None
+    tables: Any,
+    *,
+    fmt: str | None = None,
+    layouts: dict[str, list[Layout]] | None = None,
+    last: bool = False,
 ) -> tuple[dict[str, Drawn], dict[str, bytes]]:
     """Every figure of the page drawn once: as PNG for the page, by key, and when
     ``fmt`` is given also saved in that format (``annotator report --figures``).
@@ -85,7 +89,8 @@ def draw_figures(
     drawn alike (each criterion's of a rubric study) and added to here. A figure takes
     the first of its key's layouts where its labels fit, rather than constrained layout
     measuring them again (:func:`~annotator.render.figures.png_once`); without
-    ``layouts`` each figure is laid out on its own.
+    ``layouts`` each figure is laid out on its own. ``last``: no figure follows to
+    share a new layout, which is then not measured.
     """
     from ..figures import figure_bytes
 
@@ -98,7 +103,7 @@ def draw_figures(
             drawn[key], _ = draw(fig)
         else:
             known = layouts.setdefault(key, [])
-            drawn[key], layout = draw(fig, known, share=True)
+            drawn[key], layout = draw(fig, known, share=not last)
             if layout is not None and layout not in known:
                 known.append(layout)
         if fmt is not None:
