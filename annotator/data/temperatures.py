@@ -35,6 +35,14 @@ NOT_RECORDED = "not recorded"
 NONE_WORDS = ("none", NOT_RECORDED)
 
 
+# How a temperature was chosen (``JudgeTemperatures.counts``), said of every judge at once.
+_ALIKE = {
+    "the study's": "the study's setting",
+    "chosen for this judge": "chosen for each judge",
+    "its most common": "each judge's most common",
+}
+
+
 def temperature_label(temperature: float | None) -> str:
     """``"1"``, ``"0.7"``; :data:`NOT_RECORDED` for a score without a temperature."""
     if temperature is None or (isinstance(temperature, float) and math.isnan(temperature)):
@@ -53,10 +61,14 @@ class JudgeTemperatures:
         recorded temperature.
     reasons : tuple of ((str, str), str)
         ``((judge, scale), how its temperature was chosen)``, in the same order.
+    counts : tuple of ((str, str), (str, int, int))
+        ``((judge, scale), (how, scores at it, scores))`` in the same order; ``how`` is
+        ``"the study's"``, ``"chosen for this judge"`` or ``"its most common"``.
     """
 
     chosen: tuple[tuple[tuple[str, str], float | None], ...] = ()
     reasons: tuple[tuple[tuple[str, str], str], ...] = ()
+    counts: tuple[tuple[tuple[str, str], tuple[str, int, int]], ...] = ()
 
     def of(self, judge: str, scale: str) -> float | None:
         """The temperature of ``judge`` on ``scale``; ``KeyError`` for one without scores."""
@@ -126,6 +138,37 @@ class JudgeTemperatures:
         if not parts:
             return "no LLM scores"
         return "; ".join(f"{judge} at {', '.join(hows)}" for judge, hows in parts.items())
+
+    def brief(self) -> str:
+        """How the scores' temperatures were chosen in a line or two, as the analysis
+        says it (``"temperature 0 (...)"``, ``"each judge's own temperature (...)"``)
+        but each judge's scores summed over the scales, and how it was chosen said once
+        when alike: ``"temperature 0 (each judge's most common; scores at it: judge-a 80
+        of 80, judge-b 78 of 80)"``. :meth:`describe` says it scale by scale."""
+        if not self.chosen:
+            return "no LLM scores"
+        per: dict[str, list] = {}
+        for (judge, _), (how, found, total) in self.counts:
+            mine = per.setdefault(judge, [[], 0, 0])
+            if how not in mine[0]:
+                mine[0].append(how)
+            mine[1] += found
+            mine[2] += total
+        hows = {how for mine in per.values() for how in mine[0]}
+        labels = {judge: "/".join(ts) for judge, ts in self._per_judge(None).items()}
+
+        def scores(found: int, total: int) -> str:
+            return f"{found} of {total}" + ("" if found else ": none, so it is left out")
+
+        if self.uniform and len(hows) == 1:
+            listed = ", ".join(f"{j} {scores(f, t)}" for j, (_, f, t) in per.items())
+            return f"temperature {self.label()} ({_ALIKE[hows.pop()]}; scores at it: {listed})"
+        inner = "; ".join(
+            f"{j} at {labels[j]} ({'/'.join(how)}; {scores(f, t)} scores)"
+            for j, (how, f, t) in per.items()
+        )
+        head = f"temperature {self.label()}" if self.uniform else "each judge's own temperature"
+        return f"{head} ({inner})"
 
     def to_dict(self) -> dict[str, dict[str, float | None]]:
         """``{judge: {scale: temperature}}`` (None: not recorded), JSON-ready."""
@@ -231,7 +274,7 @@ def judge_temperatures(
         )
     lead = dict(judge_temperature_pairs(per_judge))
     rank = _rank(temps, sizes)
-    chosen, reasons = [], []
+    chosen, reasons, counts = [], [], []
     for judge in sorted(set(models.tolist())):
         for scale in sorted(set(on[models == judge].tolist())):
             where = (models == judge) & (on == scale)
@@ -245,10 +288,12 @@ def judge_temperatures(
                 part += ")" if found else ": none, so it is left out)"
             else:
                 t, found = _main_of(mine, n, rank)
+                whose = "its most common"
                 part = f"{temperature_label(t)} (its most common: {found} of {total} scores)"
             chosen.append(((judge, scale), t))
             reasons.append(((judge, scale), part))
-    return JudgeTemperatures(chosen=tuple(chosen), reasons=tuple(reasons))
+            counts.append(((judge, scale), (whose, found, total)))
+    return JudgeTemperatures(chosen=tuple(chosen), reasons=tuple(reasons), counts=tuple(counts))
 
 
 def parse_judge_temperatures(

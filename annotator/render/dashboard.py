@@ -221,6 +221,22 @@ def _scale(part: ScaleAnalysis, confidence: float) -> ScaleDashboard:
 # ---------------------------------------------------------------- public
 
 
+def _temperature_text(analysis: StudyAnalysis) -> str:
+    """The temperatures in a line (each judge's scores summed over the scales); the
+    analysis's own sentence, scale by scale, runs to several lines on a wide screen."""
+    brief = getattr(analysis.temperature, "brief", None)
+    if brief is None or not getattr(analysis.temperature, "counts", ()):
+        return analysis.temperature_note
+    return brief()
+
+
+def _temperature_detail(analysis: StudyAnalysis) -> str:
+    """The analysis's sentence, each judge on each scale, when the study has several."""
+    if len(analysis.scales) < 2 or not hasattr(analysis.temperature, "brief"):
+        return ""
+    return analysis.temperature_note
+
+
 def dashboard_of(
     analysis: StudyAnalysis, *, computed_at: datetime | None = None, compute_seconds: float = 0.0
 ) -> Dashboard:
@@ -238,7 +254,8 @@ def dashboard_of(
         n_raters=analysis.n_raters,
         n_items=analysis.n_items,
         temperature=analysis.temperature.single,
-        temperature_text=analysis.temperature_note,
+        temperature_text=_temperature_text(analysis),
+        temperature_detail=_temperature_detail(analysis),
         settings=analysis.settings.to_dict(),
         computed_at=computed_at or datetime.now(UTC),
         compute_seconds=compute_seconds,

@@ -294,6 +294,10 @@ class Dashboard:
     temperature : float or None
         The LLM temperature used; ``temperature_text`` says how it was chosen.
     temperature_text : str
+        In a line or two: the temperatures, how chosen, each judge's scores at its own.
+    temperature_detail : str
+        Each judge's temperature on each scale (a study of several scales; else empty:
+        ``temperature_text`` says it all).
     settings : dict
         :meth:`AnalysisSettings.to_dict`.
     computed_at : datetime
@@ -333,6 +337,7 @@ class Dashboard:
     criterion: str = ""
     criteria: tuple[str, ...] = ()
     verdicts: tuple[VerdictLine, ...] = ()
+    temperature_detail: str = ""
 
     @property
     def ci_label(self) -> str:

@@ -72,6 +72,10 @@ def test_undecided_verdicts_say_what_they_still_need(session, make_study):
         short = caught.value.min_items_per_human - caught.value.most_items
         assert f"about {short} more items per rater" in v.needs[0]
         assert v.winning_rate is None and v.reason
+        # The reason says the ratings still needed, as the needs do, not a setting.
+        assert f"about {short} more items per rater" in v.reason
+        assert f"at most {caught.value.most_items} so far" in v.reason
+        assert "min_items_per_human" not in v.reason and "Lower" not in v.reason
 
     one = make_study(slug="one-rater", n_items=40, n_raters=1, models=("judge-a",))
     rows = verdict_summary(_analysis(session, one)).rows

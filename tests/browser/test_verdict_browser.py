@@ -113,3 +113,26 @@ def test_the_demo_report_opens_with_every_verdict(demo_app, browser, tmp_path):
         for target in targets:
             assert page.locator(target).count() == 1, target
         page.close()
+
+
+@pytest.mark.browser
+def test_the_demo_dashboards_temperatures_take_two_lines_at_most(demo_app, browser):
+    """Issue 34: the temperature sentence went scale by scale, 5 lines at 1280 px."""
+    app, base, email, password = demo_app
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.set_default_timeout(120_000)
+    page.goto(f"{base}/login")
+    page.get_by_label("Email or rater code").fill(email)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(f"{base}/lead/")
+    page.goto(f"{base}/lead/studies/demo")
+    paragraph = page.locator("#dashboard p", has_text="LLM scores at").first
+    # The lines the paragraph is laid out in: its text's line boxes, by their tops.
+    tops = paragraph.evaluate(
+        """p => { const r = document.createRange(); r.selectNodeContents(p);
+                  return [...new Set([...r.getClientRects()].map(b => Math.round(b.top)))]; }"""
+    )
+    text = paragraph.inner_text()
+    assert "judge-a" in text and "of" in text, text
+    assert len(tops) <= 2, (len(tops), text)

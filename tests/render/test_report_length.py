@@ -51,6 +51,14 @@ def test_the_rubric_examples_report_says_each_thing_once(runner, session, monkey
     # The alt-test note of 8 model x criterion pairs, said once with what it is for.
     (alttest,) = [line for line in listed if line.startswith("no annotator has at least")]
     assert "judge-a" in alttest and "judge-b" in alttest and "fluency" in alttest
+    # 8 items, each in its criterion's table of the worst: no per-item figure repeats it.
+    (items,) = [line for line in listed if line.startswith("the table of the worst items")]
+    assert "per-item disagreement" in items and "relevance" in items
+    assert not tree.xpath("//figure[contains(@id, 'items')]")
+    # One benchmark: Figure 2 has its panel, not the pooled one repeating it.
+    alts = [img.get("alt") for img in tree.xpath("//figure//img")]
+    pooled = [alt for alt in alts if "the pooled (all) left out" in alt]
+    assert len(pooled) == 4 and all("1 benchmark (summeval)" in alt for alt in pooled)
     # 8 items: every ICC, alpha, kappa and correlation of the summary is greyed, none best.
     summary = tree.xpath("//table[@data-table='criteria-summary']")[0]
     columns = [th.get("data-column") for th in summary.xpath("./thead/tr/th")]

@@ -21,6 +21,7 @@ from .base import (
     panel_grid,
     png_bytes,
 )
+from .layout import Layout, png_once
 from .plan import alt_test_power_figure, plan_figure
 from .study import (
     ICC_RANGE,
@@ -38,6 +39,7 @@ __all__ = [
     "FORMATS",
     "MAX_WIDTH",
     "ICC_RANGE",
+    "Layout",
     "NMAE_THRESHOLD",
     "alt_test_curve_figure",
     "alt_test_epsilon_figure",
@@ -55,5 +57,6 @@ __all__ = [
     "panel_grid",
     "plan_figure",
     "png_bytes",
+    "png_once",
     "score_distribution_figure",
 ]

@@ -270,7 +270,8 @@ def icc_nmae_figure(frame: pd.DataFrame) -> Figure:
         Line2D([], [], color="grey", marker=mk, linestyle="", label=f"scale {sc}")
         for sc, mk in markers.items()
     ]
-    legend_below(fig, handles, columns=5)
+    # Five entries a row take two panels' width: one panel alone takes two a row.
+    legend_below(fig, handles, columns=min(5, 2 * columns))
     return fig
 
 

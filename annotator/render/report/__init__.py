@@ -78,9 +78,15 @@ def report_of(
         )
         return Report(html=html, tables=tables, frames=frames, figure_files=files)
     parts, files = [], {}
-    for done, (name, one) in enumerate(analysis.by_criterion.items()):
+    # Each criterion's figures are drawn alike: the panels of the first of each kind
+    # are placed by constrained layout, the others' where theirs fit (figures.png_once).
+    layouts: dict = {}
+    criteria = analysis.by_criterion
+    for done, (name, one) in enumerate(criteria.items()):
         step(done, f"Drawing the figures of criterion {name}")
-        drawn, mine = draw_figures(one.tables, fmt=figure_format)
+        drawn, mine = draw_figures(
+            one.tables, fmt=figure_format, layouts=layouts, last=done == len(criteria) - 1
+        )
         parts.append((name, one.tables, drawn))
         files.update({f"{name}-{key}": data for key, data in mine.items()})
     step(len(parts), "Writing the page")

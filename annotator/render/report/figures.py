@@ -10,7 +10,7 @@ as PNG for the page and, for ``annotator report --figures``, in another format t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +19,8 @@ from .cells import Figure
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure as MplFigure
+
+    from ..figures import Layout
 
 __all__ = [
     "DESCRIPTIONS",
@@ -31,6 +33,7 @@ __all__ = [
     "draw_figures",
     "figure",
     "missing",
+    "pooled_repeats",
 ]
 
 
@@ -43,11 +46,16 @@ class Drawn:
     height: int
 
 
-def draw(fig: MplFigure) -> Drawn:
-    from ..figures import png_bytes
+def draw(
+    fig: MplFigure, likes: Sequence[Layout] = (), *, share: bool = False
+) -> tuple[Drawn, Layout | None]:
+    """``fig`` drawn once as PNG (:func:`~annotator.render.figures.png_once`), in the
+    first of ``likes`` its labels fit; and, to ``share``, the layout it was drawn in."""
+    from ..figures import png_once
 
     width, height = fig.get_size_inches() * fig.dpi
-    return Drawn(png_bytes(fig), round(width), round(height))
+    png, layout = png_once(fig, likes, measure=share)
+    return Drawn(png, round(width), round(height)), layout
 
 
 def figure(
@@ -62,16 +70,28 @@ def figure(
         return None
     done = (drawn or {}).get(key)
     if done is None:
-        done = draw(FIGURES[key](tables))
+        done, _ = draw(FIGURES[key](tables))
     alt = describe(key, tables)
     return Figure(key, caption, alt, data_uri(done.png), done.width, done.height)
 
 
 def draw_figures(
-    tables: Any, *, fmt: str | None = None
+    tables: Any,
+    *,
+    fmt: str | None = None,
+    layouts: dict[str, list[Layout]] | None = None,
+    last: bool = False,
 ) -> tuple[dict[str, Drawn], dict[str, bytes]]:
     """Every figure of the page drawn once: as PNG for the page, by key, and when
-    ``fmt`` is given also saved in that format (``annotator report --figures``)."""
+    ``fmt`` is given also saved in that format (``annotator report --figures``).
+
+    ``layouts``: the layouts of the figures drawn before, by key, shared by the figures
+    drawn alike (each criterion's of a rubric study) and added to here. A figure takes
+    the first of its key's layouts where its labels fit, rather than constrained layout
+    measuring them again (:func:`~annotator.render.figures.png_once`); without
+    ``layouts`` each figure is laid out on its own. ``last``: no figure follows to
+    share a new layout, which is then not measured.
+    """
     from ..figures import figure_bytes
 
     drawn, files = {}, {}
@@ -79,7 +99,13 @@ def draw_figures(
         if missing(key, tables) is not None:
             continue
         fig = make(tables)
-        drawn[key] = draw(fig)
+        if layouts is None:
+            drawn[key], _ = draw(fig)
+        else:
+            known = layouts.setdefault(key, [])
+            drawn[key], layout = draw(fig, known, share=not last)
+            if layout is not None and layout not in known:
+                known.append(layout)
         if fmt is not None:
             files[key] = figure_bytes(fig, fmt)
     return drawn, files
@@ -176,10 +202,41 @@ def _icc(tables: Any) -> MplFigure:
     return icc_interval_figure(tables.scales, columns=ICC_COLUMNS)
 
 
+#: The columns of a point of Figure 2: a panel's points are these, by row.
+_FIGURE2_POINTS = ("scale", "model", "icc_human_llm", "nmae", "pearson_r")
+
+
+def pooled_repeats(frame: pd.DataFrame) -> str | None:
+    """The one benchmark whose points the pooled panel "(all)" of Figure 2 repeats
+    exactly (a study of one benchmark), or None: then "(all)" is drawn once."""
+    from ...analysis.columns import ALL_BENCHMARKS
+
+    names = [b for b in dict.fromkeys(frame["benchmark"]) if b != ALL_BENCHMARKS]
+    if len(names) != 1 or ALL_BENCHMARKS not in set(frame["benchmark"]):
+        return None
+
+    def points(benchmark: str) -> pd.DataFrame:
+        part = frame.loc[frame["benchmark"] == benchmark, list(_FIGURE2_POINTS)]
+        return part.reset_index(drop=True)
+
+    return names[0] if points(names[0]).equals(points(ALL_BENCHMARKS)) else None
+
+
+def _figure2_frame(tables: Any) -> pd.DataFrame:
+    """``tables.figure2`` as drawn: without the pooled panel when it repeats the one
+    benchmark's (the table keeps both)."""
+    from ...analysis.columns import ALL_BENCHMARKS
+
+    frame = tables.figure2
+    if pooled_repeats(frame) is None:
+        return frame
+    return frame[frame["benchmark"] != ALL_BENCHMARKS]
+
+
 def _figure2(tables: Any) -> MplFigure:
     from ..figures import icc_nmae_figure
 
-    return icc_nmae_figure(tables.figure2)
+    return icc_nmae_figure(_figure2_frame(tables))
 
 
 def _any_number(frame: pd.DataFrame, columns) -> bool:
@@ -201,6 +258,15 @@ def _no_bootstrap(tables: Any) -> str | None:
     return None
 
 
+def _no_items(tables: Any) -> str | None:
+    if not _any_number(tables.items, ("nmae",)):
+        return "no item has both human and LLM scores"
+    # Every item in the table of the worst: it shows each nMAE the figure would, in order.
+    if len(tables.worst_items) == len(tables.items):
+        return "the table of the worst items lists every item, worst first"
+    return None
+
+
 def _no_curve(against: str) -> Callable[[Any], str | None]:
     def why(tables: Any) -> str | None:
         if _any_number(curves_against(tables, against), ("winning_rate",)):
@@ -219,9 +285,7 @@ MISSING: dict[str, Callable[[Any], str | None]] = {
     ),
     "alttest_epsilon_curve": _no_curve("epsilon"),
     "alttest_items_curve": _no_curve("items"),
-    "items": lambda t: (
-        None if _any_number(t.items, ("nmae",)) else "no item has both human and LLM scores"
-    ),
+    "items": _no_items,
     "bootstrap": _no_bootstrap,
     "distributions": lambda t: None if not t.distributions.empty else "no scores yet",
     "icc": lambda t: (
@@ -320,14 +384,23 @@ def _describe_icc(tables: Any) -> str:
 
 
 def _describe_figure2(tables: Any) -> str:
+    from ...analysis.columns import ALL_BENCHMARKS
+
     frame = tables.figure2
     if frame.empty:
         return "No items with both human and LLM scores to show."
+    drawn = _figure2_frame(tables)
+    repeated = pooled_repeats(frame)
+    pooled = (
+        f", the pooled {ALL_BENCHMARKS} left out as it has the same points"
+        if repeated is not None
+        else ""
+    )
     return (
         f"Scatter plots of human-LLM ICC(A,1) (filled) and Pearson r (hollow) against "
-        f"nMAE, one panel per benchmark for {_names(frame['benchmark'], 'benchmark')}, "
-        f"a colour per model for {_names(frame['model'], 'model')} and a marker per "
-        f"scale for {_names(frame['scale'], 'scale')}."
+        f"nMAE, one panel per benchmark for {_names(drawn['benchmark'], 'benchmark')}"
+        f"{pooled}, a colour per model for {_names(frame['model'], 'model')} and a marker "
+        f"per scale for {_names(frame['scale'], 'scale')}."
     )
 
 

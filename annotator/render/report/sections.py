@@ -268,7 +268,7 @@ def report_sections(tables, drawn: Mapping[str, Drawn] | None = None) -> list[Se
 def report_figures(tables, drawn: Mapping[str, Drawn] | None = None) -> list[Figure]:
     """The figures that belong to no single table: distributions, ICC intervals, Figure 2
     (``drawn``: as :func:`report_sections`)."""
-    from .figures import cut_intervals
+    from .figures import cut_intervals, pooled_repeats
 
     group_by = (tables.settings or {}).get("group_by")
     level = 100 * float((tables.settings or {}).get("confidence", 0.95))
@@ -278,6 +278,13 @@ def report_figures(tables, drawn: Mapping[str, Drawn] | None = None) -> list[Fig
         " Cut at the axis, a triangle marking the cut end, as wider than the ICC's range "
         "from −1 to 1: " + "; ".join(cut) + "."
         if cut
+        else ""
+    )
+    # One benchmark: its panel and the pooled one would show the same points.
+    repeated = pooled_repeats(tables.figure2)
+    pooled_note = (
+        f" With one benchmark, the pooled panel (all) would repeat {repeated}'s: it is left out."
+        if repeated is not None
         else ""
     )
     shown = [
@@ -300,7 +307,8 @@ def report_figures(tables, drawn: Mapping[str, Drawn] | None = None) -> list[Fig
             tables,
             "The ICC-vs-nMAE diagnostic (the paper's Figure 2): per benchmark, each model "
             "and the ensemble on each scale; filled: ICC(A,1), hollow: Pearson r. A high r "
-            "with a low ICC means an offset or a variance mismatch that nMAE alone hides.",
+            "with a low ICC means an offset or a variance mismatch that nMAE alone hides."
+            + pooled_note,
             drawn,
         ),
     ]
