@@ -238,3 +238,19 @@ def test_the_docs_table_is_the_results_files():
         timeout=60,
     )
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_a_recorded_command_names_no_folder_of_this_machine(harness, tmp_path, monkeypatch):
+    # The docs show each row's command (tests/test_docs.py refuses machine paths):
+    # an earlier version's folder outside the repository reads DIR, one inside it
+    # is relative to it.
+    from argparse import Namespace
+
+    inside = str(ROOT / "benchmarks" / "results.json")
+    argv = ["benchmarks/x.py", "--baseline", str(tmp_path), "--version", f"old={tmp_path}"]
+    monkeypatch.setattr(sys, "argv", [*argv, "--results", inside, "--runs", "3"])
+    recorder = harness.Recorder("x", Namespace(quick=True, results=tmp_path / "r.json"))
+    assert recorder.command == (
+        "benchmarks/x.py --baseline DIR --version old=DIR "
+        "--results benchmarks/results.json --runs 3"
+    )

@@ -87,6 +87,20 @@ def arguments(doc: str | None) -> argparse.ArgumentParser:
     return parser
 
 
+def _portable(argument: str) -> str:
+    """``argument`` as the docs may show it: a folder of this machine outside the
+    repository (an earlier version's ``--baseline /tmp/x``, ``--version old=/tmp/x``)
+    becomes ``DIR``, which the command's help explains; one inside it, relative."""
+    label, equals, value = argument.rpartition("=")
+    path = value if equals else argument
+    if not path.startswith("/"):
+        return argument
+    resolved = Path(path).resolve()
+    if resolved.is_relative_to(ROOT):
+        return f"{label}{equals}{resolved.relative_to(ROOT)}"
+    return f"{label}{equals}DIR"
+
+
 class Recorder:
     """Collects one script's figures and merges them into the results file."""
 
@@ -99,7 +113,8 @@ class Recorder:
         self.commit = _commit()
         self.load_at_start = machine_load()
         script = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else benchmark
-        self.command = " ".join(["benchmarks/" + script, *map(shlex.quote, sys.argv[1:])]).strip()
+        arguments_given = [shlex.quote(_portable(arg)) for arg in sys.argv[1:]]
+        self.command = " ".join(["benchmarks/" + script, *arguments_given]).strip()
 
     def record(
         self,
