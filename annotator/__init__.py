@@ -110,7 +110,7 @@ class _SecureCookiesOverHttps:
         return self.wsgi_app(environ, secure_start_response)
 
 
-def create_app(test_config: dict | None = None, *, serving: bool = True) -> Flask:
+def create_app(test_config: dict | None = None, *, serving: bool = True, web: bool = True) -> Flask:
     """Create and configure the annotator application.
 
     Settings come, later ones winning, from the defaults below, the instance
@@ -122,7 +122,14 @@ def create_app(test_config: dict | None = None, *, serving: bool = True) -> Flas
 
     ``serving=False``: an app for a command-line command, which serves no
     request, so it skips :func:`prepare_to_serve` (a command that serves calls it).
+
+    ``web=False``: an app for a command that neither serves pages nor runs jobs
+    (an export, an import, a report): its settings, database, clock and commands,
+    without the pages (blueprints, login, CSRF, rate limits, security headers),
+    whose imports were a tenth of such a command's start-up. It cannot serve.
     """
+    if serving and not web:
+        raise ValueError("web: an app that serves (serving=True) needs its pages (web=True)")
     instance_path = os.environ.get("ANNOTATOR_INSTANCE_PATH")
     app = Flask(
         __name__,
@@ -178,7 +185,7 @@ def create_app(test_config: dict | None = None, *, serving: bool = True) -> Flas
     else:
         app.config["SECRET_KEY"] = _secret_key(app.instance_path)
 
-    if not app.config.get("RATELIMIT_STORAGE_URI"):
+    if web and not app.config.get("RATELIMIT_STORAGE_URI"):
         from .ratelimit import default_storage_uri
 
         app.config["RATELIMIT_STORAGE_URI"] = default_storage_uri(app.instance_path)
@@ -199,7 +206,19 @@ def create_app(test_config: dict | None = None, *, serving: bool = True) -> Flas
     from . import clock
 
     clock.init_app(app)
+    if web:
+        _init_web(app)
 
+    from .cli import register_commands
+
+    register_commands(app)
+    if serving:
+        prepare_to_serve(app)
+    return app
+
+
+def _init_web(app: Flask) -> None:
+    """The pages of the app: extensions, blueprints, error pages, templates, headers."""
     from .extensions import init_extensions
 
     init_extensions(app)
@@ -219,13 +238,6 @@ def create_app(test_config: dict | None = None, *, serving: bool = True) -> Flas
     errors.init_app(app)
     templating.init_app(app)
     security_headers.init_app(app)
-
-    from .cli import register_commands
-
-    register_commands(app)
-    if serving:
-        prepare_to_serve(app)
-    return app
 
 
 def prepare_to_serve(app: Flask) -> None:

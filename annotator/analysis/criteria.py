@@ -132,8 +132,10 @@ def criterion_frames(frames: StudyFrames, criterion: str) -> StudyFrames:
     if benchmarks is not None:
         # Attention checks stay: they may carry a gold value for any criterion.
         items = items[items["benchmark"].isin(benchmarks) | items["is_attention_check"]]
-    ratings = frames.ratings[frames.ratings["criterion"] == criterion]
-    llm = frames.llm[frames.llm["criterion"] == criterion]
+    # Compared as NumPy arrays: pandas' string-column == costs three times as much, and
+    # picking a criterion should cost no more than a study of it (criteria_analysis.py).
+    ratings = frames.ratings[frames.ratings["criterion"].to_numpy() == criterion]
+    llm = frames.llm[frames.llm["criterion"].to_numpy() == criterion]
     return replace(
         frames,
         ratings=ratings.reset_index(drop=True),

@@ -112,11 +112,27 @@ def register_commands(app: Flask) -> None:
         app.cli.add_command(command)
 
 
+# The commands whose app needs its pages: `serve` serves them, and `worker` runs
+# jobs on the app the server's own worker shares. Every other command gets the app
+# without them (create_app's ``web=False``), a tenth of an export's start-up.
+WEB_COMMANDS = frozenset({"serve", "worker"})
+
+
+def _command_name(ctx: click.Context | None) -> str | None:
+    """The top-level command of ``ctx`` (``db`` for ``annotator db upgrade``)."""
+    while ctx is not None and ctx.parent is not None and ctx.parent.parent is not None:
+        ctx = ctx.parent
+    if ctx is None or ctx.parent is None:
+        return None
+    return ctx.info_name
+
+
 def _create_app_for_cli() -> Flask:
     from .. import create_app
 
     # A command serves no request; `annotator serve` prepares what serving needs.
-    return create_app(serving=False)
+    name = _command_name(click.get_current_context(silent=True))
+    return create_app(serving=False, web=name is None or name in WEB_COMMANDS)
 
 
 class _AnnotatorGroup(FlaskGroup):

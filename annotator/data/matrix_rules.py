@@ -88,8 +88,20 @@ def scored_temperatures(
     (:func:`annotator.data.temperatures.judge_temperatures`) on the LLM scores of
     ``llm`` (columns ``model``, ``scale``, ``temperature``: the study's
     newest-prompt scores, every scale and criterion)."""
+    # The rule counts scores, so it is given each (judge, scale, temperature) group
+    # with its size: a rubric study's frame holds every criterion's scores, and one
+    # pass of pandas' groupby costs less than the rule's Python loop over each score.
+    groups = llm.groupby(
+        ["model", "scale", "temperature"], dropna=False, sort=False, observed=True
+    ).size()
+    keys = groups.index
     return judge_temperatures(
-        llm["model"], llm["scale"], llm["temperature"], requested=requested, per_judge=per_judge
+        keys.get_level_values("model"),
+        keys.get_level_values("scale"),
+        keys.get_level_values("temperature"),
+        requested=requested,
+        per_judge=per_judge,
+        counts=groups.to_numpy(),
     )
 
 

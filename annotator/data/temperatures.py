@@ -77,9 +77,10 @@ class JudgeTemperatures:
     def keep(self, judges: Iterable, scales: Iterable, temperatures: Iterable) -> np.ndarray:
         """True for each score (its judge, scale and temperature, NaN: none) at its
         judge's chosen temperature on that scale."""
-        models = np.asarray(list(judges), dtype=object)
-        on = np.asarray(list(scales), dtype=object)
-        temps = np.asarray(list(temperatures), dtype=float)
+        # A Series or an array converts whole; only other iterables go item by item.
+        models = np.asarray(_sequence(judges), dtype=object)
+        on = np.asarray(_sequence(scales), dtype=object)
+        temps = np.asarray(_sequence(temperatures), dtype=float)
         out = np.zeros(len(models), dtype=bool)
         for (judge, scale), temperature in self.chosen:
             mine = (models == judge) & (on == scale)
@@ -210,6 +211,10 @@ def _main_of(
     top = max(totals.values())
     best = min((t for t, n in totals.items() if n == top), key=rank.__getitem__)
     return best, top
+
+
+def _sequence(values: Iterable) -> Any:
+    return values if hasattr(values, "__array__") else list(values)
 
 
 def _float_or_none(value: Any) -> float | None:

@@ -156,3 +156,59 @@ def test_the_command_line_leaves_the_garbage_collector_alone(how):
     )
     assert "frozen at exit: False" in result.stdout
     assert "threshold changed: False" in result.stdout
+
+
+def test_a_command_builds_the_app_without_its_pages(tmp_path):
+    # `init` needs the app (its settings and database), not its pages: no blueprint,
+    # login, CSRF or rate-limit module is imported for it.
+    pages = ("annotator.web.lead", "annotator.web.auth", "flask_limiter", "flask_login")
+    result = _run_python(
+        f"""
+        import sys
+        from annotator.cli import main
+        try:
+            main.main(["init"], prog_name="annotator")
+        except SystemExit as exc:
+            assert not exc.code, exc.code
+        print(sorted(m for m in {pages!r} if m in sys.modules))
+        """,
+        ANNOTATOR_INSTANCE_PATH=str(tmp_path / "instance"),
+        ANNOTATOR_DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite'}",
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Schema at revision" in result.stdout
+    assert result.stdout.splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize(
+    ("path", "pages"),
+    [
+        (["export"], False),
+        (["db", "upgrade"], False),
+        (["raters", "invite"], False),
+        (["serve"], True),
+        (["worker"], True),
+    ],
+    ids=lambda value: "-".join(value) if isinstance(value, list) else f"pages={value}",
+)
+def test_only_serve_and_worker_get_the_app_with_its_pages(path, pages, tmp_path, monkeypatch):
+    from annotator.cli import _create_app_for_cli
+
+    monkeypatch.setenv("ANNOTATOR_INSTANCE_PATH", str(tmp_path / "instance"))
+    monkeypatch.setenv("ANNOTATOR_DATABASE_URL", f"sqlite:///{tmp_path / 'db.sqlite'}")
+    ctx = click.Context(main, info_name="annotator")
+    for name in path:
+        ctx = click.Context(ctx.command.commands[name], info_name=name, parent=ctx)
+    with ctx:
+        app = _create_app_for_cli()
+    assert ("lead" in app.blueprints) is pages
+    # Either way the commands and the database are there.
+    assert "export" in app.cli.commands
+    assert "annotator.engine" in app.extensions
+
+
+def test_an_app_without_pages_cannot_serve():
+    from annotator import create_app
+
+    with pytest.raises(ValueError, match="serves"):
+        create_app({"SECRET_KEY": "x"}, web=False)
