@@ -8,11 +8,15 @@ worker's first view against 30-60 ms for a whole warm one (issue 34, item 7;
 latest study, in the worker that will serve it (its own engine, after the fork), and
 opens the job queue's connection. It only reads: nothing is computed, stored or queued
 (the page itself may compute a first dashboard or start a job; the warm-up does
-neither). Called by ``annotator serve``'s workers (:mod:`annotator.cli.serve`).
+neither). The "Download report" POST's statements (the study row's lock, the
+member's jobs under way, the new job's INSERT) are compiled by asking for a job in a
+transaction that is rolled back: nothing stays and nothing is queued. Called by
+``annotator serve``'s workers (:mod:`annotator.cli.serve`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 
 from flask import Flask
@@ -33,14 +37,16 @@ def warm_up(app: Flask) -> bool:
     from .collect.unshown_items import unshown_items
     from .data.data_version import data_version
     from .db import session_scope
+    from .extensions import _user_query
     from .jobs import find_current_job, get_queue
-    from .jobs.service import study_jobs
+    from .jobs.service import TooManyJobs, request_job, study_jobs
     from .judge.history import cached_judge_run_summaries
     from .models import Study, User
     from .services.dashboards import KIND as DASHBOARD
+    from .services.dashboards import stored_dashboard
     from .study.criteria import criterion_names, study_criteria
     from .study.members import study_role
-    from .study.studies import study_benchmarks, study_scales
+    from .study.studies import get_study, study_benchmarks, study_scales
     from .web.display import instructions_for
 
     try:
@@ -49,6 +55,11 @@ def warm_up(app: Flask) -> bool:
             lead = session.exec(select(User).order_by(User.id)).first()
             if study is None or lead is None:
                 return False
+            # Every request's: the logged-in user (extensions._load_user); the page's
+            # study by its slug; the stored dashboard (unpickled: its classes' modules).
+            session.exec(_user_query(), params={"user_key": lead.id}).first()
+            get_study(session, study.slug)
+            stored_dashboard(session, study)
             study_role(session, study, lead)
             criterion_names(session, study)
             study_criteria(session, study)
@@ -63,6 +74,11 @@ def warm_up(app: Flask) -> bool:
             study_jobs(session, study, limit=10, exclude=(DASHBOARD,))
             for kind in ("report", DASHBOARD):
                 find_current_job(session, study, kind, {})
+            session.rollback()
+            # The "Download report" POST's statements, rolled back. Params no job has,
+            # so that the request goes as far as the new job's INSERT.
+            with contextlib.suppress(TooManyJobs):  # the lead's own limit: still compiled
+                request_job(session, study, "report", {"warm-up": True}, created_by=lead.id)
             session.rollback()
             # The job queue's connection (huey's SQLite file, or Redis), opened by a
             # count: the first "Download report" otherwise opens it.
