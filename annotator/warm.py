@@ -77,7 +77,7 @@ def warm_up(app: Flask) -> bool:
             session.rollback()
             # The "Download report" POST's statements, rolled back. Params no job has,
             # so that the request goes as far as the new job's INSERT.
-            with contextlib.suppress(TooManyJobs):  # the lead's own limit: still compiled
+            with contextlib.suppress(TooManyJobs):  # a lead at their limit: lock and count compiled
                 request_job(session, study, "report", {"warm-up": True}, created_by=lead.id)
             session.rollback()
             # The job queue's connection (huey's SQLite file, or Redis), opened by a
