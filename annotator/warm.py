@@ -21,9 +21,41 @@ import logging
 
 from flask import Flask
 
-__all__ = ["warm_up"]
+__all__ = ["JOB_MODULES", "warm_up", "warm_up_jobs"]
 
 log = logging.getLogger(__name__)
+
+# What the job kinds import on first use: the report's statistics (pandas, scipy), its
+# figures (matplotlib and its PNG writer) and page, the exports, the dashboard. About
+# 1.2 s of a fresh job worker's first report otherwise (the rubric guide's 8-item
+# study: 2.9 s for the first report against 1.7 s for the next; docs/performance.md).
+JOB_MODULES = (
+    "annotator.services.report",
+    "annotator.services.dashboards",
+    "annotator.analysis.study_analysis",
+    "annotator.data.frames",
+    "annotator.data.exporters",
+    "annotator.render.report.html",
+    "annotator.render.report.figures",
+    "annotator.render.figures.study",
+    "annotator.render.figures.alttest",
+    "matplotlib.figure",
+    "matplotlib.backends.backend_agg",
+    "matplotlib.image",
+)
+
+
+def warm_up_jobs() -> None:
+    """Import :data:`JOB_MODULES` (and Pillow's image formats, which it otherwise
+    loads at the first PNG it writes), in a job worker before it takes its first job
+    (``annotator worker``). Imports only: nothing is read, computed or stored."""
+    import importlib
+
+    for name in JOB_MODULES:
+        importlib.import_module(name)
+    from PIL import Image
+
+    Image.preinit()
 
 
 def warm_up(app: Flask) -> bool:

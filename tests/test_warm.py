@@ -1,7 +1,12 @@
 """A fresh worker's warm-up (annotator.warm): the study page's reads, nothing
 written. Its speed is measured by benchmarks/first_request.py."""
 
+import json
 import logging
+import os
+import subprocess
+import sys
+import textwrap
 
 from annotator.db import get_engine, session_scope
 from annotator.demo import load_demo
@@ -65,3 +70,38 @@ def test_a_failed_warm_up_is_logged_and_leaves_the_worker_serving(make_app, capl
         assert warm_up(app) is False
     assert "Warm-up of the lead's pages failed" in caplog.text
     assert app.test_client().get("/login").status_code == 200
+
+
+def test_after_a_job_workers_warm_up_a_report_imports_no_statistics_or_figures(
+    small_study, database_url
+):
+    """A fresh interpreter (the test's has imported everything): after
+    :func:`warm_up_jobs`, the report's statistics and figures import nothing more."""
+    code = textwrap.dedent(
+        """
+        import json, sys
+        from annotator import create_app
+        from annotator.warm import warm_up_jobs
+
+        app = create_app(serving=False)
+        warm_up_jobs()
+        before = set(sys.modules)
+        from annotator.db import session_scope
+        from annotator.services.report import build_report
+        from annotator.study.studies import get_study
+
+        with app.app_context(), session_scope() as session:
+            report = build_report(session, get_study(session, "small"))
+        assert "<figure" in report.html
+        print(json.dumps(sorted(set(sys.modules) - before)))
+        """
+    )
+    env = {**os.environ, "ANNOTATOR_DATABASE_URL": database_url}
+    env["ANNOTATOR_SECRET_KEY"] = "test-secret"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert result.returncode == 0, result.stderr
+    new = json.loads(result.stdout.splitlines()[-1])
+    heavy = ("scipy", "matplotlib", "PIL", "annotator.analysis", "annotator.metrics")
+    assert [name for name in new if name.startswith(heavy)] == []
