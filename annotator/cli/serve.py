@@ -39,6 +39,9 @@ def _bind(host: str, port: int) -> str:
 WARM_MODULES = (
     "annotator.services.dashboards",
     "annotator.data.exporters",
+    # Imported by the study page on first use (its settings form, its weak-number marks).
+    "annotator.services.settings",
+    "annotator.render.report.caution",
     "annotator.warm",
     "huey",
     "huey.serializer",

@@ -60,10 +60,13 @@ def worker_command(workers: int, parent_pid: int | None) -> None:
     """
     from ..jobs import get_queue
     from ..jobs.queue import queue_description
+    from ..warm import warm_up_jobs
 
     app: Flask = current_app._get_current_object()
     if app.config.get("JOBS_IMMEDIATE"):
         raise click.ClickException("JOBS_IMMEDIATE is set: jobs run where they are asked.")
+    # The job kinds' modules, before the first job: its lead waits for them otherwise.
+    warm_up_jobs()
     huey = get_queue(app)
     click.echo(f"Jobs from {queue_description(app)}: {workers} at once (Ctrl+C to stop).")
     stop = threading.Event()

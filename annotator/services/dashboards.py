@@ -53,6 +53,7 @@ __all__ = [
     "cached_dashboard",
     "clear_dashboard_cache",
     "live_dashboard",
+    "stored_dashboard",
     "build_dashboard_job",
 ]
 
@@ -252,6 +253,14 @@ def cached_dashboard(
     if last is not None and last[0].data_version == version_key_of(data_version(session, study)):
         return last[2]
     return _compute_and_keep(session, study, params)
+
+
+def stored_dashboard(session: Session, study: Study) -> Dashboard | None:
+    """The latest stored dashboard of the study's own settings, whatever data it was
+    computed on; None if there is none. Reads only (the worker's warm-up,
+    :mod:`annotator.warm`: unpickling it imports the modules its classes live in)."""
+    last = _last(session, study, params_key(_params(study_settings(study))))
+    return None if last is None else last[2]
 
 
 def live_dashboard(
