@@ -96,15 +96,24 @@ from annotator.cli import main
 wall, cpu = time.perf_counter(), time.process_time()
 main(["report", *sys.argv[1:]], prog_name="annotator", standalone_mode=False)
 wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-print(json.dumps({"wall": wall, "cpu": cpu, "modules": len(sys.modules), "failed": failed}))
+print(json.dumps({"wall": wall, "cpu": cpu, "modules": len(sys.modules), "failed": failed,
+                  "package": annotator.__path__[0]}))
 """
 
 
 def run_warmed(args: list[str], env: dict) -> dict:
     """Wall and CPU seconds of ``annotator report`` in a process that imported its
     modules first (:data:`WARMED`), with the number of modules it held."""
-    timing = run_timed([sys.executable, "-c", WARMED, *args], env, output=True)
-    return json.loads(timing.output.strip().splitlines()[-1])
+    # -P: no current folder first on sys.path, or `python -c` run from a checkout would
+    # import that checkout's annotator in place of the baseline's on PYTHONPATH.
+    timing = run_timed([sys.executable, "-P", "-c", WARMED, *args], env, output=True)
+    result = json.loads(timing.output.strip().splitlines()[-1])
+    expected = env.get("PYTHONPATH")
+    if expected and not Path(result["package"]).resolve().is_relative_to(Path(expected).resolve()):
+        raise RuntimeError(
+            f"the warmed run imported {result['package']}, not {expected}'s annotator"
+        )
+    return result
 
 
 def load() -> str:
