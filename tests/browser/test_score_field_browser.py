@@ -31,6 +31,15 @@ RUBRIC = study_toml(
 )
 
 
+def after_refusal(page) -> None:
+    """Wait until the page has run what it queued on a refusal: static/rate.js selects
+    a value the browser refused in a timer of 0 ms after the "invalid" event, and
+    timers of the same delay run in order, so one queued now runs after it. The
+    browser focuses the field before that timer, so focus alone does not say the
+    value is selected yet (under load a typed key landed first: "92")."""
+    page.evaluate("new Promise(resolve => window.setTimeout(resolve, 0))")
+
+
 def _join(base: str, page, token: str) -> None:
     page.goto(f"{base}/invite/{token}")
     page.get_by_role("button", name="I agree").click()
@@ -98,6 +107,7 @@ def test_one_criterion_refusals_select_the_value_and_the_slider_starts_blank(ser
     score.press("Enter")
     assert page.evaluate("document.getElementById('score').validity.rangeOverflow")
     expect(score).to_be_focused()
+    after_refusal(page)
     page.keyboard.type("2")
     expect(score).to_have_value("2")
     assert _n_ratings(app) == 0
@@ -185,6 +195,7 @@ def test_a_refused_last_criterion_is_brought_into_view_and_selected(
     else:
         assert page.evaluate(f"document.getElementById('{last_id}').validity.rangeOverflow")
     expect(last).to_be_focused()
+    after_refusal(page)
     assert page.evaluate(IN_VIEW, last_id)
     page.screenshot(path=str(ARTIFACTS / f"rubric-refused-{checked_by}.png"))
     page.keyboard.type("4")
