@@ -69,7 +69,8 @@ def test_help_of_annotator_and_of_every_command_imports_nothing_heavy():
     assert {path: heavy for path, heavy in found.items() if heavy} == {}
 
 
-def test_a_command_that_needs_no_statistics_imports_no_pandas(tmp_path):
+def _imported_by_init(tmp_path, names) -> tuple[list[str], str]:
+    """Which of ``names`` a fresh `annotator init` process has imported, and its output."""
     result = _run_python(
         f"""
         import sys
@@ -78,13 +79,17 @@ def test_a_command_that_needs_no_statistics_imports_no_pandas(tmp_path):
             main.main(["init"], prog_name="annotator")
         except SystemExit as exc:
             assert not exc.code, exc.code
-        print(" ".join(m for m in {HEAVY!r} if m in sys.modules))
+        print(" ".join(m for m in {tuple(names)!r} if m in sys.modules))
         """,
         ANNOTATOR_INSTANCE_PATH=str(tmp_path / "instance"),
         ANNOTATOR_DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite'}",
     )
     assert result.returncode == 0, result.stderr
-    imported = result.stdout.splitlines()[-1].split()
+    return result.stdout.splitlines()[-1].split(), result.stdout
+
+
+def test_a_command_that_needs_no_statistics_imports_no_pandas(tmp_path):
+    imported, _ = _imported_by_init(tmp_path, HEAVY)
     assert "sqlalchemy" in imported  # it does need the database
     assert not {"pandas", "scipy", "numpy"} & set(imported)
 
@@ -162,22 +167,9 @@ def test_a_command_builds_the_app_without_its_pages(tmp_path):
     # `init` needs the app (its settings and database), not its pages: no blueprint,
     # login, CSRF or rate-limit module is imported for it.
     pages = ("annotator.web.lead", "annotator.web.auth", "flask_limiter", "flask_login")
-    result = _run_python(
-        f"""
-        import sys
-        from annotator.cli import main
-        try:
-            main.main(["init"], prog_name="annotator")
-        except SystemExit as exc:
-            assert not exc.code, exc.code
-        print(sorted(m for m in {pages!r} if m in sys.modules))
-        """,
-        ANNOTATOR_INSTANCE_PATH=str(tmp_path / "instance"),
-        ANNOTATOR_DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite'}",
-    )
-    assert result.returncode == 0, result.stderr
-    assert "Schema at revision" in result.stdout
-    assert result.stdout.splitlines()[-1] == "[]"
+    imported, output = _imported_by_init(tmp_path, pages)
+    assert "Schema at revision" in output
+    assert imported == []
 
 
 @pytest.mark.parametrize(
