@@ -9,6 +9,8 @@ from annotator.data.synthetic import SyntheticSpec, build_synthetic_study
 from annotator.db import session_scope
 from annotator.study.studies import create_lead
 
+from .conftest import wait_until
+
 LEAD = ("lead@example.org", "lead-password-1")
 IN_VIEW = """(id) => {
   const box = document.getElementById(id).getBoundingClientRect();
@@ -46,6 +48,8 @@ def test_a_refused_export_is_shown_where_the_lead_is_looking(served_app, browser
     assert page.url.endswith("#export")
     # The browser scrolls to the fragment once the page has loaded, which on a busy
     # machine can come after the alert is found: wait for it (a timeout fails the test).
-    page.wait_for_function("window.scrollY > 0", timeout=30_000)
+    # Not ``wait_for_function``: it polls a string through eval, which the app's CSP
+    # refuses whenever the first check is false.
+    wait_until(page, "window.scrollY > 0", timeout=30)
     assert page.evaluate(IN_VIEW, "export-error")
     context.close()
