@@ -113,6 +113,34 @@ def _worker_int(worker) -> None:
     os._exit(0)
 
 
+def _thread_worker_class():
+    """gunicorn's gthread worker, with a quit handler that runs once.
+
+    Ctrl+C in a terminal signals the whole process group: each worker gets SIGINT,
+    and the master, on its own SIGINT, sends each worker SIGQUIT. Python runs the
+    second handler inside the first wherever the first happens to be; gthread's
+    ``handle_quit`` calls ``ThreadPoolExecutor.shutdown``, which holds a lock that is
+    not reentrant, so a second signal landing there blocked the worker until the
+    master's graceful timeout SIGKILLed it 30 s later ("Perhaps out of memory?"; seen
+    about 1 run in 5 on a loaded machine, confirmed by a faulthandler stack dump). The
+    first signal already ends the worker (:func:`_worker_int`), so a second is
+    ignored. Subclassing the worker is gunicorn's documented way to change it
+    (``worker_class`` takes a class).
+    """
+    from gunicorn.workers.gthread import ThreadWorker
+
+    class QuitOnceThreadWorker(ThreadWorker):
+        quitting = False
+
+        def handle_quit(self, sig, frame) -> None:
+            if self.quitting:
+                return
+            self.quitting = True
+            super().handle_quit(sig, frame)
+
+    return QuitOnceThreadWorker
+
+
 def run_server(app: Flask, host: str, port: int, *, workers: int, threads: int, dev: bool):
     """Serve ``app`` (``dev``) or a fresh app per worker (gunicorn) until stopped."""
     if dev or sys.platform == "win32":
@@ -144,7 +172,7 @@ def run_server(app: Flask, host: str, port: int, *, workers: int, threads: int, 
             self.cfg.set("threads", threads)
             # gthread keeps connections alive and serves `threads` requests at
             # once per worker; sync serves one.
-            self.cfg.set("worker_class", "gthread" if threads > 1 else "sync")
+            self.cfg.set("worker_class", _thread_worker_class() if threads > 1 else "sync")
             self.cfg.set("proc_name", "annotator")
             # One place decides which proxy headers count: the app's ProxyFix
             # (ANNOTATOR_PROXY_FIX). gunicorn would otherwise believe

@@ -46,12 +46,56 @@ def test_serve_runs_gunicorn_with_the_workers_and_threads_asked(make_app, gunico
     assert gunicorn_settings["bind"] == ["127.0.0.1:5061"]
     assert gunicorn_settings["workers"] == 3
     assert gunicorn_settings["threads"] == 2
-    assert gunicorn_settings["worker_class"] == "gthread"
+    from gunicorn.workers.gthread import ThreadWorker
+
+    assert issubclass(gunicorn_settings["worker_class"], ThreadWorker)
     # Only the app's ProxyFix decides which forwarded headers count.
     assert gunicorn_settings["forwarded_allow_ips"] == []
     # Each worker builds its own app (and database engine) after the fork.
     worker_app = gunicorn_settings["app"]
     assert worker_app is not app and worker_app.name == "annotator"
+
+
+def test_a_quit_signal_inside_the_first_ones_handler_is_ignored():
+    """Ctrl+C sends a worker SIGINT and, through the master, SIGQUIT: the second
+    handler may run while the first holds the thread pool's shutdown lock."""
+    import threading
+
+    from annotator.cli.serve import _thread_worker_class
+
+    worker_class = _thread_worker_class()
+    # gunicorn's constructor wants an arbiter's sockets and settings; the quit path
+    # needs only these three attributes.
+    worker = worker_class.__new__(worker_class)
+    calls = []
+
+    class Pool:
+        lock = threading.Lock()  # not reentrant, as ThreadPoolExecutor's own
+
+        def shutdown(self, wait=True):
+            with self.lock:
+                calls.append("shutdown")
+                if calls.count("shutdown") == 1:
+                    worker.handle_quit(signal.SIGQUIT, None)  # the master's signal
+
+    worker.tpool = Pool()
+    worker.cfg = SimpleNamespace(worker_int=lambda _: calls.append("worker_int"))
+    worker.alive = True
+    ended = threading.Event()
+
+    def quit_by_ctrl_c():
+        try:
+            worker.handle_quit(signal.SIGINT, None)
+        except SystemExit:
+            ended.set()
+
+    # gunicorn's own ThreadWorker blocks here for good (the test would fail on the
+    # timeout): the second handler waits for the lock the first one holds.
+    thread = threading.Thread(target=quit_by_ctrl_c, daemon=True)
+    thread.start()
+    thread.join(10)
+    assert ended.is_set()
+    assert calls == ["shutdown", "worker_int"] and worker.alive is False
 
 
 def test_one_thread_per_worker_is_the_sync_worker(make_app, gunicorn_settings):
