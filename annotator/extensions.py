@@ -13,7 +13,7 @@ from flask_wtf.csrf import CSRFProtect
 # Registers the sqlite:// storage scheme the limiter uses by default.
 from . import ratelimit  # noqa: F401
 
-__all__ = ["login_manager", "csrf", "limiter", "init_extensions"]
+__all__ = ["login_manager", "csrf", "limiter", "init_extensions", "logged_in_user_query"]
 
 login_manager = LoginManager()
 login_manager.login_view = "auth.login"
@@ -24,8 +24,10 @@ limiter = Limiter(key_func=get_remote_address, default_limits=[])
 
 
 @cache
-def _user_query():
-    """The user loader's statement, built once per process (see below)."""
+def logged_in_user_query():
+    """The user loader's statement (a user by ``user_key``, with their study and
+    whether they answered the questionnaire and whether the study has criteria),
+    built once per process."""
     from sqlalchemy import bindparam, exists
     from sqlmodel import select
 
@@ -62,8 +64,8 @@ def _load_user(user_id: str):
     # for the request, which also keeps it in the session's identity map
     # (held weakly there), so later ``session.get(Study, ...)`` calls of the
     # request find it without a query.
-    # Whether the rater has answered the questionnaire comes too (_user_query).
-    row = get_session().exec(_user_query(), params={"user_key": key}).first()
+    # Whether the rater has answered the questionnaire comes too (logged_in_user_query).
+    row = get_session().exec(logged_in_user_query(), params={"user_key": key}).first()
     if row is None:
         return None
     user, g.user_study, answered, rubric = row

@@ -69,7 +69,7 @@ def warm_up(app: Flask) -> bool:
     from .collect.unshown_items import unshown_items
     from .data.data_version import data_version
     from .db import session_scope
-    from .extensions import _user_query
+    from .extensions import logged_in_user_query
     from .jobs import find_current_job, get_queue
     from .jobs.service import TooManyJobs, request_job, study_jobs
     from .judge.history import cached_judge_run_summaries
@@ -89,7 +89,7 @@ def warm_up(app: Flask) -> bool:
                 return False
             # Every request's: the logged-in user (extensions._load_user); the page's
             # study by its slug; the stored dashboard (unpickled: its classes' modules).
-            session.exec(_user_query(), params={"user_key": lead.id}).first()
+            session.exec(logged_in_user_query(), params={"user_key": lead.id}).first()
             get_study(session, study.slug)
             stored_dashboard(session, study)
             study_role(session, study, lead)
