@@ -23,6 +23,7 @@ from ..data.temperatures import JudgeTemperatures, temperature_label
 from ..metrics.matrix import largest_complete_block
 from ..metrics.notes import collect_notes
 from ..metrics.runs import aggregate_runs
+from .reasons import reason_of
 
 __all__ = [
     "CachingFrames",
@@ -107,7 +108,7 @@ class Notes(list):
             try:
                 result = function(*args, **kwargs)
             except ValueError as exc:
-                self.last_error = f"{where}: {exc}"
+                self.last_error = f"{where}: {reason_of(exc)}"
                 self.add(self.last_error)
                 return None
         for message in caught:

@@ -52,6 +52,7 @@ from ..metrics.alttest import alt_test_sequential
 from ..metrics.alttest._betting import BET_CAP
 from ..metrics.alttest._futility import FUTILITY_CHANCE
 from ..metrics.alttest._sequential import secure_threshold
+from .reasons import reason_of
 
 # The futility bet's margin on d: a judge that beats every rater by this much is
 # stopped for futility with probability at most 0.05 (alt_test_sequential).
@@ -211,7 +212,7 @@ def judge_verdict(
         )
     except ValueError as exc:
         # Too few ratings to test anyone yet: nothing is decided.
-        return JudgeVerdict(scale, judge, Outcome.UNDECIDED, f"not testable yet ({exc})")
+        return JudgeVerdict(scale, judge, Outcome.UNDECIDED, f"not testable yet ({reason_of(exc)})")
     result = verdict.result
     if verdict.decided:
         return JudgeVerdict(

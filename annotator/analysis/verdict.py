@@ -20,6 +20,7 @@ from scipy.stats import binomtest
 from ..metrics import TooFewItemsError
 from ..words import plural
 from .model import ScaleAnalysis, StudyAnalysis
+from .reasons import reason_of
 
 __all__ = [
     "DECISIONS",
@@ -272,21 +273,6 @@ def _undecided_needs(part: ScaleAnalysis, error: ValueError) -> tuple[tuple[str,
     return tuple(needs), n_raters, most
 
 
-def _too_few_items(error: TooFewItemsError) -> str:
-    """Why the alt-test cannot run yet, in the lead's terms: the ratings still needed
-    (as the dashboard's "needs"), not the analysis setting that would lower the bar."""
-    where = f"domain {error.domain}: " if error.domain is not None else ""
-    short = error.min_items_per_human - error.most_items
-    return (
-        f"{where}no rater has yet rated the {error.min_items_per_human} items the alt-test "
-        f"needs from each (at most {error.most_items} so far, of "
-        f"{plural(error.n_kept, 'item')} the test can use): about "
-        f"{plural(short, 'more item')} per rater, each also rated by another rater and the "
-        "judge. The alt-test's paper recommends at least 30 items per rater and finds 50-100 "
-        "enough in most cases (Calderon et al. 2025, section 5.1 and Appendix A)."
-    )
-
-
 def _verdict(
     part: ScaleAnalysis, judge: str, pair: Any, analysis: StudyAnalysis, criterion: str
 ) -> Verdict:
@@ -304,7 +290,7 @@ def _verdict(
     if result is None:
         needs, n_raters, most = _undecided_needs(part, pair.error)
         error = pair.error
-        reason = _too_few_items(error) if isinstance(error, TooFewItemsError) else str(error)
+        reason = reason_of(error)
         return Verdict(
             decision="undecided",
             words=WORDS["undecided"],

@@ -174,7 +174,7 @@ def test_the_report_has_the_tables_across_criteria_and_a_section_per_criterion(
     assert 'id="table-criteria-alttest"' not in report.html
     reasons = re.findall(r'<li data-reason="([^"]*)"', report.html)
     assert len(reasons) == len(set(reasons))
-    assert any(r.startswith("no annotator has at least") for r in reasons)
+    assert any(r.startswith("no rater has yet rated") for r in reasons)
     # Each criterion has the sections of a study without criteria that hold a result,
     # folded under its name.
     per = [report.html.count(f'<section aria-labelledby="criterion-{i}-') for i in (1, 2)]
