@@ -134,5 +134,10 @@ def report_command(
             f"Wrote {len(report.figure_files)} {figure_format.upper()} figure(s) to {figures_dir}.",
             err=True,
         )
-    for note in getattr(report.tables, "notes", []) or []:
-        click.echo(f"note: {note}", err=True)
+    # Grouped by reason as the report's "Not computed, and why" list: a rubric study's
+    # alt-test reason holds for every criterion and judge, said once with what it is for.
+    from ..render.report.omitted import not_computed
+
+    for entry in not_computed(getattr(report.tables, "notes", []) or [], []):
+        held = f" ({'; '.join(entry.items)})" if entry.items else ""
+        click.echo(f"not computed{held}: {entry.why}", err=True)

@@ -147,3 +147,20 @@ def test_an_unknown_figure_format_is_refused(runner, tmp_path):
         result.output
     )
     assert not out.exists()
+
+
+def test_report_says_each_reason_once_with_what_it_holds_for(runner, make_study, tmp_path):
+    # 12 items: the alt-test of every scale and judge lacks items per rater.
+    make_study(slug="few", n_items=12, n_raters=3, models=("judge-a", "judge-b"))
+    out = tmp_path / "report.html"
+    result = runner.invoke(args=["report", "few", "--out", str(out), "--tables", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    said = [line for line in result.output.splitlines() if line.startswith("not computed")]
+    reasons = [line.split("): ", 1)[1] for line in said if "): " in line]
+    assert said and len(reasons) == len(set(reasons)) == len(said)
+    (alttest,) = [line for line in said if "more items per rater" in line]
+    assert "model judge-a" in alttest and "model judge-b" in alttest
+    # Every note of notes.txt is in one of the lines.
+    for note in (tmp_path / "notes.txt").read_text().splitlines():
+        subject, _, why = note.rpartition(": ")
+        assert any(why in line for line in said), note

@@ -43,7 +43,7 @@ class NotComputed:
         for what, where in self.what.items():
             # A note's bare subject ("Table 5", or none) beside the section it names
             # ("Table 5: agreement by demographic group") is said once, by the section.
-            if any(other != what and other.startswith(what) for other in named):
+            if any(_extends(other, what) for other in named):
                 continue
             where = [w for w in where if w]
             if where:
@@ -54,6 +54,16 @@ class NotComputed:
             if what:
                 out.append(what)
         return out
+
+
+def _extends(other: str, what: str) -> bool:
+    """Whether ``other`` names more of what ``what`` names ("Table 5: agreement by
+    demographic group" of "Table 5"), not another thing that starts alike ("scale 0-100"
+    is not more of "scale 0-10")."""
+    if other == what or not other.startswith(what):
+        return False
+    following = other[len(what) : len(what) + 1]
+    return not what or not (following.isalnum() or following in "-.")
 
 
 # Sections that repeat another's numbers in a study of one benchmark or one temperature.
