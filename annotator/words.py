@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from numbers import Integral, Real
 
-__all__ = ["plural", "listing", "number"]
+__all__ = ["plural", "noun", "listing", "number"]
 
 
 def number(value: Real) -> str:
@@ -31,8 +31,13 @@ def plural(count: Real, singular: str, plural_form: str | None = None) -> str:
 
     English takes the singular for exactly one and the plural otherwise (0, 0.5, 2).
     """
-    word = singular if count == 1 else plural_form or singular + "s"
-    return f"{number(count)} {word}"
+    return f"{number(count)} {noun(count, singular, plural_form)}"
+
+
+def noun(count: Real, singular: str, plural_form: str | None = None) -> str:
+    """The noun alone, as :func:`plural` would put it after ``count``: "unknown
+    scale '1-7'", "unknown scales '1-7', '2-9'"."""
+    return singular if count == 1 else plural_form or singular + "s"
 
 
 def listing(values: Iterable[object], *, sep: str = ", ") -> str:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from annotator.words import listing, number, plural
+from annotator.words import listing, noun, number, plural
+
+from .conftest import ROOT
 
 
 @pytest.mark.parametrize(
@@ -40,3 +42,44 @@ def test_listing_never_shows_a_python_list():
     assert listing(("a",)) == "a"
     assert listing([]) == ""
     assert listing([1, 2], sep=" and ") == "1 and 2"
+
+
+@pytest.mark.parametrize(
+    ("count", "expected"), [(0, "scales"), (1, "scale"), (2, "scales"), (0.5, "scales")]
+)
+def test_noun_is_the_word_plural_puts_after_the_count(count, expected):
+    assert noun(count, "scale") == expected
+    assert plural(count, "scale").endswith(f" {expected}")
+
+
+def _message_texts(tree):
+    """The string constants of a module but its docstrings (f-strings' parts included)."""
+    import ast
+
+    docstrings = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                docstrings.add(id(body[0].value))
+    for node in ast.walk(tree):
+        is_text = isinstance(node, ast.Constant) and isinstance(node.value, str)
+        if is_text and id(node) not in docstrings:
+            yield node.lineno, node.value
+
+
+def test_no_message_of_the_package_says_a_noun_with_s_in_brackets():
+    """What a page, the CLI or an error says counts with the right plural
+    (:func:`annotator.words.plural`, or metrics' own ``counted``): "3 problems",
+    never "problem(s)". Old migrations keep their words; "http(s)" is a scheme."""
+    import ast
+    import re
+
+    found = []
+    for path in sorted((ROOT / "annotator").rglob("*.py")):
+        if "migrations" in path.parts:
+            continue
+        for line, text in _message_texts(ast.parse(path.read_text("utf-8"))):
+            if re.search(r"[a-z]\(s\)", text.replace("http(s)", "")):
+                found.append(f"{path.relative_to(ROOT)}:{line}: {text!r}")
+    assert found == []

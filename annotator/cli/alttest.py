@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..metrics._names import CURVES, SCORINGS, TESTS
+from ..words import noun, plural
 from ._common import format_number, load_json, read_matrix_or_fail, runs_option
 
 if TYPE_CHECKING:
@@ -94,7 +95,7 @@ def run_by_benchmark(
         if i:
             click.echo()
         click.echo(
-            f"Model {model}: passes in {res.n_passed} of {res.n_domains} benchmark(s) "
+            f"Model {model}: passes in {res.n_passed} of {plural(res.n_domains, 'benchmark')} "
             "(one Benjamini-Yekutieli correction over all)"
         )
         for name, one in res.domains.items():
@@ -348,7 +349,7 @@ def alt_test_command(
     if models:
         unknown = [name for name in models if name not in by_model]
         if unknown:
-            raise click.UsageError(f"unknown model(s): {', '.join(unknown)}")
+            raise click.UsageError(f"unknown {noun(len(unknown), 'model')}: {', '.join(unknown)}")
         by_model = {name: by_model[name] for name in models}
     weights = load_json(weights_path, "--weights") if weights_path else None
     variants = {"test": test, "inverse_probability_weighting": ipw, "ranks": ranks}

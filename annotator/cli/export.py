@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 from flask.cli import with_appcontext
 
+from ..words import plural
 from ._common import fail, judge_temperature_option, runs_option, study_or_fail, where_option
 
 __all__ = ["export_command"]
@@ -95,4 +96,4 @@ def export_command(
     if export.notes:
         click.echo(export.notes, err=True)
     if str(out) != "-":
-        click.echo(f"Wrote {fmt} export ({export.rows} row(s)) to {out}.", err=True)
+        click.echo(f"Wrote {fmt} export ({plural(export.rows, 'row')}) to {out}.", err=True)

@@ -9,6 +9,7 @@ import os
 import click
 from flask.cli import with_appcontext
 
+from ..words import plural
 from ._common import fail, progress, study_or_fail
 
 __all__ = ["judge_group", "judge_command", "failures_command"]
@@ -167,7 +168,7 @@ def judge_command(
     for line in report.failures[:10]:
         click.echo(f"failed: {line}", err=True)
     if len(report.failures) > 10:
-        click.echo(f"... and {len(report.failures) - 10} more failure(s)", err=True)
+        click.echo(f"... and {plural(len(report.failures) - 10, 'more failure')}", err=True)
     click.echo(f"{model} on {study} at temperature {settings.temperature:g}: {report.summary()}.")
     if report.failed:
         click.echo("Failed scores are kept with their replies; run again to ask for them anew.")
@@ -240,4 +241,4 @@ def failures_command(
             f"{_clip(row.raw_reply, 40)} | {_clip(row.error, 60)}"
         )
     still = sum(not row.scored_since for row in rows)
-    click.echo(f"{len(rows)} failure(s), {still} still without a score.")
+    click.echo(f"{plural(len(rows), 'failure')}, {still} still without a score.")

@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from ..metrics._names import SCORINGS, TESTS
+from ..words import plural
 from ._common import (
     benchmark_option,
     format_number,
@@ -303,7 +304,7 @@ def plan_command(
     if needed is None:
         click.echo(f"no number of raters reaches ICC(A,k) >= {target:g} (no item variance)")
     else:
-        click.echo(f"ICC(A,k) >= {target:g} needs {needed} rater(s)")
+        click.echo(f"ICC(A,k) >= {target:g} needs {plural(needed, 'rater')}")
     if widths is not None:
         click.echo(
             f"median 95% interval width, {widths.reps} simulated studies per size "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 from flask.cli import AppGroup
 
+from ..words import plural
 from ._common import base_url_or_default, fail, study_or_fail, where_option
 
 __all__ = ["raters_group"]
@@ -31,7 +32,7 @@ def raters_invite(study: str, count: int, base_url: str | None) -> None:
 @raters_group.command("links")
 @click.argument("study")
 @click.option("--rater", "code", help="Only this rater's link (the code in any case).")
-@click.option("--rotate", is_flag=True, help="Replace the link(s) first; old ones stop working.")
+@click.option("--rotate", is_flag=True, help="Replace the links first; the old ones stop working.")
 @click.option("--base-url", help="Address of the server (default: ANNOTATOR_BASE_URL).")
 def raters_links(study: str, code: str | None, rotate: bool, base_url: str | None) -> None:
     """Print each rater's personal return link as CODE<TAB>URL.
@@ -98,7 +99,7 @@ def raters_withdraw(study: str, code: str, reason: str) -> None:
             rater_code, kept = rater.rater_code, the_study.withdrawn_ratings == "keep"
     except RaterStatusError as exc:
         fail(str(exc))
-    what = "kept but left out" if kept else f"{deleted} rating(s) deleted"
+    what = "kept but left out" if kept else f"{plural(deleted, 'rating')} deleted"
     click.echo(f"Rater {rater_code} withdrawn ({what}). This has been logged.")
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 from flask.cli import with_appcontext
 
+from ..words import plural
 from ._common import judge_temperature_option, runs_option, where_option
 
 __all__ = ["report_command"]
@@ -120,18 +121,19 @@ def report_command(
         from ..render.table_files import write_csv_tables
 
         written = write_csv_tables(report.tables, tables_dir, rubric=report.rubric)
-        click.echo(f"Wrote {len(written)} CSV table(s) to {tables_dir}.", err=True)
+        click.echo(f"Wrote {plural(len(written), 'CSV table')} to {tables_dir}.", err=True)
     if latex_dir is not None:
         from ..render.table_files import write_latex_tables
 
         written = write_latex_tables(report.tables, latex_dir)
-        click.echo(f"Wrote {len(written)} LaTeX table(s) to {latex_dir}.", err=True)
+        click.echo(f"Wrote {plural(len(written), 'LaTeX table')} to {latex_dir}.", err=True)
     if figures_dir is not None:
         figures_dir.mkdir(parents=True, exist_ok=True)
         for key, data in report.figure_files.items():
             _write_bytes_atomically(figures_dir / f"{key}.{figure_format}", data)
         click.echo(
-            f"Wrote {len(report.figure_files)} {figure_format.upper()} figure(s) to {figures_dir}.",
+            f"Wrote {plural(len(report.figure_files), figure_format.upper() + ' figure')} "
+            f"to {figures_dir}.",
             err=True,
         )
     # Grouped by reason as the report's "Not computed, and why" list: a rubric study's

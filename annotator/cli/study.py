@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 from flask.cli import AppGroup
 
+from ..words import plural
 from ._common import fail
 
 __all__ = ["study_group"]
@@ -41,9 +42,10 @@ def study_create(file: Path, owner: str | None) -> None:
             if lead is not None:
                 share_study(session, study, lead, StudyRole.OWNER, actor=None, via="cli")
             click.echo(
-                f"Study {study.slug!r} created: {len(spec.scales)} scale(s) "
-                f"({', '.join(s.name for s in spec.scales)}), {len(spec.benchmarks)} "
-                f"benchmark(s), {len(spec.demographics)} demographic question(s)."
+                f"Study {study.slug!r} created: {plural(len(spec.scales), 'scale')} "
+                f"({', '.join(s.name for s in spec.scales)}), "
+                f"{plural(len(spec.benchmarks), 'benchmark')}, "
+                f"{plural(len(spec.demographics), 'demographic question')}."
             )
             if lead is not None:
                 click.echo(f"Owner: {lead.email}.")

@@ -39,6 +39,7 @@ from ..models import (
     UserSource,
 )
 from ..study.studyfile import CrowdSpec, attention_settings, crowd_settings
+from ..words import plural
 from .block_states import BlockStatus, block_states
 from .dealing import StudyFull, overlap_spec, seats_full, take_seat
 from .enrolment import admit, lock_study, new_rater
@@ -171,7 +172,7 @@ def read_entry(spec: CrowdSpec, args: Mapping[str, str]) -> Entry:
     if not ID_PATTERNS[spec.platform].fullmatch(participant):
         raise BadEntry(
             f"The link's {name} parameter is malformed: it must be {ID_RULES[spec.platform]} "
-            f"(it has {len(participant)} character(s))."
+            f"(it has {plural(len(participant), 'character')})."
         )
     submit_to = None
     if spec.platform == "mturk":

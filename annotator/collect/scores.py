@@ -12,6 +12,8 @@ from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from ..words import plural
+
 if TYPE_CHECKING:
     from ..models import Scale
 
@@ -115,7 +117,7 @@ def parse_score(raw: str | None, scale: Scale, *, any_precision: bool = False) -
     if not any_precision:
         # Typed decimals, trailing zeros aside ("4.50" has one).
         if len((match["a"] or match["b"] or "").rstrip("0")) > allowed:
-            places = "no decimals" if allowed == 0 else f"at most {allowed} decimal(s)"
+            places = "no decimals" if allowed == 0 else f"at most {plural(allowed, 'decimal')}"
             raise error(f"{text} has too many decimals: use {places}")
         if (value - low) % step != 0:
             raise error(f"{text} is not on a step of the scale")

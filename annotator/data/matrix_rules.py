@@ -36,6 +36,7 @@ import pandas as pd
 
 from ..study.assignment_spec import AssignmentSpec, anchor_item_ids
 from ..study.validation_spec import ValidationSpec
+from ..words import noun
 from .temperatures import JudgeTemperatures, judge_temperature_pairs, judge_temperatures
 
 __all__ = [
@@ -201,7 +202,9 @@ def complete_items(
         raise ValueError(f"raters_per_item must be at least 2, got {raters_per_item}")
     missing = {"item", "rater", "value", "submitted_at"} - set(ratings.columns)
     if missing:
-        raise ValueError(f"ratings lacks the column(s) {sorted(missing)}")
+        raise ValueError(
+            f"ratings lacks the {noun(len(missing), 'column')} {', '.join(sorted(missing))}"
+        )
     # Ties in time go by rater, so that the same ratings always give the same sets.
     timed = ratings.sort_values(["submitted_at", "rater"], kind="stable")
     place = timed.groupby("item", sort=False).cumcount()

@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..words import plural
+
 __all__ = [
     "InputError",
     "Problems",
@@ -39,8 +41,8 @@ class InputError(ValueError):
         shown = self.problems[:MAX_PROBLEMS_SHOWN]
         lines = [*shown]
         if len(self.problems) > len(shown):
-            lines.append(f"... and {len(self.problems) - len(shown)} more problem(s)")
-        lines.append(f"{len(self.problems)} problem(s); nothing was imported.")
+            lines.append(f"... and {plural(len(self.problems) - len(shown), 'more problem')}")
+        lines.append(f"{plural(len(self.problems), 'problem')}; nothing was imported.")
         return "\n".join(lines)
 
 

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 from sqlmodel import Session
 
+from ..words import plural
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -93,7 +95,9 @@ def fetch_columns(session: Session, query, dtypes: Sequence[str]) -> list[np.nda
     values = np.frombuffer(data or b"", dtype=record)
     if len(values) != rows:
         # A NULL makes its row's bytes NULL, and string_agg leaves them out.
-        raise ValueError(f"{rows - len(values)} row(s) with a NULL value in a numeric column")
+        raise ValueError(
+            f"{plural(rows - len(values), 'row')} with a NULL value in a numeric column"
+        )
     return [values[name].astype(t) for name, t in zip(names, dtypes, strict=True)]
 
 

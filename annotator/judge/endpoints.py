@@ -25,6 +25,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from ..words import noun
+
 __all__ = ["JudgeEndpoint", "endpoint_api_key", "judge_endpoints"]
 
 SETTING = "JUDGE_ENDPOINTS"
@@ -71,7 +73,8 @@ def judge_endpoints(config: Mapping) -> dict[str, JudgeEndpoint]:
         unknown = sorted(set(spec) - _KEYS)
         if unknown:
             raise ValueError(
-                f"{where}: unknown key(s) {', '.join(unknown)} (known: base_url, api_key_env)"
+                f"{where}: unknown {noun(len(unknown), 'key')} {', '.join(unknown)} "
+                "(known: base_url, api_key_env)"
             )
         base_url = spec.get("base_url")
         parts = urlsplit(base_url) if isinstance(base_url, str) else None

@@ -20,6 +20,7 @@ from ..models import Criterion, Item, LLMScore, Scale, Study
 from ..study.criteria import criteria_for, study_criteria
 from ..study.studies import study_benchmarks, study_scales
 from ..study.studyfile import judge_settings
+from ..words import noun
 from .prompts import JudgePrompt, prompt_template, render_prompt
 
 __all__ = [
@@ -128,7 +129,7 @@ def plan_judge(
         unknown = [name for name in settings.scales if name not in known]
         if unknown:
             raise JudgeError(
-                f"unknown scale(s) {', '.join(map(repr, unknown))} "
+                f"unknown {noun(len(unknown), 'scale')} {', '.join(map(repr, unknown))} "
                 f"(the study has: {', '.join(known)})"
             )
         scales = [known[name] for name in settings.scales]

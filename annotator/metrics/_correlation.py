@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from ._validation import as_scores, check_nan_policy, check_probability, json_float
+from ._validation import as_scores, check_nan_policy, check_probability, counted, json_float
 from .agreement import ENSEMBLE, _aligned, _named_columns
 from .notes import degenerate
 
@@ -158,7 +158,7 @@ def correlation(
     if missing.any():
         if nan_policy == "raise":
             raise ValueError(
-                f"x or y has {int(missing.sum())} missing value(s); pass nan_policy='omit'"
+                f"x or y has {counted(int(missing.sum()), 'missing value')}; pass nan_policy='omit'"
             )
         a, b = a[~missing], b[~missing]
     n = int(a.size)
@@ -243,7 +243,8 @@ def llm_correlations(
     if int(complete.sum()) < 2 and not complete.all():
         # Say why, rather than each correlation's "got 0 pairs".
         raise ValueError(
-            f"humans: {int(complete.sum())} of {h.shape[0]} item(s) have every one of "
+            f"humans: {int(complete.sum())} of {counted(h.shape[0], 'item')} "
+            f"{'has' if int(complete.sum()) == 1 else 'have'} every one of "
             f"the {h.shape[1]} raters' ratings; the human mean needs 2 such items"
         )
     h, m = h[complete], m[complete]

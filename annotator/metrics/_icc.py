@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from ._validation import as_ratings_matrix, check_nan_policy, check_probability
+from ._validation import as_ratings_matrix, check_nan_policy, check_probability, counted
 from .notes import degenerate
 
 __all__ = ["ICCResult", "icc"]
@@ -142,7 +142,7 @@ def icc(ratings: Any, *, confidence: float = 0.95, nan_policy: str = "raise") ->
     if missing.any():
         if nan_policy == "raise":
             raise ValueError(
-                f"ratings has {int(missing.sum())} missing value(s); pass nan_policy='omit' to "
+                f"ratings has {counted(int(missing.sum()), 'missing value')}; pass nan_policy='omit' to "
                 "drop incomplete items"
             )
         x = x[~missing.any(axis=1)]

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import as_float_array, check_nan_policy
+from ._validation import as_float_array, check_nan_policy, counted
 
 __all__ = ["nmae"]
 
@@ -24,7 +24,8 @@ def _check_bounds(arr: np.ndarray, index: Any, *, name: str, low: float, high: f
         pos = np.argwhere(outside)[0]
         item = index[pos[0]] if index is not None else int(pos[0])
         raise ValueError(
-            f"{name} holds {int(outside.sum())} score(s) outside the scale [{low:g}, {high:g}], "
+            f"{name} holds {counted(int(outside.sum()), 'score')} outside the scale "
+            f"[{low:g}, {high:g}], "
             f"first {arr[tuple(pos)]:g} for item {item!r}"
         )
 
@@ -127,7 +128,9 @@ def nmae(a: Any, b: Any, *, scale_min: float, scale_max: float, nan_policy: str 
     if missing.any():
         if nan_policy == "raise":
             raise ValueError(
-                f"{int(missing.sum())} item(s) have no score in a or b; pass nan_policy='omit'"
+                f"{counted(int(missing.sum()), 'item')} "
+                f"{'has' if int(missing.sum()) == 1 else 'have'} no score in a or b; "
+                "pass nan_policy='omit'"
             )
         x, y = x[~missing], y[~missing]
     if x.size == 0:

@@ -15,8 +15,17 @@ __all__ = [
     "check_integers",
     "check_nan_policy",
     "check_probability",
+    "counted",
     "json_float",
 ]
+
+
+def counted(count: int, singular: str, plural_form: str | None = None) -> str:
+    """ "1 item", "3 items": the count with the right form of its noun.
+
+    As :func:`annotator.words.plural`, which metrics does not import (it imports
+    nothing of the app)."""
+    return f"{count} {singular if count == 1 else plural_form or singular + 's'}"
 
 
 _SHAPES = {

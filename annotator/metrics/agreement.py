@@ -18,7 +18,7 @@ import pandas as pd
 
 from ._icc import ICCResult, icc
 from ._nmae import nmae
-from ._validation import as_float_array, check_nan_policy, check_probability
+from ._validation import as_float_array, check_nan_policy, check_probability, counted
 
 __all__ = [
     "GroupAgreement",
@@ -147,7 +147,7 @@ def _aligned(
         missing = a_index.difference(b_index)
         if len(missing):
             raise ValueError(
-                f"{names[1]} has no row for {len(missing)} item(s) of {names[0]}, "
+                f"{names[1]} has no row for {counted(len(missing), 'item')} of {names[0]}, "
                 f"e.g. {missing[0]!r}"
             )
         return b[b_index.get_indexer(a_index)]
@@ -265,19 +265,20 @@ def human_llm_agreement(
     complete_h = ~np.isnan(h).any(axis=1)
     if not complete_h.all() and nan_policy == "raise":
         raise ValueError(
-            f"humans has {int((~complete_h).sum())} item(s) with a missing rating; "
+            f"humans has {counted(int((~complete_h).sum()), 'item')} with a missing rating; "
             "pass nan_policy='omit' to drop them"
         )
     complete_m = ~np.isnan(m).any(axis=1)
     if not complete_m.all() and nan_policy == "raise":
         raise ValueError(
-            f"llm has {int((~complete_m).sum())} item(s) with a missing score; "
+            f"llm has {counted(int((~complete_m).sum()), 'item')} with a missing score; "
             "pass nan_policy='omit' to drop them"
         )
     if int(complete_h.sum()) < 2 and not complete_h.all():
         # Say why, rather than a model's "at least 2 items" below.
         raise ValueError(
-            f"humans: {int(complete_h.sum())} of {h.shape[0]} item(s) have every one of "
+            f"humans: {int(complete_h.sum())} of {counted(h.shape[0], 'item')} "
+            f"{'has' if int(complete_h.sum()) == 1 else 'have'} every one of "
             f"the {h.shape[1]} raters' ratings; the human mean needs 2 such items"
         )
     h, m = h[complete_h], m[complete_h]

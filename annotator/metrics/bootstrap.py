@@ -10,7 +10,7 @@ import numpy as np
 
 from ._icc import icc
 from ._nmae import nmae
-from ._validation import check_integer, check_probability
+from ._validation import check_integer, check_probability, counted
 from .agreement import _named_columns
 from .notes import quiet
 
@@ -89,7 +89,7 @@ def _vector(values: Any, *, name: str) -> np.ndarray:
         raise ValueError(f"{name} must be 1-D (one score per item)")
     arr = arr[:, 0]
     if np.isnan(arr).any():
-        raise ValueError(f"{name} has {int(np.isnan(arr).sum())} missing score(s)")
+        raise ValueError(f"{name} has {counted(int(np.isnan(arr).sum()), 'missing score')}")
     return arr
 
 

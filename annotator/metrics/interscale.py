@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ._icc import ICCResult, icc
-from ._validation import as_scores, check_nan_policy, check_probability
+from ._validation import as_scores, check_nan_policy, check_probability, counted
 
 __all__ = ["InterScaleAgreement", "ScalePair", "inter_scale_agreement"]
 
@@ -123,7 +123,7 @@ def inter_scale_agreement(
     matrix = np.column_stack(list(rescaled.values()))
     if np.isnan(matrix).any() and nan_policy == "raise":
         raise ValueError(
-            f"scores has {int(np.isnan(matrix).any(axis=1).sum())} item(s) missing a scale; "
+            f"scores has {counted(int(np.isnan(matrix).any(axis=1).sum()), 'item')} missing a scale; "
             "pass nan_policy='omit'"
         )
     joint = icc(matrix, confidence=confidence, nan_policy="omit")

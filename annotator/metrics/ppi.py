@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from ._validation import as_scores, check_probability, json_float
+from ._validation import as_scores, check_probability, counted, json_float
 
 __all__ = ["PPIMean", "ppi_mean", "ppi_share_above"]
 
@@ -89,7 +89,7 @@ class PPIMean:
 def _scores(values: Any, *, name: str, minimum: int) -> np.ndarray:
     arr = as_scores(values, name=name)
     if np.isnan(arr).any():
-        raise ValueError(f"{name} has {int(np.isnan(arr).sum())} missing score(s) (NaN)")
+        raise ValueError(f"{name} has {counted(int(np.isnan(arr).sum()), 'missing score')} (NaN)")
     if arr.size < minimum:
         raise ValueError(f"{name} needs at least {minimum} scores, got {arr.size}")
     return arr

@@ -190,7 +190,10 @@ def retest_reliability(
         raise ValueError("ratings must be a DataFrame or a mapping of columns")
     missing = [c for c in (rater, item, score, occasion) if c not in ratings.columns]
     if missing:
-        raise ValueError(f"ratings lacks column(s) {missing!r} (see rater=, item=, ...)")
+        raise ValueError(
+            f"ratings lacks the {'column' if len(missing) == 1 else 'columns'} "
+            f"{', '.join(map(repr, missing))} (see rater=, item=, ...)"
+        )
     try:
         values = pd.to_numeric(ratings[score], errors="raise").astype(float)
     except (TypeError, ValueError) as exc:

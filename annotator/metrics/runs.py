@@ -117,7 +117,9 @@ def aggregate_runs(
     needed = [item, model, run, value] + ([temperature] if temperature else [])
     absent = [c for c in needed if c not in scores.columns]
     if absent:
-        raise ValueError(f"scores lacks the column(s) {', '.join(absent)}")
+        raise ValueError(
+            f"scores lacks the {'column' if len(absent) == 1 else 'columns'} {', '.join(absent)}"
+        )
     if temperature and len(scores):
         # Labelled once per (model, temperature), not once per score.
         pairs = scores[[model, temperature]].drop_duplicates()

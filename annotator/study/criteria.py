@@ -16,6 +16,7 @@ from pydantic import Field
 from sqlmodel import Session, select
 
 from ..models import Criterion, Study
+from ..words import noun
 from .strict import Strict
 
 __all__ = [
@@ -56,7 +57,7 @@ def criteria_problems(criteria: Sequence[CriterionSpec], benchmarks: Sequence[st
         unknown = [name for name in named if name not in benchmarks]
         if unknown:
             problems.append(
-                f"criteria[{index}].benchmarks: unknown benchmark(s) "
+                f"criteria[{index}].benchmarks: unknown {noun(len(unknown), 'benchmark')} "
                 f"{', '.join(map(repr, unknown))} (the benchmarks: {', '.join(benchmarks)})"
             )
         covered.update(named)
@@ -64,7 +65,8 @@ def criteria_problems(criteria: Sequence[CriterionSpec], benchmarks: Sequence[st
         uncovered = [name for name in benchmarks if name not in covered]
         if uncovered:
             problems.append(
-                f"criteria: no criterion applies to benchmark(s) {', '.join(map(repr, uncovered))}"
+                f"criteria: no criterion applies to {noun(len(uncovered), 'benchmark')} "
+                f"{', '.join(map(repr, uncovered))}"
                 " (give each benchmark at least one criterion)"
             )
     return problems

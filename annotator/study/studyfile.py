@@ -19,6 +19,7 @@ from pydantic import (
     model_validator,
 )
 
+from ..words import noun, plural
 from .assignment_spec import AssignmentSpec
 from .criteria import CriterionSpec, criteria_problems
 from .crowd_spec import PLATFORM_DEFAULTS, CompletionCodes, CrowdSpec, crowd_settings
@@ -257,8 +258,8 @@ class StudyFile(Strict):
         waves = self.crowd.completion_codes.waves if self.crowd else []
         if waves and len(waves) != len(self.scales):
             raise ValueError(
-                f"crowd.completion_codes.waves: {len(waves)} code(s) for "
-                f"{len(self.scales)} block(s); give one code per block (one per scale)"
+                f"crowd.completion_codes.waves: {plural(len(waves), 'code')} for "
+                f"{plural(len(self.scales), 'block')}; give one code per block (one per scale)"
             )
         return self
 
@@ -280,7 +281,8 @@ class StudyFile(Strict):
                 unknown = sorted(set(bench.judge_template) - scales)
                 if unknown:
                     raise ValueError(
-                        f"benchmark {bench.name!r}: judge_template names unknown scale(s) "
+                        f"benchmark {bench.name!r}: judge_template names unknown "
+                        f"{noun(len(unknown), 'scale')} "
                         f"{', '.join(map(repr, unknown))} (the scales: {', '.join(sorted(scales))})"
                     )
         if self.completion_url and not self.completion_url.startswith(("https://", "http://")):
@@ -300,7 +302,7 @@ class StudyFileError(ValueError):
         super().__init__(f"{path}: " + "; ".join(problems))
 
     def __str__(self) -> str:
-        lines = [f"{self.path}: {len(self.problems)} problem(s)"]
+        lines = [f"{self.path}: {plural(len(self.problems), 'problem')}"]
         lines += [f"  {p}" for p in self.problems]
         return "\n".join(lines)
 

@@ -37,6 +37,7 @@ from ..models import (
     StudyVersion,
     User,
 )
+from ..words import noun, plural
 from .criteria import criteria_update_problems, study_criteria, update_criteria
 from .raters import counted_rater
 from .studies import study_benchmarks, study_scales
@@ -70,7 +71,7 @@ class StudyUpdateError(ValueError):
     holds one line per field, with its key path."""
 
     def __init__(self, slug: str, problems: list[str]) -> None:
-        super().__init__(f"study {slug!r} was not updated: {len(problems)} problem(s)")
+        super().__init__(f"study {slug!r} was not updated: {plural(len(problems), 'problem')}")
         self.problems = problems
 
     def __str__(self) -> str:
@@ -127,7 +128,7 @@ def _benchmark_problems(
             missing = sorted(needed - set(fields or {}))
             if missing:
                 problems.append(
-                    f"benchmarks[{index}].template: uses field(s) {', '.join(missing)} that "
+                    f"benchmarks[{index}].template: uses {noun(len(missing), 'field')} {', '.join(missing)} that "
                     f"item {external_id!r} does not have"
                 )
                 break

@@ -122,7 +122,7 @@ def test_an_item_enters_complete_with_its_first_ratings_in_completion_order():
     [
         (1, None, "raters_per_item must be at least 2"),
         (2.5, None, "raters_per_item must be an integer"),
-        (2, ["item", "rater", "value"], r"ratings lacks the column\(s\) \['submitted_at'\]"),
+        (2, ["item", "rater", "value"], r"ratings lacks the column submitted_at"),
     ],
 )
 def test_complete_items_names_what_is_wrong(k, columns, message):

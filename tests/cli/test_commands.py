@@ -69,7 +69,7 @@ def counts(db_session) -> tuple[int, ...]:
 
 def test_study_create_and_list(runner):
     result = ok(runner, "study", "create", DATA / "small-study.toml")
-    assert "Study 'small' created: 2 scale(s) (0-5, 0-100), 2 benchmark(s)" in result.output
+    assert "Study 'small' created: 2 scales (0-5, 0-100), 2 benchmarks" in result.output
     listing = ok(runner, "study", "list").output
     assert "small" in listing and "Small test study" in listing
 
@@ -84,7 +84,7 @@ def test_example_study_file_mirrors_the_paper(runner):
     result = ok(
         runner, "study", "create", Path(__file__).parents[2] / "examples" / "grading-scales.toml"
     )
-    assert "3 scale(s) (0-5, 0-10, 0-100), 6 benchmark(s)" in result.output
+    assert "3 scales (0-5, 0-10, 0-100), 6 benchmarks" in result.output
 
 
 # ------------------------------------------------------------------ round trip
@@ -397,7 +397,7 @@ def test_all_problems_are_reported_at_once(runner, loaded, tmp_path):
     assert "line 2, column 'score'" in result.output
     assert "line 3, column 'scale'" in result.output
     assert "line 4, column 'item_id'" in result.output
-    assert "3 problem(s); nothing was imported." in result.output
+    assert "3 problems; nothing was imported." in result.output
 
 
 def test_a_changed_llm_score_is_refused_not_overwritten(runner, loaded, tmp_path, db_session):

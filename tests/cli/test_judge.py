@@ -79,7 +79,7 @@ def test_unknown_study_and_scale(runner, small_study, fake_endpoint):
     result = _judge(runner, endpoint.url, study="nope")
     assert result.exit_code != 0 and "no study with slug 'nope'" in result.output
     result = _judge(runner, endpoint.url, "--scale", "1-7")
-    assert result.exit_code != 0 and "unknown scale(s) '1-7'" in result.output
+    assert result.exit_code != 0 and "unknown scale '1-7'" in result.output
     assert endpoint.requests == []
 
 

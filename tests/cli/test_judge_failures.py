@@ -59,7 +59,7 @@ def test_the_table_cuts_the_reply_to_one_line(runner, small_study, fake_endpoint
     s1 = next(line for line in lines if line.startswith("s1 "))
     assert " m2 " in s1 and " open " in s1 and "no idea,\\nsorry |" in s1
     assert " scored " in s2 and "the reply holds no number" in s2
-    assert lines[-1] == "2 failure(s), 1 still without a score."
+    assert lines[-1] == "2 failures, 1 still without a score."
 
 
 def test_filters_by_model_scale_and_state(runner, small_study, fake_endpoint):

@@ -106,7 +106,7 @@ def test_report_writes_each_figure_as_a_file_by_its_key(runner, make_study, tmp_
         result = runner.invoke(args=[*args, "--figure-format", fmt])
         assert result.exit_code == 0, result.output
         assert sorted(p.name for p in folder.iterdir()) == sorted(f"{k}.{fmt}" for k in FIGURES)
-        assert f"Wrote {len(FIGURES)} {fmt.upper()} figure(s) to {folder}." in result.output
+        assert f"Wrote {len(FIGURES)} {fmt.upper()} figures to {folder}." in result.output
         for path in folder.iterdir():
             data = path.read_bytes()
             if fmt == "svg":

@@ -238,7 +238,7 @@ def test_plan_from_stated_components():
     # Phi(k) = 1 / (1 + 1/k) for components (1, 0.25, 0.75): 0.8 at k = 4.
     result = _invoke(plan_command, ["--components", "1,0.25,0.75", "--target", "0.8"])
     assert result.exit_code == 0, result.output
-    assert "ICC(A,k) >= 0.8 needs 4 rater(s)" in result.output
+    assert "ICC(A,k) >= 0.8 needs 4 raters" in result.output
     assert re.search(r"^\s+4\s+0\.800\s+0\.842$", result.output, re.MULTILINE)
 
 

@@ -32,7 +32,7 @@ def test_no_endpoints(config):
         (["http://x/v1"], "JUDGE_ENDPOINTS: expected a mapping of names"),
         ({"a": "http://x/v1"}, "JUDGE_ENDPOINTS['a']: expected {\"base_url\""),
         ({"": {"base_url": "http://x/v1"}}, "JUDGE_ENDPOINTS['']: a name is 1-64"),
-        ({"a": {"base_url": "http://x/v1", "key": "k"}}, "['a']: unknown key(s) key"),
+        ({"a": {"base_url": "http://x/v1", "key": "k"}}, "['a']: unknown key key"),
         ({"a": {}}, "JUDGE_ENDPOINTS['a'].base_url: expected an http(s) address"),
         ({"a": {"base_url": "file:///etc/passwd"}}, "['a'].base_url: expected an http(s)"),
         ({"a": {"base_url": "http:///v1"}}, "['a'].base_url: expected an http(s)"),

@@ -255,7 +255,7 @@ def test_a_changed_prompt_is_a_new_version_and_the_old_scores_stay(
 
 def test_unknown_scale_is_refused_before_any_request(session, small_study, fake_endpoint):
     endpoint = fake_endpoint()
-    with pytest.raises(JudgeError, match=r"unknown scale\(s\) '0-7' \(the study has: 0-5, 0-100\)"):
+    with pytest.raises(JudgeError, match=r"unknown scale '0-7' \(the study has: 0-5, 0-100\)"):
         run_judge(session, _study(session), _settings(endpoint, scales=("0-7",)))
     assert endpoint.requests == []
 

@@ -321,5 +321,5 @@ def test_human_llm_agreement_says_when_no_item_has_every_raters_rating():
         index=["i1", "i2", "i3"],
     )
     llm = pd.DataFrame({"m1": [1.0, 2.0, 3.0]}, index=humans.index)
-    with pytest.raises(ValueError, match=r"0 of 3 item\(s\) have every one of the 3 raters"):
+    with pytest.raises(ValueError, match=r"0 of 3 items have every one of the 3 raters"):
         human_llm_agreement(humans, llm, scale_min=0, scale_max=5, nan_policy="omit")

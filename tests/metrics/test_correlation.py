@@ -136,5 +136,5 @@ def test_llm_correlations_says_when_no_item_has_every_raters_rating():
         index=["i1", "i2", "i3"],
     )
     llm = pd.DataFrame({"m1": [1.0, 2.0, 3.0]}, index=humans.index)
-    with pytest.raises(ValueError, match=r"0 of 3 item\(s\) have every one of the 3 raters"):
+    with pytest.raises(ValueError, match=r"0 of 3 items have every one of the 3 raters"):
         llm_correlations(humans, llm)

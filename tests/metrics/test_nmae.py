@@ -75,7 +75,7 @@ def test_pandas_inputs_with_different_items_are_refused():
 @pytest.mark.parametrize(
     ("a", "b", "message"),
     [
-        ([1.0, 6.0], [1.0, 2.0], r"a holds 1 score\(s\) outside the scale \[0, 5\], first 6"),
+        ([1.0, 6.0], [1.0, 2.0], r"a holds 1 score outside the scale \[0, 5\], first 6"),
         ([1.0, 2.0], [[1.0, -0.5], [2.0, 2.0]], r"b holds 1 .* first -0.5 for item 0"),
     ],
 )

@@ -309,10 +309,16 @@ def _annotator_weights(annotators: list[Hashable], opts: _Options) -> np.ndarray
     known = set(annotators)
     unknown = [h for h in opts.weights if h not in known]
     if unknown and opts.expert is None:
-        raise ValueError(f"annotator_weights names unknown annotator(s): {unknown[:5]!r}")
+        raise ValueError(
+            f"annotator_weights names unknown "
+            f"{'annotator' if len(unknown) == 1 else 'annotators'}: {unknown[:5]!r}"
+        )
     missing = [h for h in annotators if h not in opts.weights]
     if missing:
-        raise ValueError(f"annotator_weights lacks annotator(s): {missing[:5]!r}")
+        raise ValueError(
+            f"annotator_weights lacks "
+            f"{'annotator' if len(missing) == 1 else 'annotators'}: {missing[:5]!r}"
+        )
     weights = np.array([opts.weights[h] for h in annotators], dtype=float)
     if not np.all(np.isfinite(weights)) or np.any(weights <= 0):
         raise ValueError("annotator_weights must be positive finite numbers")

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from scipy import special, stats
 
+from .._validation import counted
 from ..notes import degenerate
 from ._inputs import _Annotations, _Options
 
@@ -191,13 +192,13 @@ def _nan_scores(opts: _Options, names: list[Any], annotator: Any) -> None:
     """
     if opts.nan_scores == "raise":
         raise ValueError(
-            f"scoring returned NaN on {len(names)} kept item(s), first item "
+            f"scoring returned NaN on {counted(len(names), 'kept item')}, first item "
             f"{names[0]!r} (annotator {annotator!r}); a NaN score cannot be "
             "compared, so fix the scoring function, or pass nan_scores='omit' to leave such "
             "items out of the test with a warning"
         )
     degenerate(
-        f"scoring returned NaN on {len(names)} kept item(s), left out of the alt-test: "
+        f"scoring returned NaN on {counted(len(names), 'kept item')}, left out of the alt-test: "
         f"{names[:5]!r}{' ...' if len(names) > 5 else ''}",
         stacklevel=5,
     )
