@@ -254,3 +254,29 @@ def test_a_recorded_command_names_no_folder_of_this_machine(harness, tmp_path, m
         "benchmarks/x.py --baseline DIR --version old=DIR "
         "--results benchmarks/results.json --runs 3"
     )
+
+
+def test_a_commands_peak_memory_is_its_own_not_the_benchmarks(harness):
+    """Linux starts a process's peak memory at its parent's: a command forked by a
+    benchmark holding 300 MiB of frames reported a peak above 300 MiB."""
+    allocate = [
+        sys.executable,
+        "-c",
+        "x = bytearray(30 * 2**20); x[::4096] = b'1' * len(x[::4096])",
+    ]
+    alone = harness.run_timed(allocate)
+    ballast = bytearray(300 * 2**20)
+    ballast[::4096] = b"1" * len(ballast[::4096])  # touched, so resident
+    beside = harness.run_timed(allocate)
+    del ballast
+    assert 30 < alone.peak_mib < 100
+    assert abs(beside.peak_mib - alone.peak_mib) < 20
+    # The figures are the command's: its CPU and a wall time without the launcher's
+    # start-up; its exit code and output are kept.
+    failing = [sys.executable, "-c", "print('out'); raise SystemExit(3)"]
+    timing = harness.run_timed(failing, check=False, output=True)
+    assert (timing.returncode, timing.output) == (3, "out\n")
+    with pytest.raises(RuntimeError, match="failed"):
+        harness.run_timed(failing)
+    with pytest.raises(RuntimeError, match="No such file"):
+        harness.run_timed(["/no/such/command"])
