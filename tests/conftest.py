@@ -19,6 +19,7 @@ from sqlmodel import SQLModel
 from annotator import create_app
 from annotator.clock import FrozenClock
 from annotator.db import get_engine, normalise_url
+from annotator.words import plural
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -315,7 +316,7 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(line)
     if os.environ.get("ANNOTATOR_REQUIRE_ALL_TESTS") and _skipped:
         terminalreporter.write_line(
-            f"FAILED: {len(_skipped)} test(s) skipped where all must run: "
+            f"FAILED: {plural(len(_skipped), 'test')} skipped where all must run: "
             + ", ".join(_skipped[:10]),
             red=True,
         )

@@ -110,7 +110,7 @@ def test_a_judge_template_may_differ_per_scale():
     unknown = text.replace('name = "sts-b"\n', 'name = "sts-b"\njudge_template = { "0-7" = "x" }\n')
     with pytest.raises(StudyFileError) as caught:
         parse_study_file(unknown)
-    assert "benchmark 'sts-b': judge_template names unknown scale(s) '0-7'" in str(caught.value)
+    assert "benchmark 'sts-b': judge_template names unknown scale '0-7'" in str(caught.value)
     broken = text.replace(
         'name = "sts-b"\n', 'name = "sts-b"\njudge_template = { "0-5" = "{% if %}" }\n'
     )

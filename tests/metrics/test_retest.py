@@ -83,7 +83,7 @@ def test_rater_with_one_repeat_has_nan():
 @pytest.mark.parametrize(
     ("data", "kwargs", "message"),
     [
-        ({"rater": ["a"], "item": [1], "score": [1.0]}, {}, "lacks column"),
+        ({"rater": ["a"], "item": [1], "score": [1.0]}, {}, "lacks the column"),
         (
             {"rater": ["a", "a"], "item": [1, 1], "score": ["x", 2], "occasion": [1, 2]},
             {},

@@ -40,12 +40,11 @@ def _benchmarks(criteria: str = CRITERIA_TOML) -> str:
         ),
         (
             '[[criteria]]\nname = "a"\ndefinition = "x"\nbenchmarks = ["sts-b", "mnli"]\n',
-            "criteria[0].benchmarks: unknown benchmark(s) 'mnli' (the benchmarks: sts-b, "
-            "truthfulqa)",
+            "criteria[0].benchmarks: unknown benchmark 'mnli' (the benchmarks: sts-b, truthfulqa)",
         ),
         (
             '[[criteria]]\nname = "a"\ndefinition = "x"\nbenchmarks = ["sts-b"]\n',
-            "criteria: no criterion applies to benchmark(s) 'truthfulqa'",
+            "criteria: no criterion applies to benchmark 'truthfulqa'",
         ),
         ('[[criteria]]\nname = "a"\n', "criteria.0.definition: Field required"),
         ('[[criteria]]\nname = ""\ndefinition = "x"\n', "criteria.0.name: String should have"),

@@ -48,7 +48,7 @@ def test_platform_defaults():
         ),
         (
             'platform = "prolific"\n[crowd.completion_codes]\nwaves = ["A", "B"]',
-            "crowd.completion_codes.waves: 2 code(s) for 1 block(s)",
+            "crowd.completion_codes.waves: 2 codes for 1 block",
         ),
         (
             'platform = "prolific"\n[crowd.completion_codes]\nscreen_out = ""',

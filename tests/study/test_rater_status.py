@@ -128,7 +128,7 @@ def test_withdrawal_with_deletion_deletes_ratings_history_and_answers(app, runne
         changes_before = len(session.exec(select(RatingChange)).all())
     result = runner.invoke(args=["raters", "withdraw", "small", "bob"])
     assert result.exit_code == 0, result.output
-    assert "4 rating(s) deleted" in result.output
+    assert "4 ratings deleted" in result.output
     with session_scope(app) as session:
         bob = session.exec(select(User).where(User.rater_code == "bob")).one()
         assert session.exec(select(Rating).where(Rating.rater_id == bob.id)).all() == []

@@ -72,7 +72,7 @@ def test_several_problems_are_reported_at_once():
     assert len(problems) == 2
     assert problems[0].startswith("scales[0]: min (9) must be below max (5)")
     assert problems[1].startswith("benchmarks[0].template: template line 1")
-    assert str(caught.value).startswith("study.toml: 2 problem(s)")
+    assert str(caught.value).startswith("study.toml: 2 problems")
 
 
 def test_duplicate_benchmark_names_are_refused():

@@ -88,7 +88,7 @@ def test_update_makes_a_new_version_that_new_ratings_record(app, runner, small_s
         (
             "Answer: {{ answer }}",
             "Answer: {{ answer }} ({{ source }})",
-            "benchmarks[1].template: uses field(s) source that item 't1' does not have",
+            "benchmarks[1].template: uses field source that item 't1' does not have",
         ),
         ('slug = "small"', 'slug = "other"', "no study with slug 'other'"),
     ],
