@@ -35,7 +35,6 @@ from .columns import NAN
 from .matrices import Notes, analysis_block, rater_dicts
 from .model import RubricTables
 from .panels import scales_row, value_of
-from .reasons import reason_of
 from .settings import AnalysisSettings
 
 if TYPE_CHECKING:
@@ -257,9 +256,9 @@ def _alttest_rows(
                     humans=humans, llm=llm, **options
                 )
                 if pair.error is not None:
-                    notes.add(
-                        f"alt-test, criterion {criterion}, scale {scale}, model {model}: "
-                        f"{reason_of(pair.error)}"
+                    notes.add_error(
+                        f"alt-test, criterion {criterion}, scale {scale}, model {model}",
+                        pair.error,
                     )
                 rows.append(_alttest_row(scale, model, criterion, settings, pair.result))
                 if pair.result is not None:
@@ -267,9 +266,8 @@ def _alttest_rows(
             humans, llm = pooled_alttest_input(analyses, scale, model)
             pair = alt_test_pair(humans=humans, llm=llm, **options)
             if pair.error is not None:
-                notes.add(
-                    f"alt-test, criteria pooled, scale {scale}, model {model}: "
-                    f"{reason_of(pair.error)}"
+                notes.add_error(
+                    f"alt-test, criteria pooled, scale {scale}, model {model}", pair.error
                 )
             rows.append(_alttest_row(scale, model, POOLED_CRITERIA, settings, pair.result))
             if len(domains) >= 2:

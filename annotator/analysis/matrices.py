@@ -94,6 +94,13 @@ class Notes(list):
         if line not in self:
             self.append(line)
 
+    def add_error(self, where: str, error: BaseException) -> str:
+        """Note why ``where`` could not be computed, in the lead's words
+        (:func:`.reasons.reason_of`); the line noted."""
+        line = f"{where}: {reason_of(error)}"
+        self.add(line)
+        return line
+
     def attempt(
         self, where: str, function: Callable[..., T], *args: Any, **kwargs: Any
     ) -> T | None:
@@ -108,8 +115,7 @@ class Notes(list):
             try:
                 result = function(*args, **kwargs)
             except ValueError as exc:
-                self.last_error = f"{where}: {reason_of(exc)}"
-                self.add(self.last_error)
+                self.last_error = self.add_error(where, exc)
                 return None
         for message in caught:
             self.add(f"{where}: {message}")
